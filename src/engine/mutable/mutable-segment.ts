@@ -1,0 +1,294 @@
+import { analyze } from '../analysis/analyzer.ts';
+import type { FlatField } from '../mapping/mapping.ts';
+import type { ParsedDocument } from '../mapping/parse-document.ts';
+import { encodeNorm } from '../segment/norms.ts';
+import {
+
+  type DocMeta,
+  type FieldStats,
+  type InplaceColumn,
+  type KeywordColumn,
+  type LeafReader,
+  type NumericColumn,
+  type PostingsCursor,
+  type TermsIterator,
+} from '../segment/leaf-reader.ts';
+import { ByteVector } from './growable.ts';
+import { MutableKeywordColumn, MutableNumericColumn } from './columns.ts';
+import { TermPostings } from './postings.ts';
+
+/** Gap inserted between the values of a multi-valued text field (ES `position_increment_gap`). */
+const POSITION_INCREMENT_GAP = 100;
+
+/** A document ready for the mutable layer: identity, stored bytes and parsed field values. */
+export interface IndexableDocument {
+  id: string;
+  seqNo: number;
+  version: number;
+  primaryTerm: number;
+  source: Buffer;
+  parsed: ParsedDocument;
+}
+
+interface FieldIndex {
+  terms: Map<string, TermPostings>;
+  positions: boolean;
+  norms: ByteVector;
+  stats: FieldStats;
+  /** Sorted term list, rebuilt lazily after new terms arrive. */
+  sortedTerms: string[] | null;
+}
+
+/**
+ * The in-memory write layer of a shard: inverted index, columns, stored sources and doc meta of
+ * recent writes. Appending is synchronous, so the next search sees every write that resolved.
+ */
+export class MutableSegment implements LeafReader {
+  readonly name: string;
+  private readonly ids: string[] = [];
+  private readonly seqNos: number[] = [];
+  private readonly versions: number[] = [];
+  private readonly primaryTerms: number[] = [];
+  private readonly sources: Buffer[] = [];
+  private readonly live = new ByteVector(64);
+  private liveCount = 0;
+  private readonly idIndex = new Map<string, number>();
+  private readonly indexes = new Map<string, FieldIndex>();
+  private readonly numeric = new Map<string, MutableNumericColumn>();
+  private readonly keyword = new Map<string, MutableKeywordColumn>();
+  private readonly inplaceFields: Set<string>;
+  /** Bytes of source and index data added so far (approximate), for the epoch size threshold. */
+  bytes = 0;
+
+  constructor(generation: number, inplaceFields: Iterable<string>) {
+    this.name = `mutable-${generation}`;
+    this.inplaceFields = new Set(inplaceFields);
+  }
+
+  get maxDoc(): number {
+    return this.ids.length;
+  }
+
+  /** Adds a document and returns its doc id. The caller deletes any older copy first. */
+  add(document: IndexableDocument, fields: ReadonlyMap<string, FlatField>): number {
+    const doc = this.ids.length;
+    this.ids.push(document.id);
+    this.seqNos.push(document.seqNo);
+    this.versions.push(document.version);
+    this.primaryTerms.push(document.primaryTerm);
+    this.sources.push(document.source);
+    this.live.ensure(doc + 1);
+    this.live.data[doc] = 1;
+    this.liveCount++;
+    this.idIndex.set(document.id, doc);
+    this.bytes += document.source.length + 64;
+
+    for (const [path, values] of document.parsed.text) {
+      this.indexText(doc, path, values, fields.get(path)?.analyzer ?? 'standard');
+    }
+    for (const [path, values] of document.parsed.keyword) {
+      this.indexKeyword(doc, path, values);
+      let column = this.keyword.get(path);
+      if (!column) this.keyword.set(path, (column = new MutableKeywordColumn()));
+      column.add(doc, values);
+    }
+    for (const [path, values] of document.parsed.numeric) {
+      this.numericColumnFor(path).add(doc, values);
+    }
+    return doc;
+  }
+
+  /** Marks a doc deleted; returns false when it already was. */
+  deleteDoc(doc: number): boolean {
+    if (doc >= this.maxDoc || this.live.data[doc] === 0) return false;
+    this.live.data[doc] = 0;
+    this.liveCount--;
+    const id = this.ids[doc]!;
+    if (this.idIndex.get(id) === doc) this.idIndex.delete(id);
+    return true;
+  }
+
+  /** Declares a field inplace (a mapping update added it); its column becomes writable. */
+  markInplace(field: string): void {
+    this.inplaceFields.add(field);
+  }
+
+  /** Overwrites a doc's seq_no and version (an inplace update changes them without a new doc). */
+  setMeta(doc: number, seqNo: number, version: number): void {
+    this.seqNos[doc] = seqNo;
+    this.versions[doc] = version;
+  }
+
+  private fieldIndex(path: string, positions: boolean): FieldIndex {
+    let index = this.indexes.get(path);
+    if (!index) {
+      index = { terms: new Map(), positions, norms: new ByteVector(64), stats: { docCount: 0, sumTotalTermFreq: 0 }, sortedTerms: null };
+      this.indexes.set(path, index);
+    }
+    return index;
+  }
+
+  private indexText(doc: number, path: string, values: readonly string[], analyzer: FlatField['analyzer']): void {
+    const index = this.fieldIndex(path, true);
+    const termPositions = new Map<string, number[]>();
+    let tokenCount = 0;
+    let base = 0;
+    for (const value of values) {
+      const tokens = analyze(analyzer, value);
+      let last = -1;
+      for (const token of tokens) {
+        const position = base + token.position;
+        last = position;
+        const list = termPositions.get(token.term);
+        if (list) list.push(position);
+        else termPositions.set(token.term, [position]);
+        tokenCount++;
+      }
+      base = (last >= 0 ? last : base) + POSITION_INCREMENT_GAP;
+    }
+    if (tokenCount === 0) return;
+    const norm = encodeNorm(tokenCount);
+    index.norms.ensure(doc + 1);
+    index.norms.data[doc] = norm;
+    index.stats.docCount++;
+    index.stats.sumTotalTermFreq += tokenCount;
+    for (const [term, positions] of termPositions) {
+      let postings = index.terms.get(term);
+      if (!postings) {
+        index.terms.set(term, (postings = new TermPostings(true)));
+        index.sortedTerms = null;
+        this.bytes += term.length + 48;
+      }
+      postings.add(doc, positions, positions.length, norm);
+      this.bytes += 4 + positions.length * 2;
+    }
+  }
+
+  private indexKeyword(doc: number, path: string, values: readonly string[]): void {
+    if (values.length === 0) return;
+    const index = this.fieldIndex(path, false);
+    index.norms.ensure(doc + 1);
+    index.norms.data[doc] = 1;
+    index.stats.docCount++;
+    index.stats.sumTotalTermFreq += 1;
+    const seen = new Set<string>();
+    for (const value of values) {
+      if (seen.has(value)) continue;
+      seen.add(value);
+      let postings = index.terms.get(value);
+      if (!postings) {
+        index.terms.set(value, (postings = new TermPostings(false)));
+        index.sortedTerms = null;
+        this.bytes += value.length + 48;
+      }
+      postings.add(doc, null, 1, 1);
+    }
+  }
+
+  private numericColumnFor(path: string): MutableNumericColumn {
+    let column = this.numeric.get(path);
+    if (!column) this.numeric.set(path, (column = new MutableNumericColumn()));
+    return column;
+  }
+
+  numLiveDocs(): number {
+    return this.liveCount;
+  }
+
+  isLive(doc: number): boolean {
+    return this.live.data[doc] === 1;
+  }
+
+  indexedFields(): string[] {
+    return [...this.indexes.keys()];
+  }
+
+  postings(field: string, term: string): PostingsCursor | null {
+    return this.indexes.get(field)?.terms.get(term)?.cursor() ?? null;
+  }
+
+  docFreq(field: string, term: string): number {
+    return this.indexes.get(field)?.terms.get(term)?.docs.length ?? 0;
+  }
+
+  terms(field: string, from?: string): TermsIterator {
+    const index = this.indexes.get(field);
+    if (index && !index.sortedTerms) index.sortedTerms = [...index.terms.keys()].sort(compareTerms);
+    const sorted = index?.sortedTerms ?? [];
+    let position = from === undefined ? 0 : lowerBound(sorted, from);
+    let current: string | null = null;
+    return {
+      next: () => (current = position < sorted.length ? sorted[position++]! : null),
+      docFreq: () => index!.terms.get(current!)!.docs.length,
+      postings: () => index!.terms.get(current!)!.cursor(),
+    };
+  }
+
+  hasPositions(field: string): boolean {
+    return this.indexes.get(field)?.positions ?? false;
+  }
+
+  norm(field: string, doc: number): number {
+    const norms = this.indexes.get(field)?.norms;
+    return norms && doc < norms.length ? norms.data[doc]! : 0;
+  }
+
+  fieldStats(field: string): FieldStats {
+    const stats = this.indexes.get(field)?.stats;
+    return stats ? { ...stats } : { docCount: 0, sumTotalTermFreq: 0 };
+  }
+
+  numericFields(): string[] {
+    return [...this.numeric.keys()];
+  }
+
+  numericColumn(field: string): NumericColumn | null {
+    return this.numeric.get(field) ?? null;
+  }
+
+  inplaceColumn(field: string): InplaceColumn | null {
+    if (!this.inplaceFields.has(field)) return null;
+    return this.numericColumnFor(field);
+  }
+
+  keywordFields(): string[] {
+    return [...this.keyword.keys()];
+  }
+
+  keywordColumn(field: string): KeywordColumn | null {
+    return this.keyword.get(field)?.column() ?? null;
+  }
+
+  source(doc: number): Buffer {
+    return this.sources[doc]!;
+  }
+
+  meta(doc: number): DocMeta {
+    return {
+      id: this.ids[doc]!,
+      seqNo: this.seqNos[doc]!,
+      version: this.versions[doc]!,
+      primaryTerm: this.primaryTerms[doc]!,
+    };
+  }
+
+  lookupId(id: string): number {
+    return this.idIndex.get(id) ?? -1;
+  }
+}
+
+/** Term order used everywhere: UTF-16 code unit order. */
+export function compareTerms(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function lowerBound(sorted: readonly string[], target: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]! < target) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}

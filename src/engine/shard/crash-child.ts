@@ -1,0 +1,41 @@
+/**
+ * Test fixture process for crash.test.ts: writes documents to a shard, printing each acknowledged
+ * id, and runs epochs and merges; a fault point (env TROVE_CRASH_AT) kills the process with
+ * SIGKILL from inside an epoch or merge.
+ */
+import { Shard } from './shard.ts';
+
+const dir = process.argv[2]!;
+const crashAt = process.env.TROVE_CRASH_AT ?? '';
+let segmentFiles = 0;
+const die = (): void => {
+  process.kill(process.pid, 'SIGKILL');
+};
+const shard = await Shard.open({
+  dir,
+  uuid: 'crash',
+  mapping: { properties: { body: { type: 'text' }, n: { type: 'long', inplace: true } } },
+  settings: { epochIntervalMs: 3_600_000, epochMaxDocs: 400, mergeSegmentsPerTier: 3 },
+  faults: {
+    afterSegmentFile: () => {
+      if (crashAt === 'segment-file' && ++segmentFiles === 3) die();
+    },
+    beforeManifest: () => {
+      if (crashAt === 'manifest') die();
+    },
+  },
+});
+let batch = 0;
+for (;;) {
+  const ops = Array.from({ length: 50 }, (_, index) => ({
+    kind: 'index' as const,
+    id: `p${process.pid}-${batch}-${index}`,
+    source: { body: `document ${batch} ${index} words here`, n: index },
+  }));
+  const results = await shard.writeBatch(ops);
+  process.stdout.write(results.map((result, index) => (result instanceof Error ? '' : `${ops[index]!.id}\n`)).join(''));
+  await shard.write({ kind: 'update', id: `p${process.pid}-${batch}-0`, ops: [{ op: 'incr', field: 'n', value: 1000 }] });
+  process.stdout.write(`inc p${process.pid}-${batch}-0\n`);
+  if (batch % 5 === 4) void shard.forceMerge({ maxSegments: 1 });
+  batch++;
+}

@@ -1,0 +1,93 @@
+import type { LeafReader } from '../segment/leaf-reader.ts';
+import type { SegmentReader } from '../segment/segment-reader.ts';
+import { MutableSegment } from '../mutable/mutable-segment.ts';
+
+/** A leaf whose deletions and doc meta the shard may change after it was written. */
+export type WritableLeaf = LeafReader & {
+  deleteDoc(doc: number): boolean;
+  setMeta(doc: number, seqNo: number, version: number): void;
+};
+
+/** Where a live document is: its leaf and doc id. */
+export interface DocLocation {
+  leaf: WritableLeaf;
+  doc: number;
+}
+
+/**
+ * The leaves of a shard and their lifetimes: immutable segments (reference counted by open
+ * searchers), the layer an epoch is freezing, and the mutable layer taking writes.
+ */
+export class LeafSet {
+  segments: SegmentReader[] = [];
+  frozen: MutableSegment | null = null;
+  mutable: MutableSegment;
+  private readonly references = new Map<SegmentReader, number>();
+  private readonly retired = new Set<SegmentReader>();
+
+  constructor(
+    mutable: MutableSegment,
+    private readonly dispose: (segment: SegmentReader, removeFiles: boolean) => void,
+  ) {
+    this.mutable = mutable;
+  }
+
+  /** Finds the live copy of a document, newest layers first. */
+  locate(id: string): DocLocation | null {
+    let doc = this.mutable.lookupId(id);
+    if (doc >= 0) return { leaf: this.mutable, doc };
+    if (this.frozen) {
+      doc = this.frozen.lookupId(id);
+      if (doc >= 0) return { leaf: this.frozen, doc };
+    }
+    for (let index = this.segments.length - 1; index >= 0; index--) {
+      const segment = this.segments[index]!;
+      doc = segment.lookupId(id);
+      if (doc >= 0) return { leaf: segment as unknown as WritableLeaf, doc };
+    }
+    return null;
+  }
+
+  /** Current leaves in search order, pinning segments until `unpin` is called with the result. */
+  pin(): LeafReader[] {
+    for (const segment of this.segments) this.references.set(segment, (this.references.get(segment) ?? 0) + 1);
+    const leaves: LeafReader[] = [...this.segments];
+    if (this.frozen) leaves.push(this.frozen);
+    leaves.push(this.mutable);
+    return leaves;
+  }
+
+  /** Releases segments pinned by `pin`; retired ones with no reader left are disposed. */
+  unpin(leaves: readonly LeafReader[]): void {
+    for (const leaf of leaves) {
+      const segment = leaf as SegmentReader;
+      const count = this.references.get(segment);
+      if (count === undefined) continue;
+      if (count <= 1) {
+        this.references.delete(segment);
+        if (this.retired.delete(segment)) this.dispose(segment, true);
+      } else this.references.set(segment, count - 1);
+    }
+  }
+
+  /** Replaces `removed` segments by `added` (at the position of the first removed one). */
+  replace(removed: readonly SegmentReader[], added: SegmentReader | null): void {
+    const gone = new Set(removed);
+    const position = this.segments.findIndex((segment) => gone.has(segment));
+    const kept = this.segments.filter((segment) => !gone.has(segment));
+    if (added) kept.splice(position < 0 ? kept.length : Math.min(position, kept.length), 0, added);
+    this.segments = kept;
+    for (const segment of removed) {
+      if (this.references.has(segment)) this.retired.add(segment);
+      else this.dispose(segment, true);
+    }
+  }
+
+  /** Closes every segment and removes retired ones regardless of readers (shard close). */
+  disposeAll(): void {
+    for (const segment of this.retired) this.dispose(segment, true);
+    this.retired.clear();
+    for (const segment of this.segments) this.dispose(segment, false);
+    this.segments = [];
+  }
+}

@@ -1,0 +1,285 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { FlatField } from '../mapping/mapping.ts';
+import { findTieredMerge, planForceMerge } from '../merge/merge-policy.ts';
+import { MutableSegment } from '../mutable/mutable-segment.ts';
+import type { LeafReader } from '../segment/leaf-reader.ts';
+import { SegmentReader } from '../segment/segment-reader.ts';
+import { buildDocMaps, writeSegment, type SegmentFieldInfo } from '../segment/segment-writer.ts';
+import type { WriteAheadLog } from '../wal/wal.ts';
+import type { LeafSet, WritableLeaf } from './leaf-set.ts';
+import { writeManifest, type Manifest, type ManifestSegment } from './manifest.ts';
+import type { EngineSettings } from './settings.ts';
+
+/** Fault-injection points of epochs and merges (tests only). */
+export interface ShardFaults {
+  /** Called after each segment file is written (throw or exit to simulate a crash). */
+  afterSegmentFile?: (file: string) => void;
+  /** Called after a new segment is complete but before the manifest references it. */
+  beforeManifest?: () => void;
+  /** Called at the start of a merge pass (throw to fail it). */
+  beforeMerge?: () => void;
+}
+
+/** Outcome of a manual compaction on one shard. */
+export interface MergeReport {
+  segmentsBefore: number;
+  segmentsAfter: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  deletedPurged: number;
+}
+
+/**
+ * Epochs and merges of one shard, run one at a time on a queue: the mutable layer is frozen into
+ * a segment, dirty live-docs / inplace / meta generations are written, then the manifest is
+ * replaced atomically and WAL files below the checkpoint (and outside retention) are removed.
+ */
+export class Maintenance {
+  private queue: Promise<unknown> = Promise.resolve();
+  private pendingEpoch: Promise<void> | null = null;
+  private fields: () => ReadonlyMap<string, FlatField> = () => new Map();
+  private inplaceFields: () => string[] = () => [];
+  private mutableGeneration = 1;
+  /** (time, last seq) samples for the change-feed retention bound. */
+  private readonly seqHistory: { time: number; seq: number }[] = [];
+  private readonly removalsAfterManifest = new Set<string>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly wal: WriteAheadLog,
+    private readonly leaves: LeafSet,
+    private readonly manifest: Manifest,
+    private settings: EngineSettings,
+    private readonly faults: ShardFaults,
+    private readonly logger: Logger | undefined,
+  ) {}
+
+  /** Connects the shard's current field definitions. */
+  bind(fields: () => ReadonlyMap<string, FlatField>, inplaceFields: () => string[]): void {
+    this.fields = fields;
+    this.inplaceFields = inplaceFields;
+  }
+
+  /** Adopts new settings. */
+  updateSettings(settings: EngineSettings): void {
+    this.settings = settings;
+  }
+
+  /** True when an epoch would have something to persist. */
+  hasPendingWork(): boolean {
+    return this.leaves.mutable.maxDoc > 0 || this.leaves.frozen !== null || this.leaves.segments.some(isDirty);
+  }
+
+  /** Checkpoint and counters. */
+  progress(): { checkpointSeq: number; epochs: number; merges: number; lastEpochAt: number | null } {
+    const { checkpointSeq, epochs, merges, lastEpochAt } = this.manifest;
+    return { checkpointSeq, epochs, merges, lastEpochAt };
+  }
+
+  /** Resolves when queued work is done. */
+  async idle(): Promise<void> {
+    await this.queue.catch(() => undefined);
+  }
+
+  /** Called when a segment leaves the shard: files go once no manifest references them. */
+  removeSegmentFiles(name: string): void {
+    if (this.manifest.segments.some((entry) => entry.meta.name === name)) this.removalsAfterManifest.add(name);
+    else void fs.rm(this.segmentDir(name), { recursive: true, force: true });
+  }
+
+  /** Queues an epoch (coalesced with one already waiting). */
+  epoch(): Promise<void> {
+    if (this.pendingEpoch) return this.pendingEpoch;
+    const run = this.enqueue(async () => {
+      this.pendingEpoch = null;
+      await this.runEpoch();
+    });
+    this.pendingEpoch = run;
+    return run;
+  }
+
+  /** Queues a manual compaction down to `maxSegments`. */
+  forceMerge(maxSegments: number): Promise<MergeReport> {
+    return this.enqueue(async () => {
+      await this.runEpoch();
+      const before = this.segmentFigures();
+      this.faults.beforeMerge?.();
+      const groups = planForceMerge(this.candidates(), Math.max(1, maxSegments));
+      for (const group of groups) await this.runMerge(group);
+      const after = this.segmentFigures();
+      return {
+        segmentsBefore: before.count,
+        segmentsAfter: after.count,
+        bytesBefore: before.bytes,
+        bytesAfter: after.bytes,
+        deletedPurged: before.deleted - after.deleted,
+      };
+    });
+  }
+
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private segmentDir(name: string): string {
+    return path.join(this.dir, 'segments', name);
+  }
+
+  private async runEpoch(): Promise<void> {
+    const frozen = this.leaves.frozen ?? this.leaves.mutable;
+    if (!this.leaves.frozen && frozen.maxDoc > 0) {
+      this.leaves.frozen = frozen;
+      this.leaves.mutable = new MutableSegment(this.mutableGeneration++, this.inplaceFields());
+    }
+    const checkpointSeq = this.wal.lastSeq;
+    if (this.leaves.frozen) {
+      const segment = await this.writeFrom([frozen]);
+      if (segment) this.leaves.segments.push(segment);
+      this.leaves.frozen = null;
+    }
+    this.manifest.epochs++;
+    this.manifest.lastEpochAt = Date.now();
+    await this.commit(checkpointSeq);
+    this.seqHistory.push({ time: Date.now(), seq: checkpointSeq });
+    await this.trimWal();
+    if (this.settings.mergeEnabled) {
+      const merge = findTieredMerge(this.candidates(), {
+        segmentsPerTier: this.settings.mergeSegmentsPerTier,
+        maxSegmentBytes: this.settings.mergeMaxSegmentBytes,
+      });
+      if (merge) void this.enqueue(() => this.runMerge(merge)).catch((error: unknown) => this.logger?.error({ err: error }, 'merge failed'));
+    }
+  }
+
+  private async runMerge(names: string[]): Promise<void> {
+    const sources = this.leaves.segments.filter((segment) => names.includes(segment.name));
+    if (sources.length === 0) return;
+    const merged = await this.writeFrom(sources);
+    this.leaves.replace(sources, merged);
+    this.manifest.merges++;
+    await this.commit(this.manifest.checkpointSeq);
+  }
+
+  /** Writes one segment from source leaves, then carries over changes made while it was written. */
+  private async writeFrom(sources: readonly LeafReader[]): Promise<SegmentReader | null> {
+    const docMaps = buildDocMaps(sources);
+    const kept = docMaps.reduce((sum, map) => sum + map.reduce((count, value) => count + (value >= 0 ? 1 : 0), 0), 0);
+    if (kept === 0) return null;
+    const name = `seg_${String(this.manifest.nextSegmentNumber++).padStart(6, '0')}`;
+    const inplace = this.inplaceFields();
+    const meta = await writeSegment({
+      dir: this.segmentDir(name),
+      name,
+      sources: sources.map((reader, index) => ({ reader, docMap: docMaps[index]! })),
+      fields: segmentFields(this.fields()),
+      inplaceFields: inplace,
+      faults: { afterFileWritten: this.faults.afterSegmentFile },
+    });
+    const segment = SegmentReader.open(this.segmentDir(name), meta, { liveDocsGen: 0, inplaceGens: {}, metaGen: 0 });
+    sources.forEach((source, index) => carryOver(source, docMaps[index]!, segment as unknown as WritableLeaf, inplace));
+    return segment;
+  }
+
+  /** Persists dirty generations and replaces the manifest. */
+  private async commit(checkpointSeq: number): Promise<void> {
+    const entries: ManifestSegment[] = [];
+    for (const segment of this.leaves.segments) {
+      const previous = this.manifest.segments.find((entry) => entry.meta.name === segment.name);
+      const entry: ManifestSegment = previous
+        ? { ...previous, inplaceGens: { ...previous.inplaceGens } }
+        : { meta: segment.segmentMeta, liveDocsGen: 0, inplaceGens: {}, metaGen: 0 };
+      if (segment.dirtyLiveDocs) await segment.writeLiveDocs(++entry.liveDocsGen);
+      for (const field of [...segment.dirtyInplace]) {
+        entry.inplaceGens[field] = (entry.inplaceGens[field] ?? 0) + 1;
+        await segment.writeInplaceColumn(field, entry.inplaceGens[field]!);
+      }
+      if (segment.dirtyMeta) await segment.writeMeta(++entry.metaGen);
+      entries.push(entry);
+    }
+    // Records up to the checkpoint must be durable before the manifest claims them.
+    await this.wal.sync();
+    this.faults.beforeManifest?.();
+    this.manifest.segments = entries;
+    this.manifest.checkpointSeq = checkpointSeq;
+    await writeManifest(this.dir, this.manifest);
+    for (const name of [...this.removalsAfterManifest]) {
+      this.removalsAfterManifest.delete(name);
+      await fs.rm(this.segmentDir(name), { recursive: true, force: true });
+    }
+    for (const segment of this.leaves.segments) {
+      const entry = entries.find((candidate) => candidate.meta.name === segment.name)!;
+      await segment.removeStaleGenerations(entry);
+    }
+  }
+
+  /** Removes WAL files below the checkpoint whose records are older than the retention. */
+  private async trimWal(): Promise<void> {
+    const cutoff = Date.now() - this.settings.changesRetentionMs;
+    let retainedFloor = 0;
+    while (this.seqHistory.length > 0 && this.seqHistory[0]!.time <= cutoff) {
+      retainedFloor = this.seqHistory.shift()!.seq;
+    }
+    if (retainedFloor > 0) this.seqHistory.unshift({ time: cutoff, seq: retainedFloor });
+    const bound = Math.min(this.manifest.checkpointSeq, retainedFloor);
+    if (bound > 0) await this.wal.removeUpTo(bound);
+  }
+
+  private candidates(): { name: string; bytes: number; liveDocs: number; maxDoc: number }[] {
+    return this.leaves.segments.map((segment) => ({
+      name: segment.name,
+      bytes: segment.bytesOnDisk(),
+      liveDocs: segment.numLiveDocs(),
+      maxDoc: segment.maxDoc,
+    }));
+  }
+
+  private segmentFigures(): { count: number; bytes: number; deleted: number } {
+    const list = this.candidates();
+    return {
+      count: list.length,
+      bytes: list.reduce((sum, segment) => sum + segment.bytes, 0),
+      deleted: list.reduce((sum, segment) => sum + segment.maxDoc - segment.liveDocs, 0),
+    };
+  }
+}
+
+function isDirty(segment: SegmentReader): boolean {
+  return segment.dirtyLiveDocs || segment.dirtyInplace.size > 0 || segment.dirtyMeta;
+}
+
+/** How each mapped field is written into a segment. */
+export function segmentFields(fields: ReadonlyMap<string, FlatField>): SegmentFieldInfo[] {
+  return [...fields.values()].map((field) => ({
+    name: field.path,
+    kind: field.type === 'text' ? 'text' : field.type === 'keyword' ? 'keyword' : 'numeric',
+    positions: field.type === 'text',
+    inplace: field.inplace,
+  }));
+}
+
+/**
+ * Deletions, inplace values and doc meta that changed in a source while its segment was being
+ * written are applied to the new segment, so nothing done during an epoch or merge is lost.
+ */
+function carryOver(source: LeafReader, docMap: Int32Array, target: WritableLeaf, inplaceFields: readonly string[]): void {
+  const columns = inplaceFields
+    .map((field) => ({ from: source.inplaceColumn(field), to: target.inplaceColumn(field) }))
+    .filter((pair) => pair.from && pair.to);
+  for (let doc = 0; doc < docMap.length; doc++) {
+    const mapped = docMap[doc]!;
+    if (mapped < 0) continue;
+    if (!source.isLive(doc)) target.deleteDoc(mapped);
+    for (const { from, to } of columns) {
+      const value = from!.get(doc);
+      const current = to!.get(mapped);
+      if (!(value === current || (Number.isNaN(value) && Number.isNaN(current)))) to!.set(mapped, value);
+    }
+    const before = source.meta(doc);
+    const after = target.meta(mapped);
+    if (before.seqNo !== after.seqNo || before.version !== after.version) target.setMeta(mapped, before.seqNo, before.version);
+  }
+}

@@ -1,0 +1,74 @@
+/** Plain-data write operations a shard accepts and the results it returns. */
+
+/** One partial-update operator, see PRODUCT.md 4.3. */
+export interface UpdateOperation {
+  op: string;
+  field: string;
+  value?: unknown;
+}
+
+/** Index (create or overwrite) a whole document. */
+export interface IndexOp {
+  kind: 'index';
+  id: string;
+  source: Record<string, unknown>;
+  /** `create` fails with version_conflict when the id exists. */
+  opType?: 'index' | 'create';
+  ifSeqNo?: number;
+  ifPrimaryTerm?: number;
+}
+
+/** Delete a document by id. */
+export interface DeleteOp {
+  kind: 'delete';
+  id: string;
+  ifSeqNo?: number;
+  ifPrimaryTerm?: number;
+}
+
+/** Partial update: `doc` deep-merged first, then `ops` in order; atomic. */
+export interface UpdateOp {
+  kind: 'update';
+  id: string;
+  doc?: Record<string, unknown>;
+  ops?: UpdateOperation[];
+  upsert?: Record<string, unknown>;
+  docAsUpsert?: boolean;
+  /** Default true: an update that changes nothing returns `noop` and writes nothing. */
+  detectNoop?: boolean;
+  ifSeqNo?: number;
+  ifPrimaryTerm?: number;
+}
+
+/** Any write a shard accepts. */
+export type WriteOp = IndexOp | DeleteOp | UpdateOp;
+
+/** Outcome of one write, in Elasticsearch terms. */
+export interface WriteResult {
+  id: string;
+  result: 'created' | 'updated' | 'deleted' | 'not_found' | 'noop';
+  seqNo: number;
+  version: number;
+  primaryTerm: number;
+  /** For updates: the document after the update (inplace values overlaid). */
+  source?: Record<string, unknown>;
+}
+
+/** A live document as `GET _doc` returns it: `_source` has inplace column values overlaid. */
+export interface StoredDocument {
+  id: string;
+  source: Record<string, unknown>;
+  seqNo: number;
+  version: number;
+  primaryTerm: number;
+}
+
+/** One entry of the retained write log, the raw material of the change feed. */
+export interface ChangeEntry {
+  seq: number;
+  /** Commit time, epoch millis. */
+  timestamp: number;
+  op: 'index' | 'update' | 'delete';
+  id: string;
+  version: number;
+}

@@ -1,0 +1,53 @@
+import type { FlatField } from '../mapping/mapping.ts';
+import type { LeafReader } from '../segment/leaf-reader.ts';
+import { countQuery, executeQuery } from '../query/execute.ts';
+import type { ShardHit, ShardQueryResult, ShardSearchRequest } from '../query/search-request.ts';
+import type { StoredDocument } from './operations.ts';
+import { readSource } from './source-overlay.ts';
+
+/**
+ * A point-in-time view of a shard's leaves. Segments it references stay open (and on disk) until
+ * `release()`, so a query phase and its fetch phase see the same documents even if a merge
+ * replaces those segments in between.
+ */
+export class Searcher {
+  private released = false;
+
+  constructor(
+    /** Leaves in search order: segments, then the layer being frozen, then the mutable layer. */
+    readonly leaves: readonly LeafReader[],
+    private readonly fields: ReadonlyMap<string, FlatField>,
+    private readonly inplaceFields: readonly FlatField[],
+    private readonly onRelease: () => void,
+  ) {}
+
+  /** Runs the query phase: top hits, total and aggregation partials. */
+  query(request: ShardSearchRequest): ShardQueryResult {
+    return executeQuery(this.leaves, this.fields, request);
+  }
+
+  /** Counts matching live documents. */
+  count(query: unknown): number {
+    return countQuery(this.leaves, this.fields, query);
+  }
+
+  /** Loads a hit's document (with inplace values overlaid). */
+  fetch(hit: ShardHit): StoredDocument {
+    const leaf = this.leaves[hit.leaf]!;
+    const meta = leaf.meta(hit.doc);
+    return {
+      id: meta.id,
+      source: readSource(leaf, hit.doc, this.inplaceFields),
+      seqNo: meta.seqNo,
+      version: meta.version,
+      primaryTerm: meta.primaryTerm,
+    };
+  }
+
+  /** Ends the snapshot; must be called exactly once. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.onRelease();
+  }
+}

@@ -1,0 +1,410 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { EngineError } from '../errors.ts';
+import { flattenMapping, type FlatField, type Mapping } from '../mapping/mapping.ts';
+import { parseDocument, type ParsedDocument } from '../mapping/parse-document.ts';
+import { MutableSegment } from '../mutable/mutable-segment.ts';
+import { SegmentReader } from '../segment/segment-reader.ts';
+import { planUpdate } from '../update/plan-update.ts';
+import { WriteAheadLog } from '../wal/wal.ts';
+import { LeafSet, type DocLocation } from './leaf-set.ts';
+import { Maintenance, type MergeReport, type ShardFaults } from './maintenance.ts';
+import { readManifest, type Manifest } from './manifest.ts';
+import type { ChangeEntry, StoredDocument, UpdateOp, WriteOp, WriteResult } from './operations.ts';
+import { Searcher } from './searcher.ts';
+import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './settings.ts';
+import { readSource } from './source-overlay.ts';
+import { changeOf, decodeRecord, encodeRecord, type ShardRecord } from './wal-records.ts';
+
+export { DEFAULT_ENGINE_SETTINGS, type EngineSettings };
+
+/** Options to open a shard. */
+export interface ShardOptions {
+  /** Directory of this shard copy (created if missing). */
+  dir: string;
+  /** The shard's UUID, fixed for life. */
+  uuid: string;
+  /** The collection's current mapping. */
+  mapping: Mapping;
+  settings?: Partial<EngineSettings>;
+  primaryTerm?: number;
+  logger?: Logger;
+  /** Fault-injection points, for crash tests. */
+  faults?: ShardFaults;
+}
+
+/** Per-segment figures for `_cat/segments` and stats. */
+export interface SegmentStats {
+  name: string;
+  docs: number;
+  deletedDocs: number;
+  bytes: number;
+}
+
+/** Counters of one shard. */
+export interface ShardStats {
+  docs: number;
+  deletedDocs: number;
+  segments: SegmentStats[];
+  mutableDocs: number;
+  walBytes: number;
+  seqNo: number;
+  checkpointSeq: number;
+  epochs: number;
+  merges: number;
+  lastEpochAt: number | null;
+  bytes: number;
+}
+
+/** What one write did, before its WAL record is durable. */
+interface AppliedWrite {
+  result: WriteResult;
+  durable: Promise<void> | null;
+}
+
+/**
+ * One shard copy: WAL, mutable layer, segments and their maintenance. All writes run their
+ * checks, WAL append and in-memory apply synchronously in one turn, so they are serialised
+ * without locks; a write resolves once its WAL record is fsynced.
+ */
+export class Shard {
+  private fieldMap: Map<string, FlatField>;
+  private inplace: FlatField[];
+  private settings: EngineSettings;
+  private closed = false;
+  private epochTimer: NodeJS.Timeout | null = null;
+
+  private constructor(
+    readonly uuid: string,
+    readonly dir: string,
+    private readonly wal: WriteAheadLog,
+    private readonly leaves: LeafSet,
+    private readonly maintenance: Maintenance,
+    mapping: Mapping,
+    settings: EngineSettings,
+    private readonly primaryTerm: number,
+    private readonly logger: Logger | undefined,
+  ) {
+    this.fieldMap = flattenMapping(mapping);
+    this.inplace = [...this.fieldMap.values()].filter((field) => field.inplace);
+    this.settings = settings;
+  }
+
+  /** Opens (or creates) a shard and replays its WAL past the manifest checkpoint. */
+  static async open(options: ShardOptions): Promise<Shard> {
+    const settings = { ...DEFAULT_ENGINE_SETTINGS, ...options.settings };
+    await fs.mkdir(path.join(options.dir, 'segments'), { recursive: true });
+    const manifest: Manifest = (await readManifest(options.dir)) ?? {
+      formatVersion: 1,
+      shardUuid: options.uuid,
+      checkpointSeq: 0,
+      nextSegmentNumber: 1,
+      segments: [],
+      epochs: 0,
+      merges: 0,
+      lastEpochAt: null,
+    };
+    const fields = flattenMapping(options.mapping);
+    const inplaceNames = [...fields.values()].filter((field) => field.inplace).map((field) => field.path);
+    const segmentsDir = path.join(options.dir, 'segments');
+    let maintenance: Maintenance | null = null;
+    const leaves = new LeafSet(new MutableSegment(0, inplaceNames), (segment, removeFiles) => {
+      segment.close();
+      if (removeFiles) maintenance?.removeSegmentFiles(segment.name);
+    });
+    for (const entry of manifest.segments) {
+      const reader = SegmentReader.open(path.join(segmentsDir, entry.meta.name), entry.meta, entry);
+      await reader.removeStaleGenerations(entry);
+      leaves.segments.push(reader);
+    }
+    await removeOrphans(segmentsDir, new Set(manifest.segments.map((entry) => entry.meta.name)));
+    const wal = await WriteAheadLog.open({ dir: path.join(options.dir, 'wal'), segmentBytes: settings.walSegmentBytes });
+    maintenance = new Maintenance(options.dir, wal, leaves, manifest, settings, options.faults ?? {}, options.logger);
+    const shard = new Shard(options.uuid, options.dir, wal, leaves, maintenance, options.mapping, settings, options.primaryTerm ?? 1, options.logger);
+    maintenance.bind(() => shard.fieldMap, () => shard.inplace.map((field) => field.path));
+    await shard.replay(manifest.checkpointSeq + 1);
+    shard.startEpochTimer();
+    return shard;
+  }
+
+  private async replay(fromSeq: number): Promise<void> {
+    let count = 0;
+    for (const record of this.wal.readRange(fromSeq, Number.MAX_SAFE_INTEGER)) {
+      this.applyRecord(record.seq, decodeRecord(record.payload));
+      count++;
+    }
+    if (count > 0) this.logger?.info({ shard: this.uuid, records: count }, 'replayed WAL');
+  }
+
+  /** Applies one decoded record to memory (used by writes and by recovery). */
+  private applyRecord(seq: number, record: ShardRecord, parsed?: ParsedDocument): void {
+    const location = this.leaves.locate(record.id);
+    if (record.type === 'inplace') {
+      if (!location) return;
+      for (const [field, value] of Object.entries(record.writes)) {
+        location.leaf.inplaceColumn(field)?.set(location.doc, value ?? NaN);
+      }
+      location.leaf.setMeta(location.doc, seq, record.version);
+      return;
+    }
+    if (location) location.leaf.deleteDoc(location.doc);
+    if (record.type === 'delete') return;
+    const document = parsed ?? this.parse(JSON.parse(record.source.toString('utf8')) as Record<string, unknown>);
+    this.leaves.mutable.add(
+      { id: record.id, seqNo: seq, version: record.version, primaryTerm: record.primaryTerm, source: record.source, parsed: document },
+      this.fieldMap,
+    );
+  }
+
+  private parse(source: Record<string, unknown>): ParsedDocument {
+    const parsed = parseDocument(source, this.fieldMap);
+    for (const field of this.inplace) {
+      const values = parsed.numeric.get(field.path);
+      if (values && values.length > 1) {
+        throw new EngineError('mapper_parsing', `field [${field.path}] is inplace and takes a single value, got an array of ${values.length}`);
+      }
+    }
+    return parsed;
+  }
+
+  /** Index, delete or update one document; resolves after the WAL fsync. */
+  async write(op: WriteOp): Promise<WriteResult> {
+    const applied = this.applyWrite(op);
+    if (applied.durable) await applied.durable;
+    this.maybeEpoch();
+    return applied.result;
+  }
+
+  /** Applies a batch in order with one group commit; failed items are returned as errors. */
+  async writeBatch(ops: readonly WriteOp[]): Promise<Array<WriteResult | EngineError>> {
+    const results: Array<WriteResult | EngineError> = [];
+    let durable: Promise<void> | null = null;
+    for (const op of ops) {
+      try {
+        const applied = this.applyWrite(op);
+        if (applied.durable) durable = applied.durable;
+        results.push(applied.result);
+      } catch (error) {
+        if (!(error instanceof EngineError)) throw error;
+        results.push(error);
+      }
+    }
+    // WAL groups are flushed in order, so the last record's fsync covers the earlier ones.
+    if (durable) await durable;
+    this.maybeEpoch();
+    return results;
+  }
+
+  private applyWrite(op: WriteOp): AppliedWrite {
+    if (this.closed) throw new EngineError('shard_closed', `shard [${this.uuid}] is closed`);
+    const location = this.leaves.locate(op.id);
+    checkConcurrency(op, location);
+    switch (op.kind) {
+      case 'index': {
+        if (op.opType === 'create' && location) {
+          const version = location.leaf.meta(location.doc).version;
+          throw new EngineError('version_conflict', `[${op.id}]: version conflict, document already exists (current version [${version}])`);
+        }
+        return this.indexDocument(op.id, op.source, location, 'index');
+      }
+      case 'delete': {
+        if (!location) {
+          return { result: { id: op.id, result: 'not_found', seqNo: this.wal.lastSeq, version: 1, primaryTerm: this.primaryTerm }, durable: null };
+        }
+        const version = location.leaf.meta(location.doc).version + 1;
+        const record: ShardRecord = { type: 'delete', id: op.id, version, primaryTerm: this.primaryTerm };
+        const { seq, durable } = this.append(record);
+        this.applyRecord(seq, record);
+        return { result: { id: op.id, result: 'deleted', seqNo: seq, version, primaryTerm: this.primaryTerm }, durable };
+      }
+      case 'update':
+        return this.update(op, location);
+    }
+  }
+
+  private update(op: UpdateOp, location: DocLocation | null): AppliedWrite {
+    if (!location) {
+      if (op.upsert) return this.indexDocument(op.id, op.upsert, null, 'index', true);
+      if (op.docAsUpsert && op.doc) {
+        const plan = planUpdate({}, { doc: op.doc, ops: op.ops }, this.fieldMap);
+        return this.indexDocument(op.id, plan.source, null, 'index', true);
+      }
+      throw new EngineError('document_missing', `[${op.id}]: document missing`);
+    }
+    const current = readSource(location.leaf, location.doc, this.inplace);
+    const plan = planUpdate(current, { doc: op.doc, ops: op.ops }, this.fieldMap);
+    const meta = location.leaf.meta(location.doc);
+    if (!plan.changed && op.detectNoop !== false) {
+      return { result: { id: op.id, result: 'noop', seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm, source: current }, durable: null };
+    }
+    const columnsPresent = plan.inplaceWrites.every((write) => location.leaf.inplaceColumn(write.field) !== null);
+    if (plan.inplaceOnly && columnsPresent) {
+      const writes: Record<string, number | null> = {};
+      for (const write of plan.inplaceWrites) writes[write.field] = write.value;
+      const record: ShardRecord = { type: 'inplace', id: op.id, version: meta.version + 1, primaryTerm: this.primaryTerm, writes };
+      const { seq, durable } = this.append(record);
+      this.applyRecord(seq, record);
+      return { result: { id: op.id, result: 'updated', seqNo: seq, version: meta.version + 1, primaryTerm: this.primaryTerm, source: plan.source }, durable };
+    }
+    const applied = this.indexDocument(op.id, plan.source, location, 'update');
+    applied.result.source = plan.source;
+    return applied;
+  }
+
+  private indexDocument(
+    id: string,
+    source: Record<string, unknown>,
+    location: DocLocation | null,
+    change: 'index' | 'update',
+    upserted = false,
+  ): AppliedWrite {
+    const parsed = this.parse(source);
+    const version = location ? location.leaf.meta(location.doc).version + 1 : 1;
+    const bytes = Buffer.from(JSON.stringify(source));
+    const record: ShardRecord = { type: 'index', id, version, primaryTerm: this.primaryTerm, change, source: bytes };
+    const { seq, durable } = this.append(record);
+    this.applyRecord(seq, record, parsed);
+    const result = location ? 'updated' : 'created';
+    return {
+      result: { id, result, seqNo: seq, version, primaryTerm: this.primaryTerm, ...(upserted ? { source } : {}) },
+      durable,
+    };
+  }
+
+  private append(record: ShardRecord): { seq: number; durable: Promise<void> } {
+    const { firstSeq, durable } = this.wal.append([encodeRecord(record)]);
+    return { seq: firstSeq, durable };
+  }
+
+  /** The live document with this id (inplace values overlaid), or null. */
+  get(id: string): StoredDocument | null {
+    const location = this.leaves.locate(id);
+    if (!location) return null;
+    const meta = location.leaf.meta(location.doc);
+    return { id, source: readSource(location.leaf, location.doc, this.inplace), seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm };
+  }
+
+  /** A consistent snapshot for a query and its fetch phase; release it when done. */
+  searcher(): Searcher {
+    const leaves = this.leaves.pin();
+    return new Searcher(leaves, this.fieldMap, this.inplace, () => this.leaves.unpin(leaves));
+  }
+
+  /** Field definitions of the current mapping (dotted path → field). */
+  fields(): ReadonlyMap<string, FlatField> {
+    return this.fieldMap;
+  }
+
+  /** Adopts a new mapping (fields only grow; types never change). */
+  setMapping(mapping: Mapping): void {
+    this.fieldMap = flattenMapping(mapping);
+    this.inplace = [...this.fieldMap.values()].filter((field) => field.inplace);
+    for (const field of this.inplace) this.leaves.mutable.markInplace(field.path);
+  }
+
+  /** Changes tunables at runtime. */
+  updateSettings(settings: Partial<EngineSettings>): void {
+    this.settings = { ...this.settings, ...settings };
+    this.maintenance.updateSettings(this.settings);
+    this.startEpochTimer();
+  }
+
+  /** Retained changes with seq > afterSeq, oldest first (durable records only). */
+  readChanges(afterSeq: number, limit: number): ChangeEntry[] {
+    return this.wal.readRange(afterSeq + 1, limit).map((record) => changeOf(record.seq, record.timestamp, decodeRecord(record.payload)));
+  }
+
+  /** Lowest seq still retained in the log, and the highest durable one. */
+  changeBounds(): { firstSeq: number; durableSeq: number } {
+    return { firstSeq: this.wal.firstSeq, durableSeq: this.wal.durableSeq };
+  }
+
+  /** Subscribes to durable-seq advances (change-feed long polling). */
+  onDurable(listener: (durableSeq: number) => void): () => void {
+    return this.wal.onDurable(listener);
+  }
+
+  /** Freezes the mutable layer into a segment now. */
+  epoch(): Promise<void> {
+    return this.maintenance.epoch();
+  }
+
+  /** Manual compaction: freezes, then merges down to `maxSegments`, purging deleted documents. */
+  forceMerge(options: { maxSegments?: number } = {}): Promise<MergeReport> {
+    return this.maintenance.forceMerge(options.maxSegments ?? 1);
+  }
+
+  /** Counters for stats endpoints. */
+  stats(): ShardStats {
+    const segments = this.leaves.segments.map((segment) => ({
+      name: segment.name,
+      docs: segment.numLiveDocs(),
+      deletedDocs: segment.maxDoc - segment.numLiveDocs(),
+      bytes: segment.bytesOnDisk(),
+    }));
+    const memory = [this.leaves.frozen, this.leaves.mutable].filter((leaf): leaf is MutableSegment => leaf !== null);
+    const mutableDocs = memory.reduce((sum, leaf) => sum + leaf.numLiveDocs(), 0);
+    const mutableDeleted = memory.reduce((sum, leaf) => sum + leaf.maxDoc - leaf.numLiveDocs(), 0);
+    const walBytes = this.wal.stats().bytes;
+    const progress = this.maintenance.progress();
+    return {
+      docs: segments.reduce((sum, segment) => sum + segment.docs, 0) + mutableDocs,
+      deletedDocs: segments.reduce((sum, segment) => sum + segment.deletedDocs, 0) + mutableDeleted,
+      segments,
+      mutableDocs,
+      walBytes,
+      seqNo: this.wal.lastSeq,
+      checkpointSeq: progress.checkpointSeq,
+      epochs: progress.epochs,
+      merges: progress.merges,
+      lastEpochAt: progress.lastEpochAt,
+      bytes: segments.reduce((sum, segment) => sum + segment.bytes, 0) + walBytes,
+    };
+  }
+
+  private maybeEpoch(): void {
+    const mutable = this.leaves.mutable;
+    if (mutable.maxDoc >= this.settings.epochMaxDocs || mutable.bytes >= this.settings.epochMaxBytes) {
+      this.maintenance.epoch().catch((error: unknown) => this.logger?.error({ err: error, shard: this.uuid }, 'epoch failed'));
+    }
+  }
+
+  private startEpochTimer(): void {
+    if (this.epochTimer) clearInterval(this.epochTimer);
+    this.epochTimer = setInterval(() => {
+      if (this.maintenance.hasPendingWork()) {
+        this.maintenance.epoch().catch((error: unknown) => this.logger?.error({ err: error, shard: this.uuid }, 'epoch failed'));
+      }
+    }, this.settings.epochIntervalMs);
+    this.epochTimer.unref();
+  }
+
+  /** Stops timers, waits for running maintenance, syncs the WAL and closes files. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.epochTimer) clearInterval(this.epochTimer);
+    await this.maintenance.idle();
+    await this.wal.close();
+    this.leaves.disposeAll();
+  }
+}
+
+function checkConcurrency(op: WriteOp, location: DocLocation | null): void {
+  if (op.ifSeqNo === undefined && op.ifPrimaryTerm === undefined) return;
+  const meta = location ? location.leaf.meta(location.doc) : null;
+  if (!meta || meta.seqNo !== op.ifSeqNo || (op.ifPrimaryTerm !== undefined && meta.primaryTerm !== op.ifPrimaryTerm)) {
+    const current = meta ? `current document has seqNo [${meta.seqNo}] and primary term [${meta.primaryTerm}]` : 'document does not exist';
+    throw new EngineError(
+      'version_conflict',
+      `[${op.id}]: version conflict, required seqNo [${op.ifSeqNo}], primary term [${op.ifPrimaryTerm}]. ${current}`,
+    );
+  }
+}
+
+async function removeOrphans(segmentsDir: string, live: Set<string>): Promise<void> {
+  for (const entry of await fs.readdir(segmentsDir)) {
+    if (!live.has(entry)) await fs.rm(path.join(segmentsDir, entry), { recursive: true, force: true });
+  }
+}
