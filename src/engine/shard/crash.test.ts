@@ -9,7 +9,10 @@ import { Shard } from './shard.ts';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crash-child.ts');
 
-/** Runs the child until it dies (fault point) or is killed after `killAfterMs`; returns its output. */
+/**
+ * Runs the child until it dies (fault point) or is killed `killAfterMs` (plus a random part)
+ * after its first acknowledged write; returns its output.
+ */
 function runChild(dir: string, crashAt: string, killAfterMs: number): Promise<string> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir], {
@@ -17,8 +20,11 @@ function runChild(dir: string, crashAt: string, killAfterMs: number): Promise<st
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    let timer: NodeJS.Timeout | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      timer ??= setTimeout(() => child.kill('SIGKILL'), killAfterMs + Math.random() * 500);
+    });
     child.on('exit', () => {
       clearTimeout(timer);
       resolve(output);
@@ -60,7 +66,7 @@ async function verify(dir: string, output: string): Promise<void> {
 }
 
 for (const [name, crashAt, killAfterMs] of [
-  ['a random moment during WAL appends', '', 1500],
+  ['a random moment during WAL appends', '', 300],
   ['the middle of writing a segment', 'segment-file', 20_000],
   ['an epoch before its manifest is replaced', 'manifest', 20_000],
 ] as const) {
@@ -71,7 +77,7 @@ for (const [name, crashAt, killAfterMs] of [
       assert.ok(first.length > 0, 'child acknowledged nothing');
       await verify(dir, first);
       // Crash again on the recovered shard, then verify the union.
-      const second = await runChild(dir, '', 800);
+      const second = await runChild(dir, '', 200);
       await verify(dir, first + second);
     } finally {
       rmSync(dir, { recursive: true, force: true });

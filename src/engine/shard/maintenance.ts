@@ -80,7 +80,11 @@ export class Maintenance {
 
   /** Resolves when queued work is done. */
   async idle(): Promise<void> {
-    await this.queue.catch(() => undefined);
+    let current: Promise<unknown>;
+    do {
+      current = this.queue;
+      await current.catch(() => undefined);
+    } while (current !== this.queue);
   }
 
   /** Called when a segment leaves the shard: files go once no manifest references them. */

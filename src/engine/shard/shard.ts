@@ -335,6 +335,11 @@ export class Shard {
     return this.maintenance.forceMerge(options.maxSegments ?? 1);
   }
 
+  /** Resolves when queued epochs and merges (including background ones) are done. */
+  waitForMaintenance(): Promise<void> {
+    return this.maintenance.idle();
+  }
+
   /** Counters for stats endpoints. */
   stats(): ShardStats {
     const segments = this.leaves.segments.map((segment) => ({

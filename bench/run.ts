@@ -1,0 +1,74 @@
+/**
+ * `npm run bench -- [engine|http|all] [--docs N] ...`: runs the benchmark suites and prints
+ * their tables on stdout (progress goes to stderr). See bench/README.md.
+ */
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import { engineSuite } from './engine.ts';
+import { httpSuite } from './http.ts';
+import { ENGINE_PEERS, type EnginePeer } from './report/engine-report.ts';
+
+/** Every city of the corpus. */
+const ALL_CITIES = Number.MAX_SAFE_INTEGER;
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive integer');
+  return parsed;
+}
+
+function positiveSeconds(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError('expected a positive number of seconds');
+  return parsed;
+}
+
+function peerList(value: string): EnginePeer[] {
+  const peers = value.split(',').map((peer) => peer.trim());
+  for (const peer of peers) {
+    if (!(ENGINE_PEERS as readonly string[]).includes(peer)) throw new InvalidArgumentError(`unknown peer [${peer}], expected ${ENGINE_PEERS.join(', ')}`);
+  }
+  return peers as EnginePeer[];
+}
+
+/** Parsed command-line options. */
+interface BenchOptions {
+  docs: number;
+  cities: number;
+  peers: EnginePeer[];
+  warmup: number;
+  classBudget: number;
+  duration: number;
+  clients: number;
+  bulkConcurrency: number;
+}
+
+const program = new Command('bench')
+  .description('Trove benchmarks: engine vs SQLite FTS5 vs MiniSearch, and one node over HTTP')
+  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'all']).default('all'))
+  .addOption(new Option('--docs <n>', 'e-mail documents (engine growth run uses a tenth)').argParser(positiveInteger).default(100_000))
+  .addOption(new Option('--cities <n>', 'city documents for the HTTP suite').argParser(positiveInteger).default(ALL_CITIES, 'all'))
+  .addOption(new Option('--peers <list>', 'engine suite peers, comma-separated').argParser(peerList).default([...ENGINE_PEERS], ENGINE_PEERS.join(',')))
+  .addOption(new Option('--warmup <seconds>', 'warm-up per query class / before the mix').argParser(positiveSeconds).default(2))
+  .addOption(new Option('--class-budget <seconds>', 'longest timed run per engine query class').argParser(positiveSeconds).default(15))
+  .addOption(new Option('--duration <seconds>', 'timed query mix of the HTTP suite').argParser(positiveSeconds).default(20))
+  .addOption(new Option('--clients <n>', 'concurrent HTTP query clients').argParser(positiveInteger).default(8))
+  .addOption(new Option('--bulk-concurrency <n>', '_bulk requests in flight').argParser(positiveInteger).default(4))
+  .action(async (suite: 'engine' | 'http' | 'all', options: BenchOptions) => {
+    const started = performance.now();
+    if (suite === 'engine' || suite === 'all') {
+      await engineSuite({ docs: options.docs, warmupMs: options.warmup * 1000, classBudgetMs: options.classBudget * 1000, peers: options.peers });
+    }
+    if (suite === 'http' || suite === 'all') {
+      await httpSuite({
+        docs: options.docs,
+        cities: options.cities,
+        clients: options.clients,
+        bulkConcurrency: options.bulkConcurrency,
+        warmupMs: options.warmup * 1000,
+        durationMs: options.duration * 1000,
+      });
+    }
+    process.stderr.write(`bench: done in ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
+  });
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,132 @@
+/**
+ * Parsing of a `_bulk` NDJSON body into items. Action lines must be well-formed (otherwise the
+ * whole request is refused, nothing applied, as Elasticsearch does); a source line that does not
+ * parse only fails its own item.
+ */
+import type { BulkAction, BulkItem } from '../node/node-service.ts';
+import { ApiError } from './errors.ts';
+import { isBlank, parseJsonText } from './json-body.ts';
+
+/** One entry of the parsed body: an item for the node, or an item that already failed here. */
+export type ParsedBulkEntry =
+  | { kind: 'item'; item: BulkItem }
+  | { kind: 'failed'; action: BulkAction; index: string | null; id: string | null; error: ApiError };
+
+const ACTIONS: ReadonlySet<string> = new Set(['index', 'create', 'update', 'delete']);
+
+/** Metadata keys allowed in an action line, and where they go. */
+const METADATA_KEYS: ReadonlySet<string> = new Set([
+  '_index',
+  '_id',
+  'routing',
+  '_routing',
+  'if_seq_no',
+  'if_primary_term',
+  'retry_on_conflict',
+  '_source',
+  'op_type',
+  'require_alias',
+]);
+
+/** Splits and parses an NDJSON bulk body (see the module comment). */
+export function parseBulkBody(text: unknown): ParsedBulkEntry[] {
+  if (typeof text !== 'string' || isBlank(text)) {
+    throw new ApiError('malformed_bulk', 'The bulk request must be terminated by a newline [\\n] and contain at least one action');
+  }
+  const lines = text.split('\n');
+  const entries: ParsedBulkEntry[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const line = stripCarriageReturn(lines[index]!);
+    if (isBlank(line)) continue;
+    const lineNumber = index + 1;
+    const { action, metadata } = parseActionLine(line, lineNumber);
+    const collection = optionalString(metadata, '_index', lineNumber);
+    const id = optionalIdString(metadata, lineNumber);
+    const item: BulkItem = {
+      action: metadata.op_type === 'create' && action === 'index' ? 'create' : action,
+      collection,
+      id,
+      routing: optionalString(metadata, 'routing', lineNumber) ?? optionalString(metadata, '_routing', lineNumber),
+      ifSeqNo: optionalInteger(metadata, 'if_seq_no', lineNumber),
+      ifPrimaryTerm: optionalInteger(metadata, 'if_primary_term', lineNumber),
+      retryOnConflict: optionalInteger(metadata, 'retry_on_conflict', lineNumber),
+    };
+    if (metadata._source !== undefined) item.source = { source: metadata._source };
+    if (action === 'delete') {
+      entries.push({ kind: 'item', item });
+      continue;
+    }
+    let sourceIndex = index + 1;
+    while (sourceIndex < lines.length && isBlank(stripCarriageReturn(lines[sourceIndex]!))) sourceIndex++;
+    if (sourceIndex >= lines.length) {
+      throw new ApiError('malformed_bulk', `The bulk request's action on line [${lineNumber}] has no source line after it`);
+    }
+    index = sourceIndex;
+    try {
+      item.body = parseJsonText(stripCarriageReturn(lines[sourceIndex]!), `the source on line [${sourceIndex + 1}]`);
+      entries.push({ kind: 'item', item });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      entries.push({ kind: 'failed', action: item.action, index: collection ?? null, id: id ?? null, error });
+    }
+  }
+  if (entries.length === 0) throw new ApiError('malformed_bulk', 'The bulk request contains no actions');
+  return entries;
+}
+
+function stripCarriageReturn(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
+}
+
+function parseActionLine(line: string, lineNumber: number): { action: BulkAction; metadata: Record<string, unknown> } {
+  let parsed: unknown;
+  try {
+    parsed = parseJsonText(line, `the action on line [${lineNumber}]`);
+  } catch (error) {
+    throw new ApiError('malformed_bulk', `Malformed action/metadata line [${lineNumber}]: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ApiError('malformed_bulk', `Malformed action/metadata line [${lineNumber}], expected an object`);
+  }
+  const keys = Object.keys(parsed);
+  if (keys.length !== 1 || !ACTIONS.has(keys[0]!)) {
+    throw new ApiError(
+      'malformed_bulk',
+      `Malformed action/metadata line [${lineNumber}], expected exactly one of [create], [delete], [index] or [update] but found [${keys.join(', ')}]`,
+    );
+  }
+  const metadata = (parsed as Record<string, unknown>)[keys[0]!];
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) {
+    throw new ApiError('malformed_bulk', `Malformed action/metadata line [${lineNumber}], the [${keys[0]}] metadata must be an object`);
+  }
+  for (const key of Object.keys(metadata)) {
+    if (!METADATA_KEYS.has(key)) {
+      throw new ApiError('malformed_bulk', `Action/metadata line [${lineNumber}] contains an unknown parameter [${key}]`);
+    }
+  }
+  return { action: keys[0] as BulkAction, metadata: metadata as Record<string, unknown> };
+}
+
+function optionalString(metadata: Record<string, unknown>, key: string, lineNumber: number): string | undefined {
+  const value = metadata[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || value === '') {
+    throw new ApiError('malformed_bulk', `Action/metadata line [${lineNumber}]: [${key}] must be a non-empty string`);
+  }
+  return value;
+}
+
+function optionalIdString(metadata: Record<string, unknown>, lineNumber: number): string | undefined {
+  const value = metadata._id;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return optionalString(metadata, '_id', lineNumber);
+}
+
+function optionalInteger(metadata: Record<string, unknown>, key: string, lineNumber: number): number | undefined {
+  const value = metadata[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new ApiError('malformed_bulk', `Action/metadata line [${lineNumber}]: [${key}] must be a non-negative integer`);
+  }
+  return value;
+}

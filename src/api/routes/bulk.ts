@@ -1,0 +1,85 @@
+/**
+ * `_bulk` routes. The body is NDJSON (`application/x-ndjson`; `application/json` is accepted
+ * too) read as raw text and parsed line by line. Items fail one by one; the valid ones are
+ * applied. The response is ES's `{took, errors, items:[{<action>: {..., status}}]}`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { BulkItemResult, BulkResponse } from '../../node/node-service.ts';
+import { parseBulkBody, type ParsedBulkEntry } from '../bulk-body.ts';
+import { installRawTextParser } from '../content-types.ts';
+import { ERROR_TABLE, classifyError, errorCause } from '../errors.ts';
+import type { RouteOptions } from '../server.ts';
+import { CollectionParams, WRITE_QUERY, querySchema } from '../params.ts';
+
+const BulkQuery = querySchema({
+  ...WRITE_QUERY,
+  _source: Type.Optional(Type.String()),
+  require_alias: Type.Optional(Type.String()),
+});
+
+/** Bulk routes (an encapsulated context with the raw-text body parser). */
+export async function bulkRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+  installRawTextParser(instance);
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { node } = options;
+
+  const run = async (collection: string | undefined, body: unknown, routing: string | undefined) => {
+    const entries = parseBulkBody(body);
+    const items = entries.flatMap((entry) => (entry.kind === 'item' ? [entry.item] : []));
+    const response = items.length > 0 ? await node.bulk(items, { collection, routing }) : { took: 0, errors: false, items: [] };
+    return renderBulk(entries, response, collection);
+  };
+
+  app.route({
+    method: ['POST', 'PUT'],
+    url: '/_bulk',
+    config: { role: 'write' },
+    schema: { querystring: BulkQuery },
+    handler: async (request) => run(undefined, request.body, request.query.routing),
+  });
+
+  app.route({
+    method: ['POST', 'PUT'],
+    url: '/:collection/_bulk',
+    config: { role: 'write' },
+    schema: { params: CollectionParams, querystring: BulkQuery },
+    handler: async (request) => run(request.params.collection, request.body, request.query.routing),
+  });
+}
+
+/** Interleaves the node's item results with the items that failed to parse, in request order. */
+function renderBulk(entries: ParsedBulkEntry[], response: BulkResponse, collection: string | undefined) {
+  const items: Array<Record<string, Record<string, unknown>>> = [];
+  let next = 0;
+  let errors = response.errors;
+  for (const entry of entries) {
+    if (entry.kind === 'failed') {
+      errors = true;
+      items.push(renderFailure(entry.action, entry.index ?? collection ?? null, entry.id, entry.error));
+      continue;
+    }
+    items.push(renderItem(response.items[next++]!));
+  }
+  return { took: response.took, errors, items };
+}
+
+function renderItem(result: BulkItemResult): Record<string, Record<string, unknown>> {
+  if ('error' in result) return renderFailure(result.action, result.index, result.id, result.error);
+  const { response } = result;
+  const status = response.result === 'created' ? 201 : response.result === 'not_found' ? 404 : 200;
+  return { [result.action]: { ...response, status } };
+}
+
+function renderFailure(action: string, index: string | null, id: string | null, error: unknown): Record<string, Record<string, unknown>> {
+  const { code, reason } = classifyError(error, index ?? undefined);
+  return {
+    [action]: {
+      _index: index,
+      _id: id,
+      status: ERROR_TABLE[code].status,
+      error: errorCause(code, reason, index ?? undefined),
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * Collection routes (ES index APIs): create, get, exists, delete, mappings, and `_refresh`
+ * (accepted as a no-op: every write is searchable as soon as it is acknowledged).
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { RouteOptions } from '../server.ts';
+import { AnyObject, CollectionParams, optionalBody, querySchema } from '../params.ts';
+
+const CreateBody = Type.Object(
+  {
+    namespace: Type.Optional(Type.String({ minLength: 1 })),
+    settings: Type.Optional(AnyObject),
+    mappings: Type.Optional(AnyObject),
+    aliases: Type.Optional(AnyObject),
+  },
+  { additionalProperties: false },
+);
+
+const MappingBody = Type.Object(
+  {
+    dynamic: Type.Optional(Type.Unknown()),
+    properties: Type.Optional(AnyObject),
+  },
+  { additionalProperties: false },
+);
+
+const ADMIN_QUERY = {
+  timeout: Type.Optional(Type.String()),
+  master_timeout: Type.Optional(Type.String()),
+  cluster_manager_timeout: Type.Optional(Type.String()),
+  wait_for_active_shards: Type.Optional(Type.String()),
+};
+
+const TARGET_QUERY = {
+  ignore_unavailable: Type.Optional(Type.String()),
+  allow_no_indices: Type.Optional(Type.String()),
+  expand_wildcards: Type.Optional(Type.String()),
+};
+
+/** Collection admin routes. */
+export async function collectionRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { node } = options;
+
+  app.put(
+    '/:collection',
+    { config: { role: 'manage' }, schema: { params: CollectionParams, querystring: querySchema(ADMIN_QUERY), body: optionalBody(CreateBody) } },
+    async (request) => node.createCollection(request.params.collection, request.body ?? {}),
+  );
+
+  app.get(
+    '/:collection',
+    { config: { role: 'read' }, schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }) } },
+    async (request) => node.getCollection(request.params.collection),
+  );
+
+  app.head(
+    '/:collection',
+    { config: { role: 'read' }, schema: { params: CollectionParams, querystring: querySchema(TARGET_QUERY) } },
+    async (request, reply) => {
+      const found = await node.getCollection(request.params.collection).then(
+        (collections) => Object.keys(collections).length > 0,
+        () => false,
+      );
+      return reply.status(found ? 200 : 404).send();
+    },
+  );
+
+  app.delete(
+    '/:collection',
+    { config: { role: 'manage' }, schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }) } },
+    async (request) => node.deleteCollection(request.params.collection),
+  );
+
+  app.get(
+    '/_mapping',
+    { config: { role: 'read' }, schema: { querystring: querySchema(ADMIN_QUERY) } },
+    async () => node.getMapping('_all'),
+  );
+
+  app.get(
+    '/:collection/_mapping',
+    { config: { role: 'read' }, schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }) } },
+    async (request) => node.getMapping(request.params.collection),
+  );
+
+  app.route({
+    method: ['PUT', 'POST'],
+    url: '/:collection/_mapping',
+    config: { role: 'manage' },
+    schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }), body: MappingBody },
+    handler: async (request) => node.putMapping(request.params.collection, request.body),
+  });
+
+  const refresh = async (target: string) => {
+    const shards = (await node.listCollections())
+      .filter((summary) => target === '_all' || summary.name === target)
+      .reduce((total, summary) => total + summary.primaries, 0);
+    if (target !== '_all') await node.getCollection(target);
+    return { _shards: { total: shards, successful: shards, failed: 0 } };
+  };
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/_refresh',
+    config: { role: 'write' },
+    schema: { querystring: querySchema(TARGET_QUERY) },
+    handler: async () => refresh('_all'),
+  });
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/:collection/_refresh',
+    config: { role: 'write' },
+    schema: { params: CollectionParams, querystring: querySchema(TARGET_QUERY) },
+    handler: async (request) => refresh(request.params.collection),
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * Single-document routes: index (`_doc`, `_create`), get/exists (`_doc`, `_source`), delete, and
+ * partial update (`_update`, whose operator semantics live in the engine).
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { EngineError } from '../../engine/errors.ts';
+import type { RouteOptions } from '../server.ts';
+import {
+  AnyObject,
+  CollectionParams,
+  CONCURRENCY_QUERY,
+  DocumentParams,
+  SOURCE_QUERY,
+  WRITE_QUERY,
+  querySchema,
+  sourceOptions,
+} from '../params.ts';
+
+const IndexQuery = querySchema({
+  ...WRITE_QUERY,
+  ...CONCURRENCY_QUERY,
+  op_type: Type.Optional(Type.Union([Type.Literal('index'), Type.Literal('create')])),
+});
+
+const CreateQuery = querySchema({ ...WRITE_QUERY });
+
+const GetQuery = querySchema({
+  ...SOURCE_QUERY,
+  routing: Type.Optional(Type.String({ minLength: 1 })),
+  preference: Type.Optional(Type.String()),
+  realtime: Type.Optional(Type.String()),
+  refresh: Type.Optional(Type.String()),
+});
+
+const DeleteQuery = querySchema({ ...WRITE_QUERY, ...CONCURRENCY_QUERY });
+
+const UpdateQuery = querySchema({
+  ...WRITE_QUERY,
+  ...CONCURRENCY_QUERY,
+  ...SOURCE_QUERY,
+  retry_on_conflict: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+
+const UpdateBody = Type.Object(
+  {
+    doc: Type.Optional(AnyObject),
+    ops: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { op: Type.String({ minLength: 1 }), field: Type.String({ minLength: 1 }), value: Type.Optional(Type.Unknown()) },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    upsert: Type.Optional(AnyObject),
+    doc_as_upsert: Type.Optional(Type.Boolean()),
+    detect_noop: Type.Optional(Type.Boolean()),
+    _source: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+
+type IndexQueryType = Static<typeof IndexQuery>;
+
+function writeParams(query: IndexQueryType) {
+  return { routing: query.routing, ifSeqNo: query.if_seq_no, ifPrimaryTerm: query.if_primary_term };
+}
+
+/** Document routes. */
+export async function documentRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { node } = options;
+
+  app.route({
+    method: ['PUT', 'POST'],
+    url: '/:collection/_doc/:id',
+    config: { role: 'write' },
+    schema: { params: DocumentParams, querystring: IndexQuery, body: AnyObject },
+    handler: async (request, reply) => {
+      const { collection, id } = request.params;
+      const response = await node.index(collection, id, request.body, { ...writeParams(request.query), opType: request.query.op_type });
+      return reply.status(response.result === 'created' ? 201 : 200).send(response);
+    },
+  });
+
+  app.post(
+    '/:collection/_doc',
+    { config: { role: 'write' }, schema: { params: CollectionParams, querystring: IndexQuery, body: AnyObject } },
+    async (request, reply) => {
+      const response = await node.index(request.params.collection, undefined, request.body, {
+        ...writeParams(request.query),
+        opType: request.query.op_type,
+      });
+      return reply.status(201).send(response);
+    },
+  );
+
+  app.route({
+    method: ['PUT', 'POST'],
+    url: '/:collection/_create/:id',
+    config: { role: 'write' },
+    schema: { params: DocumentParams, querystring: CreateQuery, body: AnyObject },
+    handler: async (request, reply) => {
+      const { collection, id } = request.params;
+      const response = await node.index(collection, id, request.body, { routing: request.query.routing, opType: 'create' });
+      return reply.status(201).send(response);
+    },
+  });
+
+  app.get(
+    '/:collection/_doc/:id',
+    { config: { role: 'read' }, schema: { params: DocumentParams, querystring: GetQuery } },
+    async (request, reply) => {
+      const { collection, id } = request.params;
+      const response = await node.get(collection, id, { routing: request.query.routing, source: sourceOptions(request.query) });
+      return reply.status(response.found ? 200 : 404).send(response);
+    },
+  );
+
+  app.head(
+    '/:collection/_doc/:id',
+    { config: { role: 'read' }, schema: { params: DocumentParams, querystring: GetQuery } },
+    async (request, reply) => {
+      const { collection, id } = request.params;
+      const response = await node.get(collection, id, { routing: request.query.routing, source: { source: false } }).catch(() => null);
+      return reply.status(response?.found ? 200 : 404).send();
+    },
+  );
+
+  app.get(
+    '/:collection/_source/:id',
+    { config: { role: 'read' }, schema: { params: DocumentParams, querystring: GetQuery } },
+    async (request) => {
+      const { collection, id } = request.params;
+      const response = await node.get(collection, id, { routing: request.query.routing, source: sourceOptions(request.query) });
+      if (!response.found) throw new EngineError('document_missing', `Document not found [${collection}]/[${id}]`);
+      return response._source ?? {};
+    },
+  );
+
+  app.delete(
+    '/:collection/_doc/:id',
+    { config: { role: 'write' }, schema: { params: DocumentParams, querystring: DeleteQuery } },
+    async (request, reply) => {
+      const { collection, id } = request.params;
+      const response = await node.delete(collection, id, writeParams(request.query));
+      return reply.status(response.result === 'not_found' ? 404 : 200).send(response);
+    },
+  );
+
+  app.post(
+    '/:collection/_update/:id',
+    { config: { role: 'write' }, schema: { params: DocumentParams, querystring: UpdateQuery, body: UpdateBody } },
+    async (request, reply) => {
+      const { collection, id } = request.params;
+      const response = await node.update(collection, id, request.body, {
+        ...writeParams(request.query),
+        retryOnConflict: request.query.retry_on_conflict,
+        source: sourceOptions(request.query),
+      });
+      return reply.status(response.result === 'created' ? 201 : 200).send(response);
+    },
+  );
+}

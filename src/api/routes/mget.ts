@@ -1,0 +1,81 @@
+/** `_mget` routes: several realtime gets; per-document errors are rendered as ES error causes. */
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { MultiGetResponse } from '../../node/node-service.ts';
+import { EngineError } from '../../engine/errors.ts';
+import { classifyError, errorCause } from '../errors.ts';
+import type { RouteOptions } from '../server.ts';
+import { CollectionParams, SOURCE_QUERY, querySchema, sourceOptions } from '../params.ts';
+
+const MgetQuery = querySchema({
+  ...SOURCE_QUERY,
+  routing: Type.Optional(Type.String({ minLength: 1 })),
+  preference: Type.Optional(Type.String()),
+  realtime: Type.Optional(Type.String()),
+  refresh: Type.Optional(Type.String()),
+});
+
+const MgetBody = Type.Object(
+  {
+    docs: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            _index: Type.Optional(Type.String({ minLength: 1 })),
+            _id: Type.String({ minLength: 1 }),
+            routing: Type.Optional(Type.String({ minLength: 1 })),
+            _source: Type.Optional(Type.Unknown()),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    ids: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  },
+  { additionalProperties: false },
+);
+
+/** Multi-get routes. */
+export async function mgetRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { node } = options;
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/_mget',
+    config: { role: 'read' },
+    schema: { querystring: MgetQuery, body: MgetBody },
+    handler: async (request) => {
+      const missing = (request.body.docs ?? []).findIndex((doc) => doc._index === undefined);
+      if (missing >= 0) throw new EngineError('action_request_validation', `Validation Failed: 1: index is missing for doc ${missing};`);
+      if (request.body.ids !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: [ids] needs a collection in the URL;');
+      return render(await node.mget(request.body, { routing: request.query.routing, source: sourceOptions(request.query) }));
+    },
+  });
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/:collection/_mget',
+    config: { role: 'read' },
+    schema: { params: CollectionParams, querystring: MgetQuery, body: MgetBody },
+    handler: async (request) =>
+      render(
+        await node.mget(request.body, {
+          collection: request.params.collection,
+          routing: request.query.routing,
+          source: sourceOptions(request.query),
+        }),
+      ),
+  });
+}
+
+function render(response: MultiGetResponse) {
+  return {
+    docs: response.docs.map((doc) => {
+      if (!('error' in doc)) return doc;
+      const { code, reason } = classifyError(doc.error, doc._index ?? undefined);
+      return { _index: doc._index, _id: doc._id, error: errorCause(code, reason, doc._index ?? undefined) };
+    }),
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * `_search` and `_count` on one collection, a comma list / wildcard of collections, or all
+ * (`/_search`). URL parameters override the body as in Elasticsearch; `lane` is accepted and
+ * reserved for search lanes (PRODUCT.md 4.6).
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { SearchParams } from '../../node/node-service.ts';
+import type { RouteOptions } from '../server.ts';
+import { AnyObject, CollectionParams, SOURCE_QUERY, commaList, optionalBody, querySchema } from '../params.ts';
+
+const TARGET_QUERY = {
+  routing: Type.Optional(Type.String()),
+  preference: Type.Optional(Type.String()),
+  ignore_unavailable: Type.Optional(Type.String()),
+  allow_no_indices: Type.Optional(Type.String()),
+  expand_wildcards: Type.Optional(Type.String()),
+};
+
+const SearchQuery = querySchema({
+  ...TARGET_QUERY,
+  ...SOURCE_QUERY,
+  q: Type.Optional(Type.String()),
+  from: Type.Optional(Type.Integer({ minimum: 0 })),
+  size: Type.Optional(Type.Integer({ minimum: 0 })),
+  sort: Type.Optional(Type.String({ minLength: 1 })),
+  track_total_hits: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Integer({ minimum: 0 })])),
+  timeout: Type.Optional(Type.String()),
+  lane: Type.Optional(Type.String({ minLength: 1 })),
+  search_type: Type.Optional(Type.Literal('query_then_fetch')),
+  typed_keys: Type.Optional(Type.String()),
+  rest_total_hits_as_int: Type.Optional(Type.Literal('false')),
+});
+
+const CountQuery = querySchema({ ...TARGET_QUERY, q: Type.Optional(Type.String()) });
+
+const SearchBody = Type.Object(
+  {
+    query: Type.Optional(AnyObject),
+    from: Type.Optional(Type.Integer({ minimum: 0 })),
+    size: Type.Optional(Type.Integer({ minimum: 0 })),
+    sort: Type.Optional(Type.Unknown()),
+    search_after: Type.Optional(Type.Array(Type.Unknown())),
+    aggs: Type.Optional(AnyObject),
+    aggregations: Type.Optional(AnyObject),
+    track_total_hits: Type.Optional(Type.Union([Type.Boolean(), Type.Integer({ minimum: -1 })])),
+    min_score: Type.Optional(Type.Number()),
+    timeout: Type.Optional(Type.String()),
+    _source: Type.Optional(Type.Unknown()),
+    highlight: Type.Optional(AnyObject),
+    version: Type.Optional(Type.Boolean()),
+    seq_no_primary_term: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const CountBody = Type.Object({ query: Type.Optional(AnyObject) }, { additionalProperties: false });
+
+function searchParams(query: Static<typeof SearchQuery>): SearchParams {
+  const params: SearchParams = {
+    q: query.q,
+    from: query.from,
+    size: query.size,
+    sort: query.sort,
+    sourceIncludes: commaList(query._source_includes),
+    sourceExcludes: commaList(query._source_excludes),
+    timeout: query.timeout,
+  };
+  if (query._source !== undefined) params.source = query._source === '' ? true : query._source;
+  const track = query.track_total_hits;
+  if (track !== undefined) params.trackTotalHits = track === 'true' ? true : track === 'false' ? false : track;
+  return params;
+}
+
+/** Search and count routes. */
+export async function searchRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { node } = options;
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/_search',
+    config: { role: 'read' },
+    schema: { querystring: SearchQuery, body: optionalBody(SearchBody) },
+    handler: async (request) => node.search('_all', request.body ?? {}, searchParams(request.query)),
+  });
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/:collection/_search',
+    config: { role: 'read' },
+    schema: { params: CollectionParams, querystring: SearchQuery, body: optionalBody(SearchBody) },
+    handler: async (request) => node.search(request.params.collection, request.body ?? {}, searchParams(request.query)),
+  });
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/_count',
+    config: { role: 'read' },
+    schema: { querystring: CountQuery, body: optionalBody(CountBody) },
+    handler: async (request) => node.count('_all', request.body ?? {}, { q: request.query.q }),
+  });
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/:collection/_count',
+    config: { role: 'read' },
+    schema: { params: CollectionParams, querystring: CountQuery, body: optionalBody(CountBody) },
+    handler: async (request) => node.count(request.params.collection, request.body ?? {}, { q: request.query.q }),
+  });
+}

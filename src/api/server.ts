@@ -1,0 +1,89 @@
+/**
+ * The HTTP server of a node: Fastify with TypeBox schemas validated by ajv, the JSON/NDJSON body
+ * parsers, the ES error rendering, and every API route. All routes live in one encapsulated
+ * plugin (`apiRoutes`) so the security plugin can add its `onRequest` hook in one place.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { NodeConfig } from '../config/load-config.ts';
+import type { NodeService } from '../node/node-service.ts';
+import { installJsonParsers } from './content-types.ts';
+import { installErrorHandling } from './error-handler.ts';
+import { applyFilterPath } from './filter-path.ts';
+import { requireRouteRoles } from './roles.ts';
+import { bulkRoutes } from './routes/bulk.ts';
+import { catRoutes } from './routes/cat.ts';
+import { collectionRoutes } from './routes/collections.ts';
+import { documentRoutes } from './routes/documents.ts';
+import { mgetRoutes } from './routes/mget.ts';
+import { rootRoutes } from './routes/root.ts';
+import { searchRoutes } from './routes/search.ts';
+
+/** What every route plugin receives. */
+export interface RouteOptions {
+  node: NodeService;
+  config: NodeConfig;
+}
+
+/** Options of `buildServer`. */
+export interface BuildServerOptions {
+  node: NodeService;
+  config: NodeConfig;
+  logger: Logger;
+}
+
+/** Builds (but does not start) the HTTP server of a node. */
+export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {
+  const { node, config, logger } = options;
+  const app = Fastify({
+    loggerInstance: logger.child({ component: 'http' }) as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.values['http.max_content_length'],
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 4096 },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+    },
+  });
+
+  // Elasticsearch accepts a body on GET (`GET /_search` with a query): so does Trove.
+  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
+  installJsonParsers(app);
+  installErrorHandling(app);
+  requireRouteRoles(app);
+  installResponseFormatting(app);
+
+  await app.register(apiRoutes, { node, config });
+  return app;
+}
+
+/** Every API route, in one encapsulated context (the auth hook point). */
+async function apiRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+  await instance.register(rootRoutes, options);
+  await instance.register(catRoutes, options);
+  await instance.register(searchRoutes, options);
+  await instance.register(bulkRoutes, options);
+  await instance.register(documentRoutes, options);
+  await instance.register(mgetRoutes, options);
+  await instance.register(collectionRoutes, options);
+}
+
+/** `filter_path` (ES response filtering) and `pretty` (indented JSON) on every JSON response. */
+function installResponseFormatting(app: FastifyInstance): void {
+  app.addHook('preSerialization', async (request, _reply, payload) => {
+    const filterPath = (request.query as Record<string, unknown> | undefined)?.filter_path;
+    if (typeof filterPath !== 'string' || payload === null || typeof payload !== 'object') return payload;
+    return applyFilterPath(payload, filterPath);
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    if (query?.pretty === undefined || query.pretty === false || query.pretty === 'false') return payload;
+    if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
+    try {
+      return JSON.stringify(JSON.parse(payload), null, 2) + '\n';
+    } catch {
+      return payload;
+    }
+  });
+}

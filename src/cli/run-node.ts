@@ -1,0 +1,62 @@
+/**
+ * Opening a node with its HTTP server: the node service (data path, catalog, shards), the
+ * Fastify server from src/api, listening, and joining the node registry under the bound address.
+ */
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { buildServer } from '../api/server.ts';
+import type { NodeConfig } from '../config/load-config.ts';
+import { NodeService } from '../node/node-service.ts';
+
+/** A started node with its HTTP server. */
+export interface RunningNode {
+  node: NodeService;
+  server: FastifyInstance;
+  /** Base URL the server listens on, e.g. `http://127.0.0.1:9200`. */
+  address: string;
+  /** Graceful stop (idempotent): server first, then the node. */
+  stop(): Promise<void>;
+}
+
+/** The pino level of a `log.level` directive list: its bare (untargeted) level, `info` if none. */
+export function baseLogLevel(directives: string): string {
+  return directives.split(',').find((directive) => directive !== '' && !directive.includes('=')) ?? 'info';
+}
+
+/** Creates the node's root logger (JSON lines on stdout). */
+export function createLogger(config: NodeConfig): Logger {
+  return pino({ level: baseLogLevel(config.values['log.level']), base: { node: config.values['node.name'] } });
+}
+
+function formatAddress(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Opens the node and its HTTP server and starts listening. */
+export async function runNode(config: NodeConfig, logger: Logger): Promise<RunningNode> {
+  const node = await NodeService.open({ config, logger });
+  let server: FastifyInstance;
+  try {
+    server = await buildServer({ node, config, logger });
+    await server.listen({ host: config.values['http.host'], port: config.values['http.port'] });
+  } catch (error) {
+    await node.close();
+    throw error;
+  }
+  const bound = server.server.address();
+  const port = bound !== null && typeof bound === 'object' ? bound.port : config.values['http.port'];
+  const address = formatAddress(config.values['http.host'], port);
+  await node.register(address);
+  let stopping: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      try {
+        await server.close();
+      } finally {
+        await node.close();
+      }
+    })();
+    return stopping;
+  };
+  return { node, server, address, stop };
+}

@@ -1,0 +1,25 @@
+/**
+ * Typed errors raised by coordinators. Like EngineError, `code` is stable; the node layer passes
+ * these codes on and the API's error table maps them to an HTTP status and an ES error type.
+ */
+export type CatalogErrorCode =
+  | 'index_not_found'
+  | 'resource_already_exists'
+  | 'invalid_index_name'
+  | 'namespace_not_found'
+  | 'illegal_argument'
+  /** A compare-and-set lost against a concurrent change; re-read and retry. */
+  | 'catalog_conflict'
+  /** The catalog could not be persisted or read, or the coordinator is closed. */
+  | 'catalog_unavailable';
+
+/** A catalog operation that was refused or failed; the catalog is unchanged. */
+export class CatalogError extends Error {
+  constructor(
+    readonly code: CatalogErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CatalogError';
+  }
+}

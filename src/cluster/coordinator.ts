@@ -1,0 +1,109 @@
+/**
+ * The coordinator owns the cluster catalog (namespaces, collections, shards, placements) and the
+ * node registry. Two implementations fit behind it: the embedded `local` one (single node, a file
+ * under `path.data`) and an etcd one (leases, watches, transactions). Callers never learn which
+ * one they hold: every catalog change goes through these methods, and components react to
+ * catalog changes only through `watch`, never through in-process side channels.
+ *
+ * Reads (`catalog`, `getCollection`, ...) are synchronous and served from the coordinator's view of
+ * the catalog; after a mutating call resolves, that view already includes the change. Watchers may
+ * be notified asynchronously (an etcd watch is), so a component that must act on its own change
+ * waits until it has processed the returned revision.
+ */
+import type { Mapping } from '../engine/mapping/mapping.ts';
+import type {
+  Catalog,
+  CatalogEvent,
+  CollectionMeta,
+  CollectionSettings,
+  NamespaceMeta,
+  NodeRecord,
+} from './catalog.ts';
+
+/** What `createCollection` needs; UUIDs, shards and placements are assigned by the coordinator. */
+export interface CreateCollectionRequest {
+  name: string;
+  /** Defaults to the `default` namespace; the namespace must exist. */
+  namespace?: string;
+  settings: CollectionSettings;
+  mapping: Mapping;
+}
+
+/** Options of `putMapping`. */
+export interface PutMappingOptions {
+  /**
+   * Compare-and-set: apply only if the collection's `version` still equals this value, else fail
+   * with `catalog_conflict` (the caller re-reads and retries).
+   */
+  expectedVersion?: number;
+}
+
+/** A node's announcement of itself to the registry. */
+export interface NodeRegistration {
+  id: string;
+  name: string;
+  /** Base URL of the node's HTTP API. */
+  address: string;
+  version: string;
+  roles: string[];
+}
+
+/** Options of `registerNode`. */
+export interface RegisterNodeOptions {
+  /** Lease time-to-live: a node that stops heartbeating leaves the registry after this long. */
+  ttlMs?: number;
+}
+
+/** A registered node's lease; the coordinator heartbeats it until `revoke` or `close`. */
+export interface NodeLease {
+  readonly nodeId: string;
+  /** Ends the lease now: the node leaves the registry (a `node_left` change). */
+  revoke(): Promise<void>;
+}
+
+/** Receives catalog events in revision order. A returned promise is not awaited by the coordinator. */
+export type CatalogListener = (event: CatalogEvent) => void | Promise<void>;
+
+/** Catalog and node registry of a cluster; see the module comment for the contract. */
+export interface Coordinator {
+  /** Which implementation this is, for `GET /` and logs only. */
+  readonly kind: 'local' | 'etcd';
+  /** Revision of the catalog view `catalog()` returns. */
+  readonly revision: number;
+
+  /** The current catalog view (deeply frozen). */
+  catalog(): Catalog;
+
+  /** A namespace by name, or null. */
+  getNamespace(name: string): NamespaceMeta | null;
+  /** All namespaces, sorted by name. */
+  listNamespaces(): NamespaceMeta[];
+  /** Creates a namespace; `resource_already_exists` when the name is taken. */
+  createNamespace(name: string): Promise<NamespaceMeta>;
+  /**
+   * Deletes a namespace and every collection in it in one catalog change. Returns what was
+   * removed. The default namespace cannot be deleted (`illegal_argument`).
+   */
+  deleteNamespace(name: string): Promise<{ namespace: NamespaceMeta; collections: CollectionMeta[] }>;
+
+  /** A collection by name, or null. */
+  getCollection(name: string): CollectionMeta | null;
+  /** All collections (optionally of one namespace), sorted by name. */
+  listCollections(namespace?: string): CollectionMeta[];
+  /** Creates a collection with a UUID per shard and placements on registered nodes. */
+  createCollection(request: CreateCollectionRequest): Promise<CollectionMeta>;
+  /** Removes a collection from the catalog and returns its last metadata. */
+  deleteCollection(name: string): Promise<CollectionMeta>;
+  /** Replaces a collection's mapping (the caller merged and validated it) and bumps its version. */
+  putMapping(name: string, mapping: Mapping, options?: PutMappingOptions): Promise<CollectionMeta>;
+
+  /** Adds this node to the registry under a lease kept alive by the coordinator. */
+  registerNode(registration: NodeRegistration, options?: RegisterNodeOptions): Promise<NodeLease>;
+  /** Nodes currently in the registry, sorted by id. */
+  listNodes(): NodeRecord[];
+
+  /** Subscribes to catalog events; returns the function that unsubscribes. */
+  watch(listener: CatalogListener): () => void;
+  /** Revokes this process's leases, stops watches and releases resources. */
+  close(): Promise<void>;
+}

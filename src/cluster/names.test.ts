@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { invalidNameReason, resolveTarget } from './names.ts';
+
+test('collection names follow Elasticsearch index name rules', () => {
+  for (const valid of ['books', 'logs-2024.01', 'a_b', 'é']) assert.equal(invalidNameReason(valid), null, valid);
+  assert.match(invalidNameReason('Books') ?? '', /lowercase/);
+  assert.match(invalidNameReason('_x') ?? '', /must not start/);
+  assert.match(invalidNameReason('-x') ?? '', /must not start/);
+  assert.match(invalidNameReason('+x') ?? '', /must not start/);
+  assert.match(invalidNameReason('.') ?? '', /"\."/);
+  assert.match(invalidNameReason('..') ?? '', /"\."/);
+  assert.match(invalidNameReason('') ?? '', /empty/);
+  assert.match(invalidNameReason('x'.repeat(256)) ?? '', /too long/);
+  for (const bad of ['a b', 'a,b', 'a#b', 'a:b', 'a*', 'a?b', 'a/b', 'a\\b', 'a"b', 'a<b', 'a>b', 'a|b']) {
+    assert.match(invalidNameReason(bad) ?? '', /must not contain/, bad);
+  }
+});
+
+test('targets resolve comma lists, wildcards, _all and exclusions', () => {
+  const existing = ['books', 'logs-1', 'logs-2', 'users'];
+  assert.deepEqual(resolveTarget('books', existing), { names: ['books'], missing: [] });
+  assert.deepEqual(resolveTarget('logs-*,books', existing), { names: ['logs-1', 'logs-2', 'books'], missing: [] });
+  assert.deepEqual(resolveTarget('_all', existing).names, existing);
+  assert.deepEqual(resolveTarget('*,-logs-*', existing).names, ['books', 'users']);
+  assert.deepEqual(resolveTarget('nope*', existing), { names: [], missing: [] });
+  assert.deepEqual(resolveTarget('books,nope', existing), { names: ['books'], missing: ['nope'] });
+});

@@ -1,0 +1,165 @@
+/**
+ * Text analysis: turns a field value or a query string into terms with positions and offsets.
+ * Analyzers: `standard` (Unicode words, lowercased, ASCII folded), `english` (standard, then
+ * possessives, stop words and Porter stemming), `whitespace` (split on whitespace, as is) and
+ * `keyword` (the whole string as one term).
+ */
+import { EngineError } from '../errors.ts';
+import type { AnalyzerName } from '../mapping/mapping.ts';
+import { englishTerm } from './english.ts';
+import { foldNonAsciiWord, foldText, isAscii, ownedString } from './folding.ts';
+import { TokenSpans, scanWhitespaceSeparated, scanWords } from './word-scanner.ts';
+
+/** One token: its term, its position, and where it came from in the original string. */
+export interface Token {
+  term: string;
+  /** 0 for the first token; dropped tokens and stop words leave gaps. */
+  position: number;
+  /** Offset of the token's first UTF-16 unit in the original string. */
+  startOffset: number;
+  /** Offset just past the token's last UTF-16 unit. */
+  endOffset: number;
+}
+
+/** Terms with their positions as parallel arrays: what indexing needs, without offsets. */
+export interface AnalyzedTerms {
+  terms: string[];
+  positions: number[];
+}
+
+/** Longest token (in UTF-16 units) the word and whitespace analyzers keep; longer ones are dropped. */
+export const MAX_TOKEN_LENGTH = 255;
+
+/** Collects analysis output; the arrays it does not need stay null. */
+class TokenSink {
+  readonly terms: string[] = [];
+  readonly positions: number[] | null;
+  readonly startOffsets: number[] | null;
+  readonly endOffsets: number[] | null;
+
+  constructor(withPositions: boolean, withOffsets: boolean) {
+    this.positions = withPositions ? [] : null;
+    this.startOffsets = withOffsets ? [] : null;
+    this.endOffsets = withOffsets ? [] : null;
+  }
+
+  add(term: string, position: number, startOffset: number, endOffset: number): void {
+    this.terms.push(term);
+    if (this.positions !== null) this.positions.push(position);
+    if (this.startOffsets !== null) {
+      this.startOffsets.push(startOffset);
+      this.endOffsets!.push(endOffset);
+    }
+  }
+}
+
+/** Reused by every call: analysis is synchronous, so one scan is never interleaved with another. */
+const spans = new TokenSpans();
+
+/** Emits the words of `text`, each span's index being its position. */
+function emitWords(text: string, english: boolean, sink: TokenSink): void {
+  const wholeTextAscii = isAscii(text);
+  // Lowercasing keeps every UTF-16 offset except for U+0130 (İ → i + combining dot), so ASCII
+  // words can be sliced from the lowercased text directly.
+  const lowered = wholeTextAscii || !text.includes('\u0130') ? text.toLowerCase() : null;
+  scanWords(wholeTextAscii ? lowered! : text, spans, wholeTextAscii);
+  const { starts, ends, ascii, count } = spans;
+  for (let position = 0; position < count; position++) {
+    const start = starts[position]!;
+    const end = ends[position]!;
+    if (end - start > MAX_TOKEN_LENGTH) continue;
+    let term: string;
+    if (ascii[position] === 0) term = foldNonAsciiWord(text.slice(start, end));
+    else if (lowered !== null) term = ownedString(lowered.slice(start, end));
+    else term = ownedString(text.slice(start, end).toLowerCase());
+    if (english) {
+      const englishForm = englishTerm(term);
+      if (englishForm === null) continue;
+      term = englishForm;
+    }
+    sink.add(term, position, start, end);
+  }
+}
+
+/** Emits the whitespace-separated runs of `text` unchanged. */
+function emitWhitespaceSeparated(text: string, sink: TokenSink): void {
+  scanWhitespaceSeparated(text, spans);
+  const { starts, ends, count } = spans;
+  for (let position = 0; position < count; position++) {
+    const start = starts[position]!;
+    const end = ends[position]!;
+    if (end - start > MAX_TOKEN_LENGTH) continue;
+    sink.add(ownedString(text.slice(start, end)), position, start, end);
+  }
+}
+
+function run(analyzer: AnalyzerName, text: string, sink: TokenSink): void {
+  switch (analyzer) {
+    case 'standard':
+      emitWords(text, false, sink);
+      return;
+    case 'english':
+      emitWords(text, true, sink);
+      return;
+    case 'whitespace':
+      emitWhitespaceSeparated(text, sink);
+      return;
+    case 'keyword':
+      sink.add(text, 0, 0, text.length);
+      return;
+    default:
+      throw new EngineError('illegal_argument', `unknown analyzer [${String(analyzer)}]`);
+  }
+}
+
+/** Tokens of `text` with positions and offsets (for highlighting and phrase matching). */
+export function analyze(analyzer: AnalyzerName, text: string): Token[] {
+  const sink = new TokenSink(true, true);
+  run(analyzer, text, sink);
+  const { terms } = sink;
+  const positions = sink.positions!;
+  const startOffsets = sink.startOffsets!;
+  const endOffsets = sink.endOffsets!;
+  const tokens: Token[] = new Array(terms.length);
+  for (let index = 0; index < terms.length; index++) {
+    tokens[index] = {
+      term: terms[index]!,
+      position: positions[index]!,
+      startOffset: startOffsets[index]!,
+      endOffset: endOffsets[index]!,
+    };
+  }
+  return tokens;
+}
+
+/** Terms of `text` in order, without positions or offsets. */
+export function analyzeTerms(analyzer: AnalyzerName, text: string): string[] {
+  const sink = new TokenSink(false, false);
+  run(analyzer, text, sink);
+  return sink.terms;
+}
+
+/** Terms of `text` with their positions: the indexing fast path. */
+export function analyzeTermPositions(analyzer: AnalyzerName, text: string): AnalyzedTerms {
+  const sink = new TokenSink(true, false);
+  run(analyzer, text, sink);
+  return { terms: sink.terms, positions: sink.positions! };
+}
+
+/**
+ * One query term normalized as the analyzer would index it, without splitting (prefix, wildcard
+ * and term-like queries on text fields): lowercased and folded for `standard` and `english`,
+ * unchanged for `whitespace` and `keyword`.
+ */
+export function normalizeTerm(analyzer: AnalyzerName, text: string): string {
+  switch (analyzer) {
+    case 'standard':
+    case 'english':
+      return foldText(text);
+    case 'whitespace':
+    case 'keyword':
+      return text;
+    default:
+      throw new EngineError('illegal_argument', `unknown analyzer [${String(analyzer)}]`);
+  }
+}

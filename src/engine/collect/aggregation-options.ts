@@ -1,0 +1,121 @@
+/** Options shared by several aggregation types: value sources, bucket order, missing values, time zone. */
+import { EngineError } from '../errors.ts';
+import type { FlatField } from '../mapping/mapping.ts';
+import { COLUMN_NUMERIC_TYPES } from '../mapping/mapping.ts';
+import { parseDateValue } from '../query/date-math.ts';
+import { asArray, describe, dslError, isDslObject, readEnum, readNumber, readString, singleEntry } from '../query/dsl-reader.ts';
+import type { BucketKey, ValueFormat } from './aggregation-partials.ts';
+
+/** Where an aggregation reads its values. */
+export interface ValueSource {
+  field: string;
+  /** `none`: the field is not mapped, so no doc has a value. */
+  kind: 'keyword' | 'numeric' | 'none';
+  format: ValueFormat;
+}
+
+/** Bucket order: by count, key, or a single-value metric sub-aggregation (`name` or `name.stat`). */
+export interface BucketOrder {
+  by: '_count' | '_key' | 'metric';
+  direction: 'asc' | 'desc';
+  /** Sub-aggregation name for `metric`. */
+  aggregation: string;
+  /** For `metric`: the value ordered on (min, max, sum, avg, count, value_count, cardinality). */
+  stat: string | null;
+}
+
+/** Metric aggregation types. */
+export const METRIC_TYPES: ReadonlySet<string> = new Set(['min', 'max', 'sum', 'avg', 'stats', 'value_count', 'cardinality']);
+
+/** The part of a spec `parseBucketOrder` needs to check metric order paths. */
+export interface NamedSpec {
+  name: string;
+  type: string;
+}
+
+const TEXT_FIELD_DATA_MESSAGE =
+  'Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [FIELD] in order to load field data by uninverting the inverted index.';
+
+/**
+ * Resolves the `field` of an aggregation to a value source; text fields are rejected like ES
+ * does. With `fields` null (rendering merged partials, where formats come from the partials)
+ * the field is not resolved.
+ */
+export function valueSource(options: Record<string, unknown>, fields: ReadonlyMap<string, FlatField> | null, type: string): ValueSource {
+  if (options.script !== undefined) throw dslError(`[${type}] scripts are not supported`);
+  if (options.field === undefined) throw dslError(`[${type}] Required one of fields [field, script], but none were specified.`);
+  const field = readString(options.field, 'field', type);
+  const mapped = fields?.get(field);
+  if (mapped === undefined) return { field, kind: 'none', format: 'number' };
+  if (mapped.type === 'text') throw new EngineError('illegal_argument', TEXT_FIELD_DATA_MESSAGE.replace('FIELD', field));
+  if (mapped.type === 'keyword') return { field, kind: 'keyword', format: 'string' };
+  if (!COLUMN_NUMERIC_TYPES.has(mapped.type)) throw dslError(`[${type}] field [${field}] of type [${mapped.type}] cannot be aggregated`);
+  const format: ValueFormat = mapped.type === 'date' ? 'date' : mapped.type === 'boolean' ? 'boolean' : 'number';
+  return { field, kind: 'numeric', format };
+}
+
+/** A date, number or date-math bound of a date aggregation option. */
+export function parseDateOption(value: unknown, name: string, type: string, now: number): number {
+  if (typeof value === 'string') {
+    const millis = parseDateValue(value, false, now);
+    if (millis === null) throw dslError(`[${type}] [${name}] is not a date: ${describe(value)}`);
+    return millis;
+  }
+  return readNumber(value, name, type);
+}
+
+/** A `missing` value for a source (a term for keyword fields, a number or date otherwise). */
+export function parseMissingValue(value: unknown, source: ValueSource, type: string, now: number): BucketKey | null {
+  if (value === undefined || value === null) return null;
+  if (source.kind === 'none') {
+    // Unmapped (or not resolved while rendering): no doc has the field, the value is only a key.
+    if (typeof value === 'number' || typeof value === 'string') return value;
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    throw dslError(`[${type}] [missing] must be a scalar, got ${describe(value)}`);
+  }
+  if (source.kind === 'keyword') {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+    throw dslError(`[${type}] [missing] must be a scalar, got ${describe(value)}`);
+  }
+  if (source.format === 'boolean' && typeof value === 'boolean') return value ? 1 : 0;
+  if (source.format === 'date') return parseDateOption(value, 'missing', type, now);
+  return readNumber(value, 'missing', type);
+}
+
+/** Parses `order`; adds `_key asc` as the final tie-breaker like Elasticsearch. */
+export function parseBucketOrder(value: unknown, subs: readonly NamedSpec[], type: string, defaults: BucketOrder[]): BucketOrder[] {
+  const orders: BucketOrder[] = [];
+  if (value === undefined) orders.push(...defaults);
+  for (const entry of value === undefined ? [] : asArray(value)) {
+    if (!isDslObject(entry)) throw dslError(`[${type}] [order] must be an object or an array of objects`);
+    const [path, direction] = singleEntry(entry, `${type}.order`);
+    const parsedDirection = readEnum(direction, ['asc', 'desc'] as const, path, `${type}.order`);
+    if (path === '_count' || path === '_key' || path === '_term') {
+      orders.push({ by: path === '_count' ? '_count' : '_key', direction: parsedDirection, aggregation: '', stat: null });
+      continue;
+    }
+    const [aggregation, stat = null, ...rest] = path.split('.');
+    const target = subs.find((sub) => sub.name === aggregation);
+    if (target === undefined || rest.length > 0 || !METRIC_TYPES.has(target.type)) {
+      throw dslError(`[${type}] Invalid aggregation order path [${path}]: no single-value metric sub-aggregation [${aggregation}]`);
+    }
+    const multiValue = target.type === 'stats';
+    if (multiValue !== (stat !== null)) {
+      throw dslError(`[${type}] Invalid aggregation order path [${path}]: ${multiValue ? 'a stat name is required' : 'unexpected stat name'}`);
+    }
+    if (stat !== null && !['count', 'min', 'max', 'avg', 'sum'].includes(stat)) {
+      throw dslError(`[${type}] Invalid aggregation order path [${path}]: unknown stat [${stat}]`);
+    }
+    orders.push({ by: 'metric', direction: parsedDirection, aggregation: aggregation!, stat: stat ?? target.type });
+  }
+  if (!orders.some((order) => order.by === '_key')) orders.push({ by: '_key', direction: 'asc', aggregation: '', stat: null });
+  return orders;
+}
+
+/** Only UTC is supported as an aggregation time zone. */
+export function requireUtc(value: unknown, type: string): void {
+  const zone = readString(value, 'time_zone', type);
+  if (!['UTC', 'Z', '+00:00', '-00:00', 'Etc/UTC', 'GMT'].includes(zone)) {
+    throw dslError(`[${type}] time_zone [${zone}] is not supported; only UTC is`);
+  }
+}

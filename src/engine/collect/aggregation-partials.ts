@@ -1,0 +1,195 @@
+/**
+ * Aggregation partials: what each shard returns for its aggregations, plain JSON so that they
+ * can cross the network, and `mergeAggregations`, which folds several shards' partials into one
+ * (bucket counts and metrics summed, value sets unioned). Rendering into the Elasticsearch
+ * response shape happens once, after the merge (render-aggregations.ts).
+ */
+import { HyperLogLog } from './hyperloglog.ts';
+
+/** How bucket keys and metric values render (`key_as_string`, `value_as_string`). */
+export type ValueFormat = 'number' | 'date' | 'boolean' | 'string';
+
+/** A bucket key: a keyword term or a number (numeric terms, histogram keys). */
+export type BucketKey = string | number;
+
+/** Aggregation name → partial. */
+export type AggregationPartials = Record<string, AggregationPartial>;
+
+/** A bucket with a key. */
+export interface KeyedBucketPartial {
+  key: BucketKey;
+  docCount: number;
+  aggs: AggregationPartials;
+}
+
+/** `terms`: the shard's top shard_size buckets and what it left out. */
+export interface TermsPartial {
+  type: 'terms';
+  format: ValueFormat;
+  buckets: KeyedBucketPartial[];
+  /** Doc count of the buckets the shards did not return. */
+  otherDocCount: number;
+  /** Largest count a term missing from `buckets` may have had, summed over shards. */
+  errorBound: number;
+}
+
+/** A `range` bucket. */
+export interface RangeBucketPartial {
+  key: string;
+  from: number | null;
+  to: number | null;
+  docCount: number;
+  aggs: AggregationPartials;
+}
+
+/** `range`: one bucket per requested range, in request order. */
+export interface RangePartial {
+  type: 'range';
+  format: ValueFormat;
+  buckets: RangeBucketPartial[];
+}
+
+/** `histogram` / `date_histogram`: non-empty buckets by ascending key. */
+export interface HistogramPartial {
+  type: 'histogram';
+  format: ValueFormat;
+  buckets: KeyedBucketPartial[];
+}
+
+/** `min`, `max`, `sum`, `avg`, `stats`: the running statistics. */
+export interface StatsPartial {
+  type: 'stats';
+  format: ValueFormat;
+  count: number;
+  sum: number;
+  min: number | null;
+  max: number | null;
+}
+
+/** `value_count`. */
+export interface ValueCountPartial {
+  type: 'value_count';
+  count: number;
+}
+
+/** `cardinality`: the exact value set, or a HyperLogLog sketch (base64) once it grew too big. */
+export interface CardinalityPartial {
+  type: 'cardinality';
+  values: BucketKey[] | null;
+  sketch: string | null;
+}
+
+/** Any aggregation partial. */
+export type AggregationPartial =
+  | TermsPartial
+  | RangePartial
+  | HistogramPartial
+  | StatsPartial
+  | ValueCountPartial
+  | CardinalityPartial;
+
+/** Distinct values kept exactly before `cardinality` switches to a sketch (ES's maximum precision_threshold). */
+export const EXACT_CARDINALITY_LIMIT = 40_000;
+
+/** Merges several shards' partials (in shard order) into one. */
+export function mergeAggregations(partials: readonly AggregationPartials[]): AggregationPartials {
+  const merged: AggregationPartials = {};
+  for (const partial of partials) {
+    for (const [name, value] of Object.entries(partial)) {
+      const existing = merged[name];
+      merged[name] = existing === undefined ? value : mergePartial(existing, value);
+    }
+  }
+  return merged;
+}
+
+function mergePartial(left: AggregationPartial, right: AggregationPartial): AggregationPartial {
+  if (left.type !== right.type) throw new Error(`cannot merge aggregation partials of types ${left.type} and ${right.type}`);
+  switch (left.type) {
+    case 'terms': {
+      const other = right as TermsPartial;
+      return {
+        type: 'terms',
+        format: left.format,
+        buckets: mergeKeyedBuckets(left.buckets, other.buckets),
+        otherDocCount: left.otherDocCount + other.otherDocCount,
+        errorBound: left.errorBound + other.errorBound,
+      };
+    }
+    case 'histogram': {
+      const buckets = mergeKeyedBuckets(left.buckets, (right as HistogramPartial).buckets);
+      buckets.sort((a, b) => (a.key as number) - (b.key as number));
+      return { type: 'histogram', format: left.format, buckets };
+    }
+    case 'range': {
+      const other = right as RangePartial;
+      return {
+        type: 'range',
+        format: left.format,
+        buckets: left.buckets.map((bucket, index) => {
+          const match = other.buckets[index]!;
+          return { ...bucket, docCount: bucket.docCount + match.docCount, aggs: mergeAggregations([bucket.aggs, match.aggs]) };
+        }),
+      };
+    }
+    case 'stats': {
+      const other = right as StatsPartial;
+      return {
+        type: 'stats',
+        format: left.format,
+        count: left.count + other.count,
+        sum: left.sum + other.sum,
+        min: left.min === null ? other.min : other.min === null ? left.min : Math.min(left.min, other.min),
+        max: left.max === null ? other.max : other.max === null ? left.max : Math.max(left.max, other.max),
+      };
+    }
+    case 'value_count':
+      return { type: 'value_count', count: left.count + (right as ValueCountPartial).count };
+    case 'cardinality':
+      return mergeCardinality(left, right as CardinalityPartial);
+  }
+}
+
+function bucketIdentity(key: BucketKey): string {
+  return typeof key === 'number' ? `n${key}` : `s${key}`;
+}
+
+function mergeKeyedBuckets(left: readonly KeyedBucketPartial[], right: readonly KeyedBucketPartial[]): KeyedBucketPartial[] {
+  const byKey = new Map<string, KeyedBucketPartial>();
+  for (const bucket of left) byKey.set(bucketIdentity(bucket.key), bucket);
+  for (const bucket of right) {
+    const identity = bucketIdentity(bucket.key);
+    const existing = byKey.get(identity);
+    byKey.set(
+      identity,
+      existing === undefined
+        ? bucket
+        : { key: existing.key, docCount: existing.docCount + bucket.docCount, aggs: mergeAggregations([existing.aggs, bucket.aggs]) },
+    );
+  }
+  return [...byKey.values()];
+}
+
+/** The sketch of a cardinality partial (built from its exact values when needed). */
+export function cardinalitySketch(partial: CardinalityPartial): HyperLogLog {
+  if (partial.sketch !== null) return HyperLogLog.fromBase64(partial.sketch);
+  const sketch = new HyperLogLog();
+  for (const value of partial.values ?? []) sketch.add(value);
+  return sketch;
+}
+
+function mergeCardinality(left: CardinalityPartial, right: CardinalityPartial): CardinalityPartial {
+  if (left.values !== null && right.values !== null) {
+    const union = new Set<BucketKey>(left.values);
+    for (const value of right.values) union.add(value);
+    if (union.size <= EXACT_CARDINALITY_LIMIT) return { type: 'cardinality', values: [...union], sketch: null };
+  }
+  const sketch = cardinalitySketch(left);
+  sketch.merge(cardinalitySketch(right));
+  return { type: 'cardinality', values: null, sketch: sketch.toBase64() };
+}
+
+/** Number of distinct values a cardinality partial stands for. */
+export function cardinalityValue(partial: CardinalityPartial): number {
+  return partial.values !== null ? partial.values.length : cardinalitySketch(partial).estimate();
+}

@@ -1,0 +1,203 @@
+/**
+ * Parsing and validation of the aggregations DSL into specs. The same specs drive the shard
+ * aggregators and the rendering of merged partials; rendering needs no mapping, so every spec
+ * carries what it needs (formats, bounds, order).
+ */
+import { EngineError } from '../errors.ts';
+import type { FlatField } from '../mapping/mapping.ts';
+import {
+  checkKeys,
+  dslError,
+  expectObject,
+  readBoolean,
+  readEnum,
+  readInteger,
+  readNumber,
+  readString,
+} from '../query/dsl-reader.ts';
+import type { BucketOrder, ValueSource } from './aggregation-options.ts';
+import {
+  METRIC_TYPES,
+  parseBucketOrder,
+  parseDateOption,
+  parseMissingValue,
+  requireUtc,
+  valueSource,
+} from './aggregation-options.ts';
+import type { BucketKey } from './aggregation-partials.ts';
+import { parseHistogramSpec, type HistogramSpec } from './histogram-spec.ts';
+
+interface SpecBase {
+  name: string;
+  subs: AggregationSpec[];
+}
+
+/** `terms`. */
+export interface TermsSpec extends SpecBase {
+  type: 'terms';
+  source: ValueSource;
+  size: number;
+  shardSize: number;
+  minDocCount: number;
+  order: BucketOrder[];
+  missing: BucketKey | null;
+}
+
+/** `range` and `date_range`. */
+export interface RangeSpec extends SpecBase {
+  type: 'range';
+  source: ValueSource;
+  ranges: { key: string | null; from: number | null; to: number | null }[];
+  keyed: boolean;
+}
+
+/** Metric aggregations. */
+export interface MetricSpec extends SpecBase {
+  type: 'min' | 'max' | 'sum' | 'avg' | 'stats' | 'value_count' | 'cardinality';
+  source: ValueSource;
+  missing: BucketKey | null;
+}
+
+/** Any aggregation spec. */
+export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec;
+
+/** Aggregation types this engine implements. */
+export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', ...METRIC_TYPES];
+
+/**
+ * Parses a request's `aggs` object against the mapping; `now` anchors date math. With `fields`
+ * null the mapping is not consulted (rendering of merged partials).
+ */
+export function parseAggregations(aggs: unknown, fields: ReadonlyMap<string, FlatField> | null, now = Date.now()): AggregationSpec[] {
+  const object = expectObject(aggs, 'aggs');
+  return Object.entries(object).map(([name, body]) => parseAggregation(name, body, fields, now, 0));
+}
+
+function parseAggregation(
+  name: string,
+  body: unknown,
+  fields: ReadonlyMap<string, FlatField> | null,
+  now: number,
+  depth: number,
+): AggregationSpec {
+  if (name === '' || /[[\]>]/.test(name)) {
+    throw dslError(`Invalid aggregation name [${name}]. Aggregation names can contain any character except '[', ']', and '>'`);
+  }
+  if (depth > 16) throw dslError(`[${name}] aggregations are nested too deeply`);
+  const object = expectObject(body, name);
+  let type: string | null = null;
+  let parameters: unknown;
+  let subsBody: unknown;
+  for (const [key, value] of Object.entries(object)) {
+    if (key === 'aggs' || key === 'aggregations') {
+      if (subsBody !== undefined) throw dslError(`Found two sub aggregation definitions under [${name}]`);
+      subsBody = value;
+    } else if (key === 'meta') {
+      expectObject(value, `${name}.meta`);
+    } else if (type === null) {
+      if (!AGGREGATION_TYPES.includes(key)) throw dslError(`Unknown aggregation type [${key}] for aggregation [${name}]`);
+      type = key;
+      parameters = value;
+    } else {
+      throw dslError(`Found two aggregation type definitions in [${name}]: [${type}] and [${key}]`);
+    }
+  }
+  if (type === null) throw dslError(`Missing definition for aggregation [${name}]`);
+  const subs =
+    subsBody === undefined
+      ? []
+      : Object.entries(expectObject(subsBody, `${name}.aggs`)).map(([subName, subBody]) =>
+          parseAggregation(subName, subBody, fields, now, depth + 1),
+        );
+  const options = expectObject(parameters, type);
+  if (METRIC_TYPES.has(type)) {
+    if (subs.length > 0) throw dslError(`Aggregator [${name}] of type [${type}] cannot accept sub-aggregations`);
+    return parseMetric(name, type as MetricSpec['type'], options, fields, now);
+  }
+  switch (type) {
+    case 'terms':
+      return parseTerms(name, options, fields, subs, now);
+    case 'range':
+    case 'date_range':
+      return parseRange(name, type, options, fields, subs, now);
+    default:
+      return parseHistogramSpec(name, type as 'histogram' | 'date_histogram', options, fields, subs, now);
+  }
+}
+
+function parseMetric(
+  name: string,
+  type: MetricSpec['type'],
+  options: Record<string, unknown>,
+  fields: ReadonlyMap<string, FlatField> | null,
+  now: number,
+): MetricSpec {
+  checkKeys(options, ['field', 'missing', 'format', 'precision_threshold', 'script'], type);
+  if (options.precision_threshold !== undefined) readInteger(options.precision_threshold, 'precision_threshold', type);
+  const source = valueSource(options, fields, type);
+  if (source.kind === 'keyword' && type !== 'value_count' && type !== 'cardinality') {
+    throw new EngineError('illegal_argument', `Field [${source.field}] of type [keyword] is not supported for aggregation [${type}]`);
+  }
+  return { type, name, subs: [], source, missing: parseMissingValue(options.missing, source, type, now) };
+}
+
+function parseTerms(
+  name: string,
+  options: Record<string, unknown>,
+  fields: ReadonlyMap<string, FlatField> | null,
+  subs: AggregationSpec[],
+  now: number,
+): TermsSpec {
+  checkKeys(
+    options,
+    ['field', 'size', 'shard_size', 'min_doc_count', 'shard_min_doc_count', 'order', 'missing', 'show_term_doc_count_error', 'execution_hint', 'collect_mode', 'format', 'script', 'value_type'],
+    'terms',
+  );
+  const source = valueSource(options, fields, 'terms');
+  const size = options.size === undefined ? 10 : readInteger(options.size, 'size', 'terms', 1, 65_536);
+  const defaultShardSize = Math.max(Math.floor(size * 1.5 + 10), size);
+  const shardSize =
+    options.shard_size === undefined ? defaultShardSize : Math.max(readInteger(options.shard_size, 'shard_size', 'terms', 1, 65_536), size);
+  const minDocCount = options.min_doc_count === undefined ? 1 : readInteger(options.min_doc_count, 'min_doc_count', 'terms');
+  if (options.collect_mode !== undefined) readEnum(options.collect_mode, ['breadth_first', 'depth_first'] as const, 'collect_mode', 'terms');
+  if (options.show_term_doc_count_error !== undefined) readBoolean(options.show_term_doc_count_error, 'show_term_doc_count_error', 'terms');
+  const order = parseBucketOrder(options.order, subs, 'terms', [
+    { by: '_count', direction: 'desc', aggregation: '', stat: null },
+  ]);
+  return { type: 'terms', name, subs, source, size, shardSize, minDocCount, order, missing: parseMissingValue(options.missing, source, 'terms', now) };
+}
+
+function parseRange(
+  name: string,
+  type: 'range' | 'date_range',
+  options: Record<string, unknown>,
+  fields: ReadonlyMap<string, FlatField> | null,
+  subs: AggregationSpec[],
+  now: number,
+): RangeSpec {
+  checkKeys(options, ['field', 'ranges', 'keyed', 'format', 'script', 'time_zone'], type);
+  const source = valueSource(options, fields, type);
+  if (type === 'date_range' && source.kind !== 'none' && source.format !== 'date') {
+    throw new EngineError('illegal_argument', `Field [${source.field}] of type [${source.format}] is not supported for aggregation [date_range]`);
+  }
+  if (source.kind === 'keyword') {
+    throw new EngineError('illegal_argument', `Field [${source.field}] of type [keyword] is not supported for aggregation [${type}]`);
+  }
+  if (!Array.isArray(options.ranges) || options.ranges.length === 0) throw dslError(`[${type}] [ranges] must be a non-empty array`);
+  const dates = type === 'date_range' || source.format === 'date';
+  const bound = (value: unknown, which: string): number | null => {
+    if (value === undefined || value === null) return null;
+    const dateLike = dates || (fields === null && typeof value === 'string' && Number.isNaN(Number(value)));
+    return dateLike ? parseDateOption(value, which, type, now) : readNumber(value, which, type);
+  };
+  const ranges = options.ranges.map((range) => {
+    const object = expectObject(range, `${type}.ranges`);
+    checkKeys(object, ['key', 'from', 'to'], `${type}.ranges`);
+    const key = object.key === undefined ? null : readString(object.key, 'key', type);
+    return { key, from: bound(object.from, 'from'), to: bound(object.to, 'to') };
+  });
+  const keyed = options.keyed === undefined ? false : readBoolean(options.keyed, 'keyed', type);
+  if (options.time_zone !== undefined) requireUtc(options.time_zone, type);
+  return { type: 'range', name, subs, source: dates ? { ...source, format: 'date' } : source, ranges, keyed };
+}
+

@@ -1,0 +1,153 @@
+/**
+ * Metric aggregators: the stats family (min, max, sum, avg, stats share one collector),
+ * value_count and cardinality. State is kept per owner bucket in flat arrays.
+ */
+import type { KeywordColumn, LeafReader, NumericColumn } from '../segment/leaf-reader.ts';
+import type { BucketKey, CardinalityPartial, StatsPartial, ValueCountPartial } from './aggregation-partials.ts';
+import { EXACT_CARDINALITY_LIMIT } from './aggregation-partials.ts';
+import type { MetricSpec } from './aggregation-spec.ts';
+import type { Aggregator } from './aggregator.ts';
+import { GrowableFloats } from './bucket-ordinals.ts';
+import { HyperLogLog } from './hyperloglog.ts';
+
+/** Count, sum, min and max of a numeric field per owner bucket. */
+export class StatsAggregator implements Aggregator {
+  readonly name: string;
+  private readonly counts = new GrowableFloats(0);
+  private readonly sums = new GrowableFloats(0);
+  private readonly mins = new GrowableFloats(Infinity);
+  private readonly maxes = new GrowableFloats(-Infinity);
+  private column: NumericColumn | null = null;
+  private readonly missing: number | null;
+
+  constructor(private readonly spec: MetricSpec) {
+    this.name = spec.name;
+    this.missing = typeof spec.missing === 'number' ? spec.missing : null;
+  }
+
+  setLeaf(leaf: LeafReader): void {
+    this.column = this.spec.source.kind === 'numeric' ? leaf.numericColumn(this.spec.source.field) : null;
+  }
+
+  collect(doc: number, owner: number): void {
+    const column = this.column;
+    const count = column === null ? 0 : column.count(doc);
+    if (count === 0) {
+      if (this.missing !== null) this.add(owner, this.missing);
+      return;
+    }
+    for (let i = 0; i < count; i++) this.add(owner, column!.value(doc, i));
+  }
+
+  private add(owner: number, value: number): void {
+    this.counts.ensure(owner);
+    this.sums.ensure(owner);
+    this.mins.ensure(owner);
+    this.maxes.ensure(owner);
+    this.counts.data[owner]!++;
+    this.sums.data[owner]! += value;
+    if (value < this.mins.data[owner]!) this.mins.data[owner] = value;
+    if (value > this.maxes.data[owner]!) this.maxes.data[owner] = value;
+  }
+
+  partial(owner: number): StatsPartial {
+    const count = this.counts.get(owner);
+    return {
+      type: 'stats',
+      format: this.spec.source.format,
+      count,
+      sum: this.sums.get(owner),
+      min: count === 0 ? null : this.mins.get(owner),
+      max: count === 0 ? null : this.maxes.get(owner),
+    };
+  }
+}
+
+/** Number of values (numeric or keyword) per owner bucket. */
+export class ValueCountAggregator implements Aggregator {
+  readonly name: string;
+  private readonly counts = new GrowableFloats(0);
+  private column: NumericColumn | KeywordColumn | null = null;
+
+  constructor(private readonly spec: MetricSpec) {
+    this.name = spec.name;
+  }
+
+  setLeaf(leaf: LeafReader): void {
+    const { source } = this.spec;
+    this.column =
+      source.kind === 'keyword' ? leaf.keywordColumn(source.field) : source.kind === 'numeric' ? leaf.numericColumn(source.field) : null;
+  }
+
+  collect(doc: number, owner: number): void {
+    const count = this.column === null ? 0 : this.column.count(doc);
+    const added = count === 0 && this.spec.missing !== null ? 1 : count;
+    if (added === 0) return;
+    this.counts.ensure(owner);
+    this.counts.data[owner]! += added;
+  }
+
+  partial(owner: number): ValueCountPartial {
+    return { type: 'value_count', count: this.counts.get(owner) };
+  }
+}
+
+/** Distinct values per owner bucket: exact sets, turning into HyperLogLog sketches past the limit. */
+export class CardinalityAggregator implements Aggregator {
+  readonly name: string;
+  private readonly exact: (Set<BucketKey> | undefined)[] = [];
+  private readonly sketches: (HyperLogLog | undefined)[] = [];
+  private keywordColumn: KeywordColumn | null = null;
+  private numericColumn: NumericColumn | null = null;
+
+  constructor(private readonly spec: MetricSpec) {
+    this.name = spec.name;
+  }
+
+  setLeaf(leaf: LeafReader): void {
+    const { source } = this.spec;
+    this.keywordColumn = source.kind === 'keyword' ? leaf.keywordColumn(source.field) : null;
+    this.numericColumn = source.kind === 'numeric' ? leaf.numericColumn(source.field) : null;
+  }
+
+  collect(doc: number, owner: number): void {
+    const keyword = this.keywordColumn;
+    if (keyword !== null) {
+      const count = keyword.count(doc);
+      for (let i = 0; i < count; i++) this.add(owner, keyword.term(keyword.ordinal(doc, i)));
+      if (count > 0) return;
+    } else if (this.numericColumn !== null) {
+      const numeric = this.numericColumn;
+      const count = numeric.count(doc);
+      for (let i = 0; i < count; i++) this.add(owner, numeric.value(doc, i));
+      if (count > 0) return;
+    }
+    if (this.spec.missing !== null) this.add(owner, this.spec.missing);
+  }
+
+  private add(owner: number, value: BucketKey): void {
+    const sketch = this.sketches[owner];
+    if (sketch !== undefined) {
+      sketch.add(value);
+      return;
+    }
+    let set = this.exact[owner];
+    if (set === undefined) {
+      set = new Set();
+      this.exact[owner] = set;
+    }
+    set.add(value);
+    if (set.size > EXACT_CARDINALITY_LIMIT) {
+      const created = new HyperLogLog();
+      for (const member of set) created.add(member);
+      this.sketches[owner] = created;
+      this.exact[owner] = undefined;
+    }
+  }
+
+  partial(owner: number): CardinalityPartial {
+    const sketch = this.sketches[owner];
+    if (sketch !== undefined) return { type: 'cardinality', values: null, sketch: sketch.toBase64() };
+    return { type: 'cardinality', values: [...(this.exact[owner] ?? [])], sketch: null };
+  }
+}

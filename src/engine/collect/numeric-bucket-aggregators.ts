@@ -1,0 +1,138 @@
+/** Bucket aggregators over numeric columns: `range` / `date_range` and `histogram` / `date_histogram`. */
+import type { LeafReader, NumericColumn } from '../segment/leaf-reader.ts';
+import type { HistogramPartial, KeyedBucketPartial, RangePartial } from './aggregation-partials.ts';
+import type { RangeSpec } from './aggregation-spec.ts';
+import type { Aggregator, AggregatorGroup } from './aggregator.ts';
+import { BucketOrdinals, GrowableFloats, KeyDictionary } from './bucket-ordinals.ts';
+import type { HistogramSpec } from './histogram-spec.ts';
+import { histogramKey, nextHistogramKey } from './histogram-spec.ts';
+import { rangeKey } from './value-format.ts';
+
+/** Shard collector of a `range` aggregation: bucket ordinal = owner · ranges + range index. */
+export class RangeAggregator implements Aggregator {
+  readonly name: string;
+  private readonly docCounts = new GrowableFloats(0);
+  private readonly froms: Float64Array;
+  private readonly tos: Float64Array;
+  private column: NumericColumn | null = null;
+
+  constructor(
+    private readonly spec: RangeSpec,
+    private readonly subs: AggregatorGroup,
+  ) {
+    this.name = spec.name;
+    this.froms = Float64Array.from(spec.ranges, (range) => range.from ?? -Infinity);
+    this.tos = Float64Array.from(spec.ranges, (range) => range.to ?? Infinity);
+  }
+
+  setLeaf(leaf: LeafReader): void {
+    this.column = this.spec.source.kind === 'numeric' ? leaf.numericColumn(this.spec.source.field) : null;
+    this.subs.setLeaf(leaf);
+  }
+
+  collect(doc: number, owner: number): void {
+    const column = this.column;
+    if (column === null) return;
+    const count = column.count(doc);
+    if (count === 0) return;
+    const rangeCount = this.froms.length;
+    for (let range = 0; range < rangeCount; range++) {
+      const from = this.froms[range]!;
+      const to = this.tos[range]!;
+      for (let i = 0; i < count; i++) {
+        const value = column.value(doc, i);
+        if (value >= to) break;
+        if (value >= from) {
+          const ordinal = owner * rangeCount + range;
+          this.docCounts.ensure(ordinal);
+          this.docCounts.data[ordinal]!++;
+          this.subs.collect(doc, ordinal);
+          break;
+        }
+      }
+    }
+  }
+
+  partial(owner: number): RangePartial {
+    const { spec } = this;
+    const format = spec.source.format;
+    return {
+      type: 'range',
+      format,
+      buckets: spec.ranges.map((range, index) => {
+        const ordinal = owner * spec.ranges.length + index;
+        return {
+          key: range.key ?? rangeKey(range.from, range.to, format),
+          from: range.from,
+          to: range.to,
+          docCount: this.docCounts.get(ordinal),
+          aggs: this.subs.partials(ordinal),
+        };
+      }),
+    };
+  }
+}
+
+/** Shard collector of a `histogram` or `date_histogram`: one bucket per rounded key. */
+export class HistogramAggregator implements Aggregator {
+  readonly name: string;
+  private readonly keys = new KeyDictionary<number>();
+  private readonly ordinals = new BucketOrdinals();
+  private readonly docCounts = new GrowableFloats(0);
+  private column: NumericColumn | null = null;
+  /** Last calendar bucket computed: values in [cachedStart, cachedEnd) share its key (saves date math). */
+  private cachedStart = NaN;
+  private cachedEnd = NaN;
+  private cachedKeyId = -1;
+
+  constructor(
+    private readonly spec: HistogramSpec,
+    private readonly subs: AggregatorGroup,
+  ) {
+    this.name = spec.name;
+  }
+
+  setLeaf(leaf: LeafReader): void {
+    this.column = this.spec.source.kind === 'numeric' ? leaf.numericColumn(this.spec.source.field) : null;
+    this.subs.setLeaf(leaf);
+  }
+
+  collect(doc: number, owner: number): void {
+    const column = this.column;
+    if (column === null) return;
+    const count = column.count(doc);
+    let previousKeyId = -1;
+    for (let i = 0; i < count; i++) {
+      const keyId = this.keyIdOf(column.value(doc, i));
+      if (keyId === previousKeyId) continue;
+      previousKeyId = keyId;
+      const ordinal = this.ordinals.ordinal(owner, keyId);
+      this.docCounts.ensure(ordinal);
+      this.docCounts.data[ordinal]!++;
+      this.subs.collect(doc, ordinal);
+    }
+  }
+
+  private keyIdOf(value: number): number {
+    if (this.spec.calendarUnit === null) return this.keys.idOf(histogramKey(this.spec, value));
+    if (value >= this.cachedStart && value < this.cachedEnd) return this.cachedKeyId;
+    const key = histogramKey(this.spec, value);
+    this.cachedStart = key;
+    this.cachedEnd = nextHistogramKey(this.spec, key);
+    this.cachedKeyId = this.keys.idOf(key);
+    return this.cachedKeyId;
+  }
+
+  partial(owner: number): HistogramPartial {
+    const buckets: KeyedBucketPartial[] = [];
+    for (const ordinal of this.ordinals.ordinalsOf(owner)) {
+      buckets.push({
+        key: this.keys.keys[this.ordinals.keyIdOf(ordinal)]!,
+        docCount: this.docCounts.get(ordinal),
+        aggs: this.subs.partials(ordinal),
+      });
+    }
+    buckets.sort((left, right) => (left.key as number) - (right.key as number));
+    return { type: 'histogram', format: this.spec.source.format, buckets };
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * Renders merged aggregation partials in the Elasticsearch response shape: final bucket order,
+ * size and min_doc_count for terms, empty-bucket filling for histograms, metric values, and the
+ * `*_as_string` forms of dates and booleans.
+ */
+import { EngineError } from '../errors.ts';
+import type {
+  AggregationPartial,
+  AggregationPartials,
+  HistogramPartial,
+  KeyedBucketPartial,
+  RangePartial,
+  StatsPartial,
+  TermsPartial,
+  ValueFormat,
+} from './aggregation-partials.ts';
+import { cardinalityValue } from './aggregation-partials.ts';
+import type { AggregationSpec, MetricSpec, RangeSpec, TermsSpec } from './aggregation-spec.ts';
+import { parseAggregations } from './aggregation-spec.ts';
+import { compareBuckets } from './bucket-order.ts';
+import type { HistogramSpec } from './histogram-spec.ts';
+import { histogramKey, MAX_HISTOGRAM_BUCKETS, nextHistogramKey } from './histogram-spec.ts';
+import { formatValue, rangeKey } from './value-format.ts';
+
+/** Renders merged partials for the request's `aggs` (ES response `aggregations` object). */
+export function renderAggregations(partials: AggregationPartials, aggsRequest: unknown): Record<string, unknown> {
+  return renderSpecs(parseAggregations(aggsRequest, null), partials);
+}
+
+function renderSpecs(specs: readonly AggregationSpec[], partials: AggregationPartials): Record<string, unknown> {
+  const rendered: Record<string, unknown> = {};
+  for (const spec of specs) rendered[spec.name] = renderOne(spec, partials[spec.name] ?? emptyPartial(spec));
+  return rendered;
+}
+
+/** The partial of an aggregation that saw no document. */
+function emptyPartial(spec: AggregationSpec): AggregationPartial {
+  const format: ValueFormat = spec.source.format;
+  switch (spec.type) {
+    case 'terms':
+      return { type: 'terms', format, buckets: [], otherDocCount: 0, errorBound: 0 };
+    case 'range':
+      return {
+        type: 'range',
+        format,
+        buckets: spec.ranges.map((range) => ({ key: range.key ?? rangeKey(range.from, range.to, format), from: range.from, to: range.to, docCount: 0, aggs: {} })),
+      };
+    case 'histogram':
+    case 'date_histogram':
+      return { type: 'histogram', format, buckets: [] };
+    case 'value_count':
+      return { type: 'value_count', count: 0 };
+    case 'cardinality':
+      return { type: 'cardinality', values: [], sketch: null };
+    default:
+      return { type: 'stats', format, count: 0, sum: 0, min: null, max: null };
+  }
+}
+
+function renderOne(spec: AggregationSpec, partial: AggregationPartial): Record<string, unknown> {
+  switch (spec.type) {
+    case 'terms':
+      return renderTerms(spec, partial as TermsPartial);
+    case 'range':
+      return renderRange(spec, partial as RangePartial);
+    case 'histogram':
+    case 'date_histogram':
+      return renderHistogram(spec, partial as HistogramPartial);
+    default:
+      return renderMetric(spec, partial);
+  }
+}
+
+function renderKeyedBucket(
+  bucket: KeyedBucketPartial,
+  format: ValueFormat,
+  subs: readonly AggregationSpec[],
+  keyAsStringFirst: boolean,
+): Record<string, unknown> {
+  const rendered: Record<string, unknown> = {};
+  const keyAsString = typeof bucket.key === 'number' && (format === 'date' || format === 'boolean') ? formatValue(bucket.key, format) : null;
+  if (keyAsStringFirst && keyAsString !== null) rendered.key_as_string = keyAsString;
+  rendered.key = bucket.key;
+  if (!keyAsStringFirst && keyAsString !== null) rendered.key_as_string = keyAsString;
+  rendered.doc_count = bucket.docCount;
+  return Object.assign(rendered, renderSpecs(subs, bucket.aggs));
+}
+
+function renderTerms(spec: TermsSpec, partial: TermsPartial): Record<string, unknown> {
+  const sorted = [...partial.buckets].sort((left, right) => compareBuckets(spec.order, left, right));
+  const shown = sorted.filter((bucket) => bucket.docCount >= spec.minDocCount).slice(0, spec.size);
+  let shownCount = 0;
+  let totalCount = partial.otherDocCount;
+  for (const bucket of shown) shownCount += bucket.docCount;
+  for (const bucket of partial.buckets) totalCount += bucket.docCount;
+  return {
+    doc_count_error_upper_bound: partial.errorBound,
+    sum_other_doc_count: totalCount - shownCount,
+    buckets: shown.map((bucket) => renderKeyedBucket(bucket, partial.format, spec.subs, false)),
+  };
+}
+
+function renderRange(spec: RangeSpec, partial: RangePartial): Record<string, unknown> {
+  const dates = partial.format === 'date';
+  const buckets = partial.buckets.map((bucket) => {
+    const rendered: Record<string, unknown> = { key: bucket.key };
+    if (bucket.from !== null) {
+      rendered.from = bucket.from;
+      if (dates) rendered.from_as_string = formatValue(bucket.from, 'date');
+    }
+    if (bucket.to !== null) {
+      rendered.to = bucket.to;
+      if (dates) rendered.to_as_string = formatValue(bucket.to, 'date');
+    }
+    rendered.doc_count = bucket.docCount;
+    return Object.assign(rendered, renderSpecs(spec.subs, bucket.aggs));
+  });
+  if (!spec.keyed) return { buckets };
+  const keyed: Record<string, unknown> = {};
+  for (const bucket of buckets) {
+    const { key, ...rest } = bucket;
+    keyed[String(key)] = rest;
+  }
+  return { buckets: keyed };
+}
+
+/** Adds the empty buckets of a min_doc_count 0 histogram between the bounds. */
+function fillHistogram(spec: HistogramSpec, buckets: readonly KeyedBucketPartial[]): KeyedBucketPartial[] {
+  let first = buckets.length > 0 ? (buckets[0]!.key as number) : null;
+  let last = buckets.length > 0 ? (buckets[buckets.length - 1]!.key as number) : null;
+  const bounds = spec.extendedBounds;
+  if (bounds?.min != null) {
+    const key = histogramKey(spec, bounds.min);
+    first = first === null ? key : Math.min(first, key);
+  }
+  if (bounds?.max != null) {
+    const key = histogramKey(spec, bounds.max);
+    last = last === null ? key : Math.max(last, key);
+  }
+  if (first === null || last === null) return [...buckets];
+  const byKey = new Map<number, KeyedBucketPartial>();
+  for (const bucket of buckets) byKey.set(bucket.key as number, bucket);
+  const filled: KeyedBucketPartial[] = [];
+  for (let key = first; key <= last; key = nextHistogramKey(spec, key)) {
+    if (filled.length >= MAX_HISTOGRAM_BUCKETS) {
+      throw new EngineError(
+        'illegal_argument',
+        `Trying to create too many buckets. Must be less than or equal to: [${MAX_HISTOGRAM_BUCKETS}] but was [${filled.length + 1}]. This limit can be set by changing the [search.max_buckets] cluster level setting.`,
+      );
+    }
+    filled.push(byKey.get(key) ?? { key, docCount: 0, aggs: {} });
+  }
+  return filled;
+}
+
+function renderHistogram(spec: HistogramSpec, partial: HistogramPartial): Record<string, unknown> {
+  let buckets = spec.minDocCount === 0 ? fillHistogram(spec, partial.buckets) : partial.buckets.filter((bucket) => bucket.docCount >= spec.minDocCount);
+  const keyAscending = spec.order[0]!.by === '_key' && spec.order[0]!.direction === 'asc';
+  if (!keyAscending) buckets = [...buckets].sort((left, right) => compareBuckets(spec.order, left, right));
+  const format: ValueFormat = spec.type === 'date_histogram' ? 'date' : 'number';
+  const rendered = buckets.map((bucket) => renderKeyedBucket(bucket, format, spec.subs, true));
+  if (!spec.keyed) return { buckets: rendered };
+  const keyed: Record<string, unknown> = {};
+  for (const bucket of rendered) keyed[String(bucket.key_as_string ?? bucket.key)] = bucket;
+  return { buckets: keyed };
+}
+
+function withString(rendered: Record<string, unknown>, name: string, value: number | null, format: ValueFormat): void {
+  rendered[name] = value;
+  if (value !== null && format === 'date') rendered[`${name}_as_string`] = formatValue(value, 'date');
+}
+
+function renderMetric(spec: MetricSpec, partial: AggregationPartial): Record<string, unknown> {
+  if (partial.type === 'value_count') return { value: partial.count };
+  if (partial.type === 'cardinality') return { value: cardinalityValue(partial) };
+  const stats = partial as StatsPartial;
+  const average = stats.count === 0 ? null : stats.sum / stats.count;
+  const rendered: Record<string, unknown> = {};
+  switch (spec.type) {
+    case 'min':
+      withString(rendered, 'value', stats.min, stats.format);
+      return rendered;
+    case 'max':
+      withString(rendered, 'value', stats.max, stats.format);
+      return rendered;
+    case 'sum':
+      return { value: stats.sum };
+    case 'avg':
+      withString(rendered, 'value', average, stats.format);
+      return rendered;
+    default:
+      rendered.count = stats.count;
+      withString(rendered, 'min', stats.min, stats.format);
+      withString(rendered, 'max', stats.max, stats.format);
+      withString(rendered, 'avg', average, stats.format);
+      rendered.sum = stats.sum;
+      return rendered;
+  }
+}

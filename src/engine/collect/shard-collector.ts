@@ -1,0 +1,117 @@
+/**
+ * Everything one shard's query phase collects from matching live docs: the total count, the top
+ * hits (by score or by sort keys), aggregations, min_score filtering and the timeout. It also
+ * tells the pruning loop which scores can still matter and whether every match must be counted.
+ */
+import type { ShardHit, TotalHits } from '../query/search-request.ts';
+import type { LeafReader } from '../segment/leaf-reader.ts';
+import type { AggregationPartials } from './aggregation-partials.ts';
+import type { AggregatorGroup } from './aggregator.ts';
+import type { TopFieldCollector } from './top-field-collector.ts';
+import { TopScoreCollector } from './top-score-collector.ts';
+
+/** Collected docs between two deadline checks. */
+const DEADLINE_CHECK_INTERVAL = 1024;
+
+/** Options of a shard collector. */
+export interface ShardCollectorOptions {
+  hits: TopScoreCollector | TopFieldCollector;
+  aggregators: AggregatorGroup | null;
+  /** Docs scoring below are dropped; -Infinity when min_score is not set. */
+  minScore: number;
+  /** Count exactly up to this many hits (Infinity: always exact). */
+  trackTotalHits: number;
+  /** Date.now() after which collection stops; Infinity for none. */
+  deadline: number;
+}
+
+/** The collectors of one shard search, fed in increasing (leaf, doc) order. */
+export class ShardCollector {
+  /** Docs collected (matching, live, not below min_score). */
+  count = 0;
+  timedOut = false;
+  /** Set when nothing more needs collecting (timeout, or the count is all that was asked). */
+  stopped = false;
+  private untilDeadlineCheck = DEADLINE_CHECK_INTERVAL;
+  private readonly hits: TopScoreCollector | TopFieldCollector;
+  private readonly aggregators: AggregatorGroup | null;
+  private readonly minScore: number;
+  /** Largest score that min_score rejects (scores at or below can be skipped). */
+  private readonly minScoreFloor: number;
+  private readonly trackTotalHits: number;
+  private readonly deadline: number;
+  private readonly countOnlyRequest: boolean;
+
+  constructor(options: ShardCollectorOptions) {
+    this.hits = options.hits;
+    this.aggregators = options.aggregators;
+    this.minScore = options.minScore;
+    this.minScoreFloor = options.minScore > 0 ? options.minScore * (1 - 1e-12) : -Infinity;
+    this.trackTotalHits = options.trackTotalHits;
+    this.deadline = options.deadline;
+    this.countOnlyRequest = options.hits.capacity === 0 && options.aggregators === null;
+  }
+
+  /** Starts a leaf. */
+  setLeaf(leafIndex: number, leaf: LeafReader, docBase: number): void {
+    this.hits.setLeaf(leafIndex, leaf, docBase);
+    this.aggregators?.setLeaf(leaf);
+  }
+
+  /** Collects a matching live doc of the current leaf. */
+  collect(doc: number, score: number): void {
+    if (score < this.minScore) return;
+    this.hits.collect(doc, score);
+    if (this.aggregators !== null) this.aggregators.collect(doc, 0);
+    this.countOnly(doc);
+  }
+
+  /** Counts a matching live doc that cannot enter the top hits (only without min_score and aggregations). */
+  countOnly(_doc: number): void {
+    this.count++;
+    if (--this.untilDeadlineCheck === 0) {
+      this.untilDeadlineCheck = DEADLINE_CHECK_INTERVAL;
+      if (Date.now() > this.deadline) {
+        this.timedOut = true;
+        this.stopped = true;
+      }
+    }
+    if (this.countOnlyRequest && this.count > this.trackTotalHits) this.stopped = true;
+  }
+
+  /** Whether docs may be counted without their score (min_score needs every score). */
+  get countsWithoutScores(): boolean {
+    return this.minScore === -Infinity && this.aggregators === null;
+  }
+
+  /** True while the count has not passed track_total_hits, so every match must be visited. */
+  mustVisitAll(): boolean {
+    return this.count <= this.trackTotalHits;
+  }
+
+  /**
+   * Docs whose score cannot exceed this cannot enter the top hits: the score-heap threshold
+   * once the heap is full (and below min_score); -Infinity while any doc may enter.
+   */
+  competitiveThreshold(): number {
+    if (!(this.hits instanceof TopScoreCollector)) return this.minScoreFloor;
+    const threshold = this.hits.threshold();
+    return threshold > this.minScoreFloor ? threshold : this.minScoreFloor;
+  }
+
+  /** Exact count, or track_total_hits with relation `gte` once the count passed it. */
+  total(): TotalHits {
+    if (this.count > this.trackTotalHits) return { value: this.trackTotalHits, relation: 'gte' };
+    return { value: this.count, relation: 'eq' };
+  }
+
+  /** The kept hits in order. */
+  topHits(): ShardHit[] {
+    return this.hits.hits();
+  }
+
+  /** Aggregation partials of the top-level bucket. */
+  aggregationPartials(): AggregationPartials | undefined {
+    return this.aggregators?.partials(0);
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Dynamic mapping: the fields a document introduces, typed the way Elasticsearch types them.
+ *
+ * - string → `date` when it is an ISO 8601 date with at least year-month-day, else `text` with a
+ *   `keyword` multi-field (`ignore_above: 256`);
+ * - integer number → `long` (`double` beyond the long range), other number → `double`
+ *   (Elasticsearch picks `float`; Trove keeps the precision). JSON `1.0` parses to the integer 1,
+ *   so it maps as `long`;
+ * - boolean → `boolean`; object → `object` with its children; arrays take the type of their first
+ *   non-null element; nulls and empty arrays introduce nothing.
+ *
+ * Dotted keys expand into objects (`{"a.b": 1}` maps `a` as an object with `b`). Only the root
+ * `dynamic` policy exists: `true` (default) adds, `false` ignores (the values stay in `_source`,
+ * unindexed), `strict` rejects the document.
+ */
+import { EngineError } from '../errors.ts';
+import { looksLikeIsoDate } from './date.ts';
+import { cloneJson, getOwn, isPlainObject, setKey, type JsonObject } from './json-value.ts';
+import { assertDepth, assertNotMetadataField, assertValidFieldName, checkMappingLimits } from './limits.ts';
+import type { DynamicPolicy, FieldMapping, Mapping } from './mapping.ts';
+
+/** Longest keyword the dynamic `.keyword` multi-field indexes, as in Elasticsearch. */
+export const DYNAMIC_KEYWORD_IGNORE_ABOVE = 256;
+
+/** 2^63 (the float64 nearest to 2^63-1): integers beyond it do not fit a `long` and map as `double`. */
+const LONG_LIMIT = 9_223_372_036_854_775_808;
+
+/** What one walk over a document does with unknown fields. */
+interface WalkState {
+  policy: DynamicPolicy;
+  /** False for the read-only detection pass; true for the pass that adds fields. */
+  add: boolean;
+  /** Set by the detection pass when some field is new. */
+  found: boolean;
+}
+
+/**
+ * The mapping extended with the fields `source` introduces, or null when it introduces none (or
+ * the policy is `dynamic: false`). Throws strict_dynamic_mapping under `dynamic: strict`, and the
+ * limit errors when the new mapping would be too large or too deep.
+ */
+export function dynamicMappingUpdate(mapping: Mapping, source: Record<string, unknown>): Mapping | null {
+  for (const key of Object.keys(source)) assertNotMetadataField(key);
+  const policy = mapping.dynamic ?? true;
+  const detection: WalkState = { policy, add: false, found: false };
+  walkObject(mapping.properties, source, '', 1, detection);
+  if (!detection.found || policy === false) return null;
+  const updated: Mapping = { ...mapping, properties: cloneJson(mapping.properties) };
+  walkObject(updated.properties, source, '', 1, { policy, add: true, found: false });
+  checkMappingLimits(updated);
+  return updated;
+}
+
+/** Walks the keys of one object of the document; `depth` is the depth of its children. */
+function walkObject(
+  properties: Record<string, FieldMapping>,
+  object: JsonObject,
+  parentPath: string,
+  depth: number,
+  state: WalkState,
+): void {
+  for (const key of Object.keys(object)) {
+    walkField(properties, key, object[key], parentPath, depth, state);
+    if (state.found) return;
+  }
+}
+
+function walkField(
+  properties: Record<string, FieldMapping>,
+  name: string,
+  value: unknown,
+  parentPath: string,
+  depth: number,
+  state: WalkState,
+): void {
+  const dot = name.indexOf('.');
+  if (dot > 0 && dot < name.length - 1) {
+    // A dotted key is the object path it spells: {"a.b": v} is {"a": {"b": v}}.
+    const wrapper: JsonObject = {};
+    setKey(wrapper, name.slice(dot + 1), value);
+    walkField(properties, name.slice(0, dot), wrapper, parentPath, depth, state);
+    return;
+  }
+  const path = parentPath === '' ? name : `${parentPath}.${name}`;
+  const existing = getOwn(properties, name) as FieldMapping | undefined;
+  if (existing !== undefined) {
+    if (existing.type === 'object') walkChildren(existing, value, path, depth, state);
+    return;
+  }
+  const sample = firstNonNull(value);
+  if (sample === undefined) return;
+  if (state.policy === 'strict') {
+    throw new EngineError(
+      'strict_dynamic_mapping',
+      `mapping set to strict, dynamic introduction of [${name}] within [${parentPath || '_doc'}] is not allowed`,
+    );
+  }
+  if (state.policy === false) return;
+  assertValidFieldName(name, parentPath);
+  assertDepth(path, depth);
+  if (!state.add) {
+    state.found = true;
+    return;
+  }
+  const field = inferFieldMapping(sample);
+  setKey(properties, name, field);
+  if (field.type === 'object') walkChildren(field, value, path, depth, state);
+}
+
+/** Walks every object held by `value` (an object or an array of them) into an object field. */
+function walkChildren(field: FieldMapping, value: unknown, path: string, depth: number, state: WalkState): void {
+  if (Array.isArray(value)) {
+    for (const element of value) {
+      walkChildren(field, element, path, depth, state);
+      if (state.found) return;
+    }
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  let properties = field.properties;
+  if (properties === undefined) {
+    properties = {};
+    if (state.add) field.properties = properties;
+  }
+  walkObject(properties, value, path, depth + 1, state);
+}
+
+/** The first value that is not null, looking into (nested) arrays; undefined when there is none. */
+function firstNonNull(value: unknown): unknown {
+  if (value === null || value === undefined) return undefined;
+  if (!Array.isArray(value)) return value;
+  for (const element of value) {
+    const found = firstNonNull(element);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function inferFieldMapping(sample: unknown): FieldMapping {
+  if (typeof sample === 'string') {
+    if (looksLikeIsoDate(sample)) return { type: 'date' };
+    return {
+      type: 'text',
+      fields: { keyword: { type: 'keyword', ignore_above: DYNAMIC_KEYWORD_IGNORE_ABOVE } },
+    };
+  }
+  if (typeof sample === 'number') return { type: Number.isInteger(sample) && Math.abs(sample) <= LONG_LIMIT ? 'long' : 'double' };
+  if (typeof sample === 'boolean') return { type: 'boolean' };
+  return { type: 'object', properties: {} };
+}

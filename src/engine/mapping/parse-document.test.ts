@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EngineError } from '../errors.ts';
+import { flattenMapping, type Mapping } from './mapping.ts';
+import { checkFieldValue, parseDocument } from './parse-document.ts';
+
+const mapping: Mapping = {
+  properties: {
+    title: { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 10 } } },
+    tag: { type: 'keyword' },
+    price: { type: 'long' },
+    rank: { type: 'integer' },
+    score: { type: 'double' },
+    ratio: { type: 'float' },
+    published: { type: 'date' },
+    active: { type: 'boolean' },
+    views: { type: 'long', inplace: true },
+    author: {
+      type: 'object',
+      properties: { name: { type: 'keyword' }, address: { type: 'object', properties: { city: { type: 'text' } } } },
+    },
+  },
+};
+const fields = flattenMapping(mapping);
+
+function mapperError(pattern: RegExp): (error: unknown) => boolean {
+  return (error) => error instanceof EngineError && error.code === 'mapper_parsing' && pattern.test(error.message);
+}
+
+test('collects text, keyword and numeric values with multi-fields', () => {
+  const parsed = parseDocument(
+    {
+      title: 'Hello you',
+      tag: ['a', 'b'],
+      price: 12,
+      score: 1.5,
+      published: '2024-01-02',
+      active: true,
+      author: { name: 'Ann', address: { city: 'Paris' } },
+      unmapped: { anything: [1, 'x'] },
+    },
+    fields,
+  );
+  assert.deepEqual(parsed.text.get('title'), ['Hello you']);
+  assert.deepEqual(parsed.keyword.get('title.keyword'), ['Hello you']);
+  assert.deepEqual(parsed.keyword.get('tag'), ['a', 'b']);
+  assert.deepEqual(parsed.numeric.get('price'), [12]);
+  assert.deepEqual(parsed.numeric.get('score'), [1.5]);
+  assert.deepEqual(parsed.numeric.get('published'), [Date.UTC(2024, 0, 2)]);
+  assert.deepEqual(parsed.numeric.get('active'), [1]);
+  assert.deepEqual(parsed.keyword.get('author.name'), ['Ann']);
+  assert.deepEqual(parsed.text.get('author.address.city'), ['Paris']);
+  assert.equal(parsed.text.has('unmapped.anything'), false);
+});
+
+test('ignore_above drops long keywords but keeps the text value', () => {
+  const parsed = parseDocument({ title: 'a rather long title' }, fields);
+  assert.deepEqual(parsed.text.get('title'), ['a rather long title']);
+  assert.equal(parsed.keyword.has('title.keyword'), false);
+});
+
+test('arrays everywhere, nested arrays flattened, nulls skipped', () => {
+  const parsed = parseDocument(
+    {
+      price: [1, [2, [3]], null],
+      title: null,
+      author: [{ name: 'A' }, { name: ['B', null] }, null],
+      published: [1_700_000_000_000, '1700000000001'],
+    },
+    fields,
+  );
+  assert.deepEqual(parsed.numeric.get('price'), [1, 2, 3]);
+  assert.equal(parsed.text.has('title'), false);
+  assert.deepEqual(parsed.keyword.get('author.name'), ['A', 'B']);
+  assert.deepEqual(parsed.numeric.get('published'), [1_700_000_000_000, 1_700_000_000_001]);
+});
+
+test('literal dotted keys mean the nested path', () => {
+  const parsed = parseDocument({ 'author.name': 'Ann', author: { 'address.city': 'Rome' } }, fields);
+  assert.deepEqual(parsed.keyword.get('author.name'), ['Ann']);
+  assert.deepEqual(parsed.text.get('author.address.city'), ['Rome']);
+});
+
+test('coercion follows Elasticsearch defaults', () => {
+  const parsed = parseDocument(
+    { price: '42', rank: 7.9, score: '1e3', active: ['false', 'true'], tag: [5, true], title: 3.5, ratio: '' },
+    fields,
+  );
+  assert.deepEqual(parsed.numeric.get('price'), [42]);
+  assert.deepEqual(parsed.numeric.get('rank'), [7]);
+  assert.deepEqual(parsed.numeric.get('score'), [1000]);
+  assert.deepEqual(parsed.numeric.get('active'), [0, 1]);
+  assert.deepEqual(parsed.keyword.get('tag'), ['5', 'true']);
+  assert.deepEqual(parsed.text.get('title'), ['3.5']);
+  assert.equal(parsed.numeric.has('ratio'), false, 'an empty string is a missing number');
+});
+
+test('values that do not fit the mapped type are mapper_parsing errors', () => {
+  assert.throws(() => parseDocument({ price: 'abc' }, fields), mapperError(/failed to parse field \[price\] of type \[long\]: value \["abc"\]/));
+  assert.throws(() => parseDocument({ price: true }, fields), mapperError(/\[price\] of type \[long\]/));
+  assert.throws(() => parseDocument({ rank: 3_000_000_000 }, fields), mapperError(/out of range for an integer/));
+  assert.throws(() => parseDocument({ price: 1e19 }, fields), mapperError(/out of range for a long/));
+  assert.deepEqual(parseDocument({ price: 9223372036854775807 }, fields).numeric.get('price'), [2 ** 63], 'Long.MAX_VALUE fits');
+  assert.throws(() => parseDocument({ ratio: 1e39 }, fields), mapperError(/out of range for a float/));
+  assert.throws(() => parseDocument({ published: 'yesterday' }, fields), mapperError(/\[published\] of type \[date\]/));
+  assert.throws(() => parseDocument({ active: 1 }, fields), mapperError(/\[active\] of type \[boolean\]/));
+  assert.throws(() => parseDocument({ tag: { nested: 1 } }, fields), mapperError(/\[tag\] of type \[keyword\].*object/));
+  assert.throws(() => parseDocument({ price: [1, { a: 1 }] }, fields), mapperError(/\[price\]/));
+});
+
+test('a concrete value where an object is mapped is rejected', () => {
+  assert.throws(() => parseDocument({ author: 'Ann' }, fields), mapperError(/object mapping for \[author\].*concrete value/));
+  assert.throws(() => parseDocument({ author: { address: 5 } }, fields), mapperError(/\[author.address\]/));
+  assert.throws(() => parseDocument({ author: ['Ann'] }, fields), mapperError(/\[author\]/));
+});
+
+test('a value below a leaf field is rejected', () => {
+  assert.throws(() => parseDocument({ 'price.cents': 5 }, fields), mapperError(/\[price.cents\].*\[price\].*\[long\]/));
+  assert.throws(() => parseDocument({ 'title.keyword': 'x' }, fields), mapperError(/\[title.keyword\]/));
+});
+
+test('an inplace field holds a single value', () => {
+  assert.deepEqual(parseDocument({ views: [5] }, fields).numeric.get('views'), [5]);
+  assert.throws(() => parseDocument({ views: [1, 2] }, fields), mapperError(/\[views\].*single value/));
+});
+
+test('metadata fields cannot appear in a document', () => {
+  assert.throws(() => parseDocument({ _id: 'x' }, fields), mapperError(/\[_id\] is a metadata field/));
+});
+
+test('checkFieldValue validates a value at a path as parseDocument would', () => {
+  checkFieldValue('price', '12', fields);
+  checkFieldValue('author', { name: 'x' }, fields);
+  checkFieldValue('unmapped.deep', { a: [1] }, fields);
+  checkFieldValue('', { price: 1 }, fields);
+  assert.throws(() => checkFieldValue('price', 'x', fields), mapperError(/\[price\]/));
+  assert.throws(() => checkFieldValue('author', 3, fields), mapperError(/\[author\]/));
+  assert.throws(() => checkFieldValue('author.name.first', 'x', fields), mapperError(/\[author.name\]/));
+  assert.throws(() => checkFieldValue('', [1], fields), mapperError(/JSON object/));
+});
+
+test('keys such as __proto__ and constructor are ordinary fields', () => {
+  const source = JSON.parse('{"__proto__": {"price": "x"}, "constructor": 1, "price": 3}') as Record<string, unknown>;
+  const parsed = parseDocument(source, fields);
+  assert.deepEqual(parsed.numeric.get('price'), [3]);
+});

@@ -1,0 +1,132 @@
+/**
+ * Document parsing: walks a document's `_source` against the flattened mapping and collects the
+ * values each mapped field indexes. Analysis of text values is the caller's job.
+ *
+ * Rules: arrays are allowed everywhere (nested arrays are flattened); null values are skipped;
+ * objects are walked with dotted paths, and a literal dotted key (`{"a.b": 1}`) means the same as
+ * `{"a": {"b": 1}}`; fields that are not mapped are skipped (they stay in the stored source); a
+ * value that does not fit its mapped type, an object where a leaf is mapped, or a concrete value
+ * where an object is mapped throws mapper_parsing. An `inplace` field holds at most one value.
+ */
+import { EngineError } from '../errors.ts';
+import { coerceColumnValue, coerceStringValue, fieldValueError } from './field-value.ts';
+import { fieldIndexOf, leafAncestor, type FieldIndex } from './field-index.ts';
+import { isPlainObject, type JsonObject } from './json-value.ts';
+import { assertNotMetadataField } from './limits.ts';
+import type { FlatField } from './mapping.ts';
+
+/** The values a document contributes to each mapped field, grouped by how they are indexed. */
+export interface ParsedDocument {
+  /** Text field path → the string values (analysis is done by the caller). */
+  text: Map<string, string[]>;
+  /** Keyword field path (including multi-fields like `title.keyword`) → values, except those longer than `ignore_above`. */
+  keyword: Map<string, string[]>;
+  /** long/integer/double/float/date/boolean path → values (dates as epoch millis, booleans as 0/1). */
+  numeric: Map<string, number[]>;
+}
+
+/** Collects the indexed values of a document; throws mapper_parsing when a value does not fit its mapped type. */
+export function parseDocument(source: Record<string, unknown>, fields: ReadonlyMap<string, FlatField>): ParsedDocument {
+  const parsed: ParsedDocument = { text: new Map(), keyword: new Map(), numeric: new Map() };
+  const index = fieldIndexOf(fields);
+  for (const key of Object.keys(source)) assertNotMetadataField(key);
+  walkObject(source, '', index, parsed);
+  return parsed;
+}
+
+/**
+ * Checks that `value`, stored at dotted `path` of a document (`''` for the whole document),
+ * fits the mapping; throws the mapper_parsing error `parseDocument` would throw.
+ */
+export function checkFieldValue(path: string, value: unknown, fields: ReadonlyMap<string, FlatField>): void {
+  const index = fieldIndexOf(fields);
+  if (path === '') {
+    if (!isPlainObject(value)) throw new EngineError('mapper_parsing', 'a document must be a JSON object');
+    for (const key of Object.keys(value)) assertNotMetadataField(key);
+    walkObject(value, '', index, null);
+  } else {
+    const dot = path.indexOf('.');
+    assertNotMetadataField(dot < 0 ? path : path.slice(0, dot));
+    walkValue(path, value, index, null);
+  }
+}
+
+function walkObject(object: JsonObject, prefix: string, index: FieldIndex, parsed: ParsedDocument | null): void {
+  for (const key of Object.keys(object)) {
+    walkValue(prefix === '' ? key : `${prefix}.${key}`, object[key], index, parsed);
+  }
+}
+
+function walkValue(path: string, value: unknown, index: FieldIndex, parsed: ParsedDocument | null): void {
+  if (value === null || value === undefined) return;
+  const leaf = index.leaves.get(path);
+  if (leaf !== undefined) {
+    const count = addLeafValues(leaf, value, index.subFields.get(path), parsed, 0);
+    if (leaf.inplace && count > 1) {
+      throw fieldValueError(leaf, value, 'has several values, an inplace field holds a single value');
+    }
+    return;
+  }
+  if (index.objects.has(path)) {
+    if (Array.isArray(value)) {
+      for (const element of value) walkValue(path, element, index, parsed);
+    } else if (isPlainObject(value)) {
+      walkObject(value, path, index, parsed);
+    } else {
+      throw new EngineError(
+        'mapper_parsing',
+        `object mapping for [${path}] tried to parse field [${path}] as object, but found a concrete value`,
+      );
+    }
+    return;
+  }
+  const owner = leafAncestor(index, path);
+  if (owner !== undefined) {
+    throw new EngineError(
+      'mapper_parsing',
+      `Could not add a value for field [${path}]: existing mapping for [${owner.path}] ` +
+        `must be of type object but found [${owner.type}]`,
+    );
+  }
+}
+
+/** Adds every scalar of `value` (flattening arrays) to the leaf and its multi-fields; returns the running value count. */
+function addLeafValues(
+  leaf: FlatField,
+  value: unknown,
+  subFields: readonly FlatField[] | undefined,
+  parsed: ParsedDocument | null,
+  count: number,
+): number {
+  if (value === null || value === undefined) return count;
+  if (Array.isArray(value)) {
+    for (const element of value) count = addLeafValues(leaf, element, subFields, parsed, count);
+    return count;
+  }
+  if (typeof value === 'object') throw fieldValueError(leaf, value, 'is an object, the field is not mapped as [object]');
+  if (addScalar(leaf, value, parsed)) count++;
+  if (subFields !== undefined) {
+    for (const subField of subFields) addScalar(subField, value, parsed);
+  }
+  return count;
+}
+
+/** Coerces one scalar for a field and records it; returns false when the value counts as missing. */
+function addScalar(field: FlatField, value: unknown, parsed: ParsedDocument | null): boolean {
+  if (field.type === 'text' || field.type === 'keyword') {
+    const text = coerceStringValue(field, value);
+    if (field.type === 'keyword' && field.ignoreAbove !== undefined && text.length > field.ignoreAbove) return true;
+    if (parsed !== null) append(field.type === 'text' ? parsed.text : parsed.keyword, field.path, text);
+    return true;
+  }
+  const number = coerceColumnValue(field, value);
+  if (number === null) return false;
+  if (parsed !== null) append(parsed.numeric, field.path, number);
+  return true;
+}
+
+function append<T>(values: Map<string, T[]>, path: string, value: T): void {
+  const list = values.get(path);
+  if (list === undefined) values.set(path, [value]);
+  else list.push(value);
+}

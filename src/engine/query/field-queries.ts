@@ -1,0 +1,137 @@
+/**
+ * Query building for one mapped field, shared by the DSL parsers: analysed matching and phrases
+ * (text and keyword fields), exact values on any field type, and value parsing for numeric,
+ * date and boolean columns.
+ */
+import { analyze } from '../analysis/analyzer.ts';
+import type { AnalyzerName, FlatField } from '../mapping/mapping.ts';
+import { MatchAllQuery, MatchNoneQuery } from './basic-queries.ts';
+import { BooleanQuery } from './boolean-query.ts';
+import { NumericSetQuery } from './column-queries.ts';
+import { parseDateValue } from './date-math.ts';
+import { describe, dslError } from './dsl-reader.ts';
+import { resolveMinimumShouldMatch } from './dsl-reader.ts';
+import { PhraseQuery } from './phrase-query.ts';
+import type { Query } from './scorer.ts';
+import { TermQuery } from './term-query.ts';
+
+/** Options of an analysed match on one field. */
+export interface MatchOptions {
+  operator: 'or' | 'and';
+  /** Raw minimum_should_match spec, or undefined. */
+  minimumShouldMatch: unknown;
+  boost: number;
+  /** Query-time analyzer overriding the field's. */
+  analyzer: AnalyzerName | null;
+  /** What an empty analysis matches. */
+  zeroTermsQuery: 'none' | 'all';
+  /** Values that do not fit a numeric/date/boolean field match nothing instead of failing. */
+  lenient: boolean;
+}
+
+/** Default match options (ES defaults). */
+export const DEFAULT_MATCH_OPTIONS: MatchOptions = {
+  operator: 'or',
+  minimumShouldMatch: undefined,
+  boost: 1,
+  analyzer: null,
+  zeroTermsQuery: 'none',
+  lenient: false,
+};
+
+/** Whether a field is answered from an inverted index (text, keyword) rather than a column. */
+export function isInvertedField(field: FlatField): boolean {
+  return field.type === 'text' || field.type === 'keyword';
+}
+
+/**
+ * A numeric, date or boolean field value as stored in columns (dates as epoch millis, booleans
+ * as 0/1); null when the value does not fit the field.
+ */
+export function columnValue(field: FlatField, value: unknown, roundUp: boolean, now: number): number | null {
+  if (field.type === 'boolean') {
+    if (value === true || value === 'true') return 1;
+    if (value === false || value === 'false') return 0;
+    return null;
+  }
+  if (field.type === 'date') return parseDateValue(value, roundUp, now);
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'string' && value.trim() !== '') {
+    const number = Number(value);
+    return Number.isFinite(number) ? number : null;
+  }
+  return null;
+}
+
+/** Like `columnValue`, but a value that does not fit is a parsing error naming the query. */
+export function requireColumnValue(field: FlatField, value: unknown, owner: string, now: number, roundUp = false): number {
+  const parsed = columnValue(field, value, roundUp, now);
+  if (parsed === null) {
+    throw dslError(`[${owner}] failed to parse ${describe(value)} as a [${field.type}] value for field [${field.path}]`);
+  }
+  return parsed;
+}
+
+/** Exact-value query (ES `term`): the raw term on inverted fields, the parsed value on columns. */
+export function exactValueQuery(field: FlatField, value: unknown, boost: number, owner: string, now: number): Query {
+  if (isInvertedField(field)) {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw dslError(`[${owner}] value of field [${field.path}] must be a string, number or boolean, got ${describe(value)}`);
+    }
+    return new TermQuery(field.path, String(value), boost);
+  }
+  return new NumericSetQuery(field.path, [requireColumnValue(field, value, owner, now)], boost);
+}
+
+/** Analysed match of `text` in one field (ES `match` on that field). */
+export function matchQuery(field: FlatField, text: string, options: MatchOptions, owner: string, now: number): Query {
+  if (!isInvertedField(field)) {
+    const value = columnValue(field, text, false, now);
+    if (value === null) {
+      if (options.lenient) return new MatchNoneQuery();
+      requireColumnValue(field, text, owner, now);
+    }
+    return new NumericSetQuery(field.path, [value!], options.boost);
+  }
+  const tokens = analyze(options.analyzer ?? field.analyzer, text);
+  if (tokens.length === 0) return options.zeroTermsQuery === 'all' ? new MatchAllQuery(options.boost) : new MatchNoneQuery();
+  const terms = tokens.map((token) => new TermQuery(field.path, token.term));
+  if (options.operator === 'and') return new BooleanQuery({ must: terms, should: [], filter: [], mustNot: [] }, 0, options.boost);
+  const minimum =
+    options.minimumShouldMatch === undefined ? 1 : Math.max(1, resolveMinimumShouldMatch(options.minimumShouldMatch, terms.length, owner));
+  if (minimum > terms.length) return new MatchNoneQuery();
+  if (terms.length === 1) return new TermQuery(field.path, tokens[0]!.term, options.boost);
+  return new BooleanQuery({ must: [], should: terms, filter: [], mustNot: [] }, minimum, options.boost);
+}
+
+/** Phrase match of `text` in one field (ES `match_phrase`). */
+export function phraseQuery(field: FlatField, text: string, slop: number, options: MatchOptions, owner: string, now: number): Query {
+  if (!isInvertedField(field)) return matchQuery(field, text, options, owner, now);
+  const tokens = analyze(options.analyzer ?? field.analyzer, text);
+  if (tokens.length === 0) return options.zeroTermsQuery === 'all' ? new MatchAllQuery(options.boost) : new MatchNoneQuery();
+  if (tokens.length === 1) return new TermQuery(field.path, tokens[0]!.term, options.boost);
+  const first = tokens[0]!.position;
+  return new PhraseQuery(
+    field.path,
+    tokens.map((token) => token.term),
+    tokens.map((token) => token.position - first),
+    slop,
+    options.boost,
+  );
+}
+
+/** Field paths matching a pattern with `*` wildcards, in mapping order; inverted fields only for wildcards. */
+export function expandFieldPattern(pattern: string, fields: ReadonlyMap<string, FlatField>): FlatField[] {
+  if (!pattern.includes('*')) {
+    const field = fields.get(pattern);
+    return field === undefined ? [] : [field];
+  }
+  const expression = new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`);
+  const matched: FlatField[] = [];
+  for (const field of fields.values()) if (isInvertedField(field) && expression.test(field.path)) matched.push(field);
+  return matched;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,138 @@
+/**
+ * Queries over a set of terms of one inverted field (terms, prefix, term range), executed like
+ * Elasticsearch's constant-score rewrite: the postings of every matching term are ORed into a
+ * per-leaf bitset and every doc scores the query's boost.
+ */
+import type { LeafReader } from '../segment/leaf-reader.ts';
+import { BitSetScorer, DocBitSet } from './doc-set-scorers.ts';
+import type { HighlightTerms, Query, Scorer, Weight } from './scorer.ts';
+import { addHighlightTerm, SimpleWeight } from './scorer.ts';
+import type { SearchContext } from './search-context.ts';
+
+/** Most terms a prefix query expands to per leaf (like ES's max_expansions ceiling). */
+export const MAX_PREFIX_EXPANSIONS = 1024;
+
+/** Base of constant-score term-union queries. */
+abstract class TermUnionQuery implements Query {
+  constructor(
+    readonly field: string,
+    readonly boost: number,
+  ) {}
+
+  /** ORs the postings of the matching terms of the leaf into `bits`; false when no term matched. */
+  abstract fillLeaf(leaf: LeafReader, bits: DocBitSet): boolean;
+
+  abstract extractTerms(out: HighlightTerms): void;
+
+  createWeight(_context: SearchContext, needsScores: boolean, boost: number): Weight {
+    return new TermUnionWeight(this, needsScores ? boost * this.boost : 0);
+  }
+}
+
+class TermUnionWeight extends SimpleWeight {
+  constructor(
+    private readonly query: TermUnionQuery,
+    private readonly constantScore: number,
+  ) {
+    super();
+  }
+
+  scorer(leaf: LeafReader): Scorer | null {
+    const bits = new DocBitSet(leaf.maxDoc);
+    if (!this.query.fillLeaf(leaf, bits)) return null;
+    return new BitSetScorer(bits, this.constantScore);
+  }
+}
+
+/** Docs containing any of the given exact terms (ES `terms` on text and keyword fields). */
+export class TermSetQuery extends TermUnionQuery {
+  constructor(
+    field: string,
+    readonly terms: readonly string[],
+    boost = 1,
+  ) {
+    super(field, boost);
+  }
+
+  fillLeaf(leaf: LeafReader, bits: DocBitSet): boolean {
+    let found = false;
+    for (const term of this.terms) {
+      const cursor = leaf.postings(this.field, term);
+      if (cursor === null) continue;
+      bits.addPostings(cursor);
+      found = true;
+    }
+    return found;
+  }
+
+  extractTerms(out: HighlightTerms): void {
+    for (const term of this.terms) addHighlightTerm(out.terms, this.field, term);
+  }
+}
+
+/** Docs containing a term that starts with `prefix` (at most MAX_PREFIX_EXPANSIONS terms). */
+export class PrefixQuery extends TermUnionQuery {
+  constructor(
+    field: string,
+    readonly prefix: string,
+    boost = 1,
+  ) {
+    super(field, boost);
+  }
+
+  fillLeaf(leaf: LeafReader, bits: DocBitSet): boolean {
+    const terms = leaf.terms(this.field, this.prefix);
+    let expansions = 0;
+    for (let term = terms.next(); term !== null && expansions < MAX_PREFIX_EXPANSIONS; term = terms.next()) {
+      if (!term.startsWith(this.prefix)) break;
+      bits.addPostings(terms.postings());
+      expansions++;
+    }
+    return expansions > 0;
+  }
+
+  extractTerms(out: HighlightTerms): void {
+    addHighlightTerm(out.prefixes, this.field, this.prefix);
+  }
+}
+
+/** Bounds of a range over strings; null means unbounded. */
+export interface TermBounds {
+  lower: string | null;
+  upper: string | null;
+  includeLower: boolean;
+  includeUpper: boolean;
+}
+
+/** Whether a term lies within string bounds (UTF-16 code unit order, like the term dictionary). */
+export function termInBounds(term: string, bounds: TermBounds): boolean {
+  if (bounds.lower !== null && (term < bounds.lower || (!bounds.includeLower && term === bounds.lower))) return false;
+  if (bounds.upper !== null && (term > bounds.upper || (!bounds.includeUpper && term === bounds.upper))) return false;
+  return true;
+}
+
+/** Docs containing a term within the bounds (range on text fields). */
+export class TermRangeQuery extends TermUnionQuery {
+  constructor(
+    field: string,
+    readonly bounds: TermBounds,
+    boost = 1,
+  ) {
+    super(field, boost);
+  }
+
+  fillLeaf(leaf: LeafReader, bits: DocBitSet): boolean {
+    const { lower, upper } = this.bounds;
+    const terms = lower === null ? leaf.terms(this.field) : leaf.terms(this.field, lower);
+    let found = false;
+    for (let term = terms.next(); term !== null; term = terms.next()) {
+      if (upper !== null && term > upper) break;
+      if (!termInBounds(term, this.bounds)) continue;
+      bits.addPostings(terms.postings());
+      found = true;
+    }
+    return found;
+  }
+
+  extractTerms(): void {}
+}

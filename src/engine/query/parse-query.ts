@@ -1,0 +1,187 @@
+/**
+ * Entry point of the query DSL: dispatches on the query type and parses the compound queries
+ * (bool, constant_score, function_score, dis_max) recursively. Every malformed input is an
+ * EngineError('parsing') naming the query and key; unknown fields match nothing, like ES.
+ */
+import type { FlatField } from '../mapping/mapping.ts';
+import { ConstantScoreQuery, DisMaxQuery, MatchAllQuery, MatchNoneQuery } from './basic-queries.ts';
+import { BooleanQuery, type BooleanClauses } from './boolean-query.ts';
+import { asArray, checkKeys, dslError, expectObject, readEnum, readNumber, readString, resolveMinimumShouldMatch, singleEntry, type DslObject } from './dsl-reader.ts';
+import {
+  BOOST_MODES,
+  FIELD_VALUE_MODIFIERS,
+  FunctionScoreQuery,
+  SCORE_MODES,
+  type FieldValueFactor,
+  type ScoreFunction,
+} from './function-score-query.ts';
+import { parseMatch, parseMatchPhrase, parseMultiMatch, readBoost } from './parse-full-text.ts';
+import { parseExists, parseIds, parsePrefix, parseRange, parseTerm, parseTerms } from './parse-term-level.ts';
+import type { Query } from './scorer.ts';
+import { parseSimpleQueryString } from './simple-query-string.ts';
+
+/** Deepest nesting of compound queries accepted (protects the stack). */
+export const MAX_QUERY_DEPTH = 64;
+
+/** Query types this engine implements. */
+export const QUERY_TYPES = [
+  'match_all',
+  'match_none',
+  'match',
+  'match_phrase',
+  'multi_match',
+  'simple_query_string',
+  'term',
+  'terms',
+  'range',
+  'exists',
+  'ids',
+  'prefix',
+  'bool',
+  'constant_score',
+  'function_score',
+  'dis_max',
+];
+
+interface ParseContext {
+  fields: ReadonlyMap<string, FlatField>;
+  now: number;
+}
+
+/** Parses an Elasticsearch query DSL object against the mapping. `now` anchors date math. */
+export function parseQuery(dsl: unknown, fields: ReadonlyMap<string, FlatField>, now = Date.now()): Query {
+  if (dsl === undefined) return new MatchAllQuery();
+  return parseNode(dsl, { fields, now }, 0);
+}
+
+function parseNode(dsl: unknown, context: ParseContext, depth: number): Query {
+  if (depth > MAX_QUERY_DEPTH) throw dslError(`query is nested deeper than ${MAX_QUERY_DEPTH} levels`);
+  const object = expectObject(dsl, 'query');
+  const [type, body] = singleEntry(object, 'query');
+  if (!QUERY_TYPES.includes(type)) throw dslError(`unknown query [${type}]`);
+  const options = expectObject(body, type);
+  const { fields, now } = context;
+  switch (type) {
+    case 'match_all':
+      checkKeys(options, ['boost', '_name'], type);
+      return new MatchAllQuery(readBoost(options.boost, type));
+    case 'match_none':
+      checkKeys(options, ['_name'], type);
+      return new MatchNoneQuery();
+    case 'match':
+      return parseMatch(options, fields, now);
+    case 'match_phrase':
+      return parseMatchPhrase(options, fields, now);
+    case 'multi_match':
+      return parseMultiMatch(options, fields, now);
+    case 'simple_query_string':
+      return parseSimpleQueryString(options, fields, now);
+    case 'term':
+      return parseTerm(options, fields, now);
+    case 'terms':
+      return parseTerms(options, fields, now);
+    case 'range':
+      return parseRange(options, fields, now);
+    case 'exists':
+      return parseExists(options, fields);
+    case 'ids':
+      return parseIds(options);
+    case 'prefix':
+      return parsePrefix(options, fields);
+    case 'bool':
+      return parseBool(options, context, depth);
+    case 'constant_score':
+      checkKeys(options, ['filter', 'boost'], type);
+      if (options.filter === undefined) throw dslError('[constant_score] requires a \'filter\' element');
+      return new ConstantScoreQuery(parseNode(options.filter, context, depth + 1), readBoost(options.boost, type));
+    case 'dis_max': {
+      checkKeys(options, ['queries', 'tie_breaker', 'boost'], type);
+      if (!Array.isArray(options.queries)) throw dslError('[dis_max] requires \'queries\' field with at least one clause');
+      const queries = options.queries.map((query) => parseNode(query, context, depth + 1));
+      const tieBreaker = options.tie_breaker === undefined ? 0 : readNumber(options.tie_breaker, 'tie_breaker', type);
+      return queries.length === 0 ? new MatchNoneQuery() : new DisMaxQuery(queries, tieBreaker, readBoost(options.boost, type));
+    }
+    default:
+      return parseFunctionScore(options, context, depth);
+  }
+}
+
+function parseClauses(value: unknown, context: ParseContext, depth: number): Query[] {
+  if (value === undefined || value === null) return [];
+  return asArray(value).map((clause) => parseNode(clause, context, depth + 1));
+}
+
+function parseBool(options: DslObject, context: ParseContext, depth: number): Query {
+  checkKeys(options, ['must', 'should', 'filter', 'must_not', 'minimum_should_match', 'boost', 'adjust_pure_negative', '_name'], 'bool');
+  const clauses: BooleanClauses = {
+    must: parseClauses(options.must, context, depth),
+    should: parseClauses(options.should, context, depth),
+    filter: parseClauses(options.filter, context, depth),
+    mustNot: parseClauses(options.must_not, context, depth),
+  };
+  const boost = readBoost(options.boost, 'bool');
+  const required = clauses.must.length + clauses.filter.length > 0;
+  let minimum = 0;
+  if (options.minimum_should_match !== undefined && options.minimum_should_match !== null) {
+    minimum = resolveMinimumShouldMatch(options.minimum_should_match, clauses.should.length, 'bool');
+  }
+  // A should-only bool needs at least one should clause to match; with must/filter, should is optional.
+  if (!required && clauses.should.length > 0) minimum = Math.max(1, minimum);
+  if (minimum > clauses.should.length) return new MatchNoneQuery();
+  return new BooleanQuery(clauses, minimum, boost);
+}
+
+function parseFieldValueFactor(value: unknown): FieldValueFactor {
+  const options = expectObject(value, 'field_value_factor');
+  checkKeys(options, ['field', 'factor', 'modifier', 'missing'], 'field_value_factor');
+  return {
+    field: readString(options.field, 'field', 'field_value_factor'),
+    factor: options.factor === undefined ? 1 : readNumber(options.factor, 'factor', 'field_value_factor'),
+    modifier: options.modifier === undefined ? 'none' : readEnum(options.modifier, FIELD_VALUE_MODIFIERS, 'modifier', 'field_value_factor'),
+    missing: options.missing === undefined || options.missing === null ? null : readNumber(options.missing, 'missing', 'field_value_factor'),
+  };
+}
+
+function parseScoreFunction(value: unknown, context: ParseContext, depth: number): ScoreFunction {
+  const options = expectObject(value, 'function_score.functions');
+  checkKeys(options, ['filter', 'weight', 'field_value_factor'], 'function_score');
+  const scoreFunction: ScoreFunction = {
+    filter: options.filter === undefined ? null : parseNode(options.filter, context, depth + 1),
+    weight: options.weight === undefined ? null : readNumber(options.weight, 'weight', 'function_score'),
+    fieldValueFactor: options.field_value_factor === undefined ? null : parseFieldValueFactor(options.field_value_factor),
+  };
+  if (scoreFunction.weight === null && scoreFunction.fieldValueFactor === null) {
+    throw dslError('[function_score] a function needs [field_value_factor] or [weight] (other score functions are not supported)');
+  }
+  return scoreFunction;
+}
+
+function parseFunctionScore(options: DslObject, context: ParseContext, depth: number): Query {
+  checkKeys(
+    options,
+    ['query', 'functions', 'field_value_factor', 'weight', 'boost_mode', 'score_mode', 'max_boost', 'min_score', 'boost', 'filter'],
+    'function_score',
+  );
+  if (options.filter !== undefined) throw dslError('[function_score] [filter] belongs inside [functions] entries');
+  const query = options.query === undefined ? new MatchAllQuery() : parseNode(options.query, context, depth + 1);
+  let functions: ScoreFunction[];
+  if (options.functions !== undefined) {
+    if (!Array.isArray(options.functions)) throw dslError('[function_score] [functions] must be an array');
+    if (options.field_value_factor !== undefined || options.weight !== undefined) {
+      throw dslError('[function_score] already found [functions] array, now encountering a top-level function');
+    }
+    functions = options.functions.map((fn) => parseScoreFunction(fn, context, depth));
+  } else if (options.field_value_factor !== undefined || options.weight !== undefined) {
+    functions = [parseScoreFunction({ field_value_factor: options.field_value_factor, weight: options.weight }, context, depth)];
+  } else {
+    functions = [];
+  }
+  return new FunctionScoreQuery(query, {
+    functions,
+    scoreMode: options.score_mode === undefined ? 'multiply' : readEnum(options.score_mode, SCORE_MODES, 'score_mode', 'function_score'),
+    boostMode: options.boost_mode === undefined ? 'multiply' : readEnum(options.boost_mode, BOOST_MODES, 'boost_mode', 'function_score'),
+    maxBoost: options.max_boost === undefined ? Number.MAX_VALUE : readNumber(options.max_boost, 'max_boost', 'function_score'),
+    minScore: options.min_score === undefined ? null : readNumber(options.min_score, 'min_score', 'function_score'),
+    boost: readBoost(options.boost, 'function_score'),
+  });
+}

@@ -1,0 +1,187 @@
+/** DSL parsers of the term-level queries: term, terms, range, exists, ids, prefix. */
+import { normalizeTerm } from '../analysis/analyzer.ts';
+import type { FlatField } from '../mapping/mapping.ts';
+import { IdsQuery, MatchNoneQuery } from './basic-queries.ts';
+import { ExistsQuery, KeywordRangeQuery, NumericRangeQuery, NumericSetQuery, type ExistsSource } from './column-queries.ts';
+import { checkKeys, describe, dslError, expectObject, isDslObject, readBoolean, readEnum, readString, singleEntry, type DslObject } from './dsl-reader.ts';
+import { isInvertedField, requireColumnValue } from './field-queries.ts';
+import { PrefixQuery, TermRangeQuery, TermSetQuery, type TermBounds } from './multi-term-query.ts';
+import { readBoost } from './parse-full-text.ts';
+import type { Query } from './scorer.ts';
+import { exactValueQuery } from './field-queries.ts';
+
+/** Most values a `terms` or `ids` query may list (ES index.max_terms_count). */
+export const MAX_TERMS_COUNT = 65_536;
+
+const float = new Float64Array(1);
+const bits = new BigInt64Array(float.buffer);
+
+/** The smallest double greater than `value`. */
+export function nextUp(value: number): number {
+  if (Number.isNaN(value) || value === Infinity) return value;
+  if (value === 0) return Number.MIN_VALUE;
+  float[0] = value;
+  bits[0] = value > 0 ? bits[0]! + 1n : bits[0]! - 1n;
+  return float[0]!;
+}
+
+/** The largest double smaller than `value`. */
+export function nextDown(value: number): number {
+  return -nextUp(-value);
+}
+
+/** Rejects `case_insensitive: true` (not implemented). */
+function checkCaseInsensitive(options: DslObject, owner: string): void {
+  if (options.case_insensitive !== undefined && readBoolean(options.case_insensitive, 'case_insensitive', owner)) {
+    throw dslError(`[${owner}] case_insensitive matching is not supported`);
+  }
+}
+
+/** `{term: {field: value | {value, boost}}}`. */
+export function parseTerm(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
+  const [path, value] = singleEntry(body, 'term');
+  const options = isDslObject(value) ? value : { value };
+  checkKeys(options, ['value', 'boost', 'case_insensitive'], 'term');
+  if (options.value === undefined || options.value === null) throw dslError('[term] requires a value');
+  checkCaseInsensitive(options, 'term');
+  const boost = readBoost(options.boost, 'term');
+  const field = fields.get(path);
+  return field === undefined ? new MatchNoneQuery() : exactValueQuery(field, options.value, boost, 'term', now);
+}
+
+/** `{terms: {field: [values], boost}}`. */
+export function parseTerms(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
+  const entries = Object.entries(body).filter(([key]) => key !== 'boost' && key !== '_name');
+  if (entries.length !== 1) throw dslError(`[terms] query requires exactly one field, found ${entries.length}`);
+  const [path, values] = entries[0]!;
+  if (!Array.isArray(values)) throw dslError(`[terms] values of field [${path}] must be an array (terms lookup is not supported)`);
+  if (values.length > MAX_TERMS_COUNT) throw dslError(`[terms] The number of terms [${values.length}] exceeds the maximum of [${MAX_TERMS_COUNT}]`);
+  const boost = readBoost(body.boost, 'terms');
+  const field = fields.get(path);
+  if (field === undefined) return new MatchNoneQuery();
+  if (isInvertedField(field)) {
+    const terms = values.map((value) => {
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+        throw dslError(`[terms] values of field [${path}] must be strings, numbers or booleans, got ${describe(value)}`);
+      }
+      return String(value);
+    });
+    return new TermSetQuery(path, [...new Set(terms)], boost);
+  }
+  return new NumericSetQuery(path, values.map((value) => requireColumnValue(field, value, 'terms', now)), boost);
+}
+
+interface RangeBounds {
+  lower: unknown;
+  upper: unknown;
+  includeLower: boolean;
+  includeUpper: boolean;
+}
+
+function readRangeBounds(options: DslObject): RangeBounds {
+  const bounds: RangeBounds = { lower: undefined, upper: undefined, includeLower: true, includeUpper: true };
+  if (options.from !== undefined && options.from !== null) bounds.lower = options.from;
+  if (options.to !== undefined && options.to !== null) bounds.upper = options.to;
+  if (options.include_lower !== undefined) bounds.includeLower = readBoolean(options.include_lower, 'include_lower', 'range');
+  if (options.include_upper !== undefined) bounds.includeUpper = readBoolean(options.include_upper, 'include_upper', 'range');
+  for (const [key, lower, inclusive] of [['gt', true, false], ['gte', true, true], ['lt', false, false], ['lte', false, true]] as const) {
+    const value = options[key];
+    if (value === undefined || value === null) continue;
+    if (lower) {
+      bounds.lower = value;
+      bounds.includeLower = inclusive;
+    } else {
+      bounds.upper = value;
+      bounds.includeUpper = inclusive;
+    }
+  }
+  return bounds;
+}
+
+/** `{range: {field: {gt, gte, lt, lte, from, to, include_lower, include_upper, format, time_zone, boost}}}`. */
+export function parseRange(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
+  const [path, value] = singleEntry(body, 'range');
+  const options = expectObject(value, 'range');
+  checkKeys(options, ['gt', 'gte', 'lt', 'lte', 'from', 'to', 'include_lower', 'include_upper', 'format', 'time_zone', 'boost', 'relation'], 'range');
+  if (options.format !== undefined) readString(options.format, 'format', 'range');
+  if (options.relation !== undefined) readEnum(options.relation, ['intersects', 'contains', 'within'] as const, 'relation', 'range');
+  if (options.time_zone !== undefined) {
+    const zone = readString(options.time_zone, 'time_zone', 'range');
+    if (!['UTC', 'Z', '+00:00', '-00:00', 'Etc/UTC', 'GMT'].includes(zone)) throw dslError(`[range] time_zone [${zone}] is not supported; only UTC is`);
+  }
+  const boost = readBoost(options.boost, 'range');
+  const bounds = readRangeBounds(options);
+  const field = fields.get(path);
+  if (field === undefined) return new MatchNoneQuery();
+  if (isInvertedField(field)) {
+    const text = (bound: unknown): string | null => {
+      if (bound === undefined) return null;
+      if (typeof bound === 'string' || typeof bound === 'number' || typeof bound === 'boolean') return String(bound);
+      throw dslError(`[range] bound of field [${path}] must be a string or number, got ${describe(bound)}`);
+    };
+    const termBounds: TermBounds = {
+      lower: text(bounds.lower),
+      upper: text(bounds.upper),
+      includeLower: bounds.includeLower,
+      includeUpper: bounds.includeUpper,
+    };
+    return field.type === 'keyword' ? new KeywordRangeQuery(path, termBounds, boost) : new TermRangeQuery(path, termBounds, boost);
+  }
+  // Date math rounds the lower bound up for gt and the upper bound up for lte (like ES).
+  let min = -Infinity;
+  let max = Infinity;
+  if (bounds.lower !== undefined) {
+    const lower = requireColumnValue(field, bounds.lower, 'range', now, !bounds.includeLower);
+    min = bounds.includeLower ? lower : nextUp(lower);
+  }
+  if (bounds.upper !== undefined) {
+    const upper = requireColumnValue(field, bounds.upper, 'range', now, bounds.includeUpper);
+    max = bounds.includeUpper ? upper : nextDown(upper);
+  }
+  return new NumericRangeQuery(path, min, max, boost);
+}
+
+/** `{exists: {field, boost}}`; an object path checks every field below it. */
+export function parseExists(body: DslObject, fields: ReadonlyMap<string, FlatField>): Query {
+  checkKeys(body, ['field', 'boost'], 'exists');
+  if (body.field === undefined) throw dslError('[exists] must be provided with a [field]');
+  const path = readString(body.field, 'field', 'exists');
+  const boost = readBoost(body.boost, 'exists');
+  const direct = fields.get(path);
+  const targets = direct !== undefined ? [direct] : [...fields.values()].filter((field) => field.path.startsWith(`${path}.`));
+  const sources: ExistsSource[] = targets.map((field) => ({
+    field: field.path,
+    kind: field.type === 'text' ? 'norms' : field.type === 'keyword' ? 'keyword' : 'numeric',
+  }));
+  return sources.length === 0 ? new MatchNoneQuery() : new ExistsQuery(sources, boost);
+}
+
+/** `{ids: {values: [...], boost}}`. */
+export function parseIds(body: DslObject): Query {
+  checkKeys(body, ['values', 'boost', 'type'], 'ids');
+  if (!Array.isArray(body.values)) throw dslError('[ids] [values] must be an array');
+  if (body.values.length > MAX_TERMS_COUNT) throw dslError(`[ids] too many values [${body.values.length}]`);
+  const ids = body.values.map((value) => {
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    throw dslError(`[ids] values must be strings, got ${describe(value)}`);
+  });
+  return new IdsQuery(ids, readBoost(body.boost, 'ids'));
+}
+
+/** `{prefix: {field: value | {value, boost, rewrite}}}` on text and keyword fields. */
+export function parsePrefix(body: DslObject, fields: ReadonlyMap<string, FlatField>): Query {
+  const [path, value] = singleEntry(body, 'prefix');
+  const options = isDslObject(value) ? value : { value };
+  checkKeys(options, ['value', 'boost', 'rewrite', 'case_insensitive'], 'prefix');
+  const prefix = readString(options.value, 'value', 'prefix');
+  if (options.rewrite !== undefined) readString(options.rewrite, 'rewrite', 'prefix');
+  checkCaseInsensitive(options, 'prefix');
+  const boost = readBoost(options.boost, 'prefix');
+  const field = fields.get(path);
+  if (field === undefined) return new MatchNoneQuery();
+  if (!isInvertedField(field)) {
+    throw dslError(`[prefix] Can only use prefix queries on keyword and text fields - not on [${path}] which is of type [${field.type}]`);
+  }
+  return new PrefixQuery(path, normalizeTerm(field.analyzer, prefix), boost);
+}

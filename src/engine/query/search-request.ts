@@ -1,0 +1,60 @@
+/** The query phase of a search as one shard sees it: request in, top hits and partials out. */
+import type { AggregationPartials } from '../collect/aggregation-partials.ts';
+
+/** Hits counted exactly before the total becomes a lower bound (Elasticsearch's default). */
+export const DEFAULT_TRACK_TOTAL_HITS = 10_000;
+
+/** Largest from + size a search may ask for (Elasticsearch's index.max_result_window). */
+export const MAX_RESULT_WINDOW = 10_000;
+
+/** A search request for one shard. */
+export interface ShardSearchRequest {
+  /** Elasticsearch query DSL object (default match_all). */
+  query?: unknown;
+  /** Hits to skip; the shard returns the top from + size. */
+  from: number;
+  /** Hits to return after `from`. */
+  size: number;
+  /** ES sort syntax: "field", {field: "desc"}, {field: {order, missing, mode, unmapped_type}}, "_score", "_doc"; array or single. */
+  sort?: unknown;
+  /** Sort values of the last hit of the previous page; hits strictly after it are returned. */
+  searchAfter?: unknown[];
+  /** ES aggregations DSL. */
+  aggs?: unknown;
+  /** Same as `aggs` (the long ES spelling). */
+  aggregations?: unknown;
+  /** Count exactly up to this many hits (default 10 000); true = always exact, false = no count. */
+  trackTotalHits?: boolean | number;
+  /** Hits scoring below are dropped (and not counted or aggregated). */
+  minScore?: number;
+  /** Collection stops once exceeded; the result is then partial and `timedOut` is true. */
+  timeoutMs?: number;
+}
+
+/** One hit of a shard: leaf index into the shard's leaves and doc id within the leaf. */
+export interface ShardHit {
+  leaf: number;
+  doc: number;
+  /** BM25 (or custom) score; NaN when the sort did not need scores (ES renders null). */
+  score: number;
+  /** Sort values when the request had a sort (numbers, strings, null for missing). */
+  sort?: unknown[];
+}
+
+/** Exact count, or a lower bound once the count passed track_total_hits. */
+export interface TotalHits {
+  value: number;
+  relation: 'eq' | 'gte';
+}
+
+/** What the query phase of one shard returns. */
+export interface ShardQueryResult {
+  total: TotalHits;
+  /** Best score among the hits (null when sorted by field or no hits were kept). */
+  maxScore: number | null;
+  /** The top from + size hits, in order. */
+  hits: ShardHit[];
+  /** Aggregation partials, mergeable across shards, when the request had aggregations. */
+  aggs?: AggregationPartials;
+  timedOut: boolean;
+}

@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ByteSink } from './byte-io.ts';
+import { bitsRequired, bitsRequiredFor, packInto, packedBytes, unpackFrom } from './bitpack.ts';
+import { seededRandom } from './test-leaf.ts';
+
+test('bitsRequired', () => {
+  assert.deepEqual([0, 1, 2, 3, 255, 256, 2 ** 31 - 1].map(bitsRequired), [0, 1, 2, 2, 8, 9, 31]);
+  assert.equal(bitsRequiredFor([1, 8, 3], 3), 4);
+  assert.equal(bitsRequiredFor([1, 8, 300], 2), 4);
+});
+
+test('every width from 0 to 31 round-trips, with odd counts and offsets', () => {
+  const random = seededRandom(3);
+  for (let width = 0; width <= 31; width++) {
+    for (const count of [1, 7, 128, 333]) {
+      const values = Int32Array.from({ length: count }, () => (width === 0 ? 0 : Math.floor(random() * 2 ** width)));
+      values[0] = width === 0 ? 0 : 2 ** width - 1;
+      const sink = new ByteSink(64);
+      sink.writeByte(0xaa);
+      packInto(sink, values, count, width);
+      sink.writeByte(0x55);
+      const bytes = sink.toBytes();
+      assert.equal(bytes.length, 2 + packedBytes(count, width));
+      const out = new Int32Array(count);
+      const end = unpackFrom(bytes, 1, count, width, out);
+      assert.equal(end, 1 + packedBytes(count, width));
+      assert.equal(bytes[end], 0x55);
+      assert.deepEqual(out, values, `width ${width}, count ${count}`);
+    }
+  }
+});
+
+test('unpacking past the end of the data throws', () => {
+  assert.throws(() => unpackFrom(new Uint8Array(3), 0, 10, 8, new Int32Array(10)), RangeError);
+});

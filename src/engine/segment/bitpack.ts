@@ -1,0 +1,105 @@
+/**
+ * Fixed-width bit packing of non-negative integers (below 2^31), least significant bit first:
+ * value i occupies bits [i*width, (i+1)*width) of the packed bytes. Used for postings blocks,
+ * keyword ordinals and doc meta.
+ */
+import type { ByteSink } from './byte-io.ts';
+
+/** Number of bits needed to represent `value` (0 for 0). */
+export function bitsRequired(value: number): number {
+  return value === 0 ? 0 : 32 - Math.clz32(value);
+}
+
+/** Bits needed for the largest of `values[0..count)`. */
+export function bitsRequiredFor(values: ArrayLike<number>, count: number): number {
+  let union = 0;
+  for (let i = 0; i < count; i++) union |= values[i]!;
+  return bitsRequired(union);
+}
+
+/** Bytes taken by `count` values packed at `width` bits. */
+export function packedBytes(count: number, width: number): number {
+  return Math.ceil((count * width) / 8);
+}
+
+/** Appends `values[0..count)` packed at `width` bits (each value must fit). */
+export function packInto(sink: ByteSink, values: ArrayLike<number>, count: number, width: number): void {
+  if (width === 0) return;
+  let accumulator = 0;
+  let accumulated = 0;
+  if (width <= 24) {
+    for (let i = 0; i < count; i++) {
+      accumulator |= values[i]! << accumulated;
+      accumulated += width;
+      while (accumulated >= 8) {
+        sink.writeByte(accumulator & 0xff);
+        accumulator >>>= 8;
+        accumulated -= 8;
+      }
+    }
+    if (accumulated > 0) sink.writeByte(accumulator);
+    return;
+  }
+  for (let i = 0; i < count; i++) {
+    let value = values[i]!;
+    let remaining = width;
+    while (remaining > 0) {
+      const take = Math.min(remaining, 8 - accumulated);
+      accumulator |= (value & ((1 << take) - 1)) << accumulated;
+      accumulated += take;
+      value >>>= take;
+      remaining -= take;
+      if (accumulated === 8) {
+        sink.writeByte(accumulator);
+        accumulator = 0;
+        accumulated = 0;
+      }
+    }
+  }
+  if (accumulated > 0) sink.writeByte(accumulator);
+}
+
+/**
+ * Decodes `count` values of `width` bits starting at `data[offset]` into `out[0..count)` and
+ * returns the offset just past the packed bytes.
+ */
+export function unpackFrom(data: Uint8Array, offset: number, count: number, width: number, out: Int32Array): number {
+  if (width === 0) {
+    out.fill(0, 0, count);
+    return offset;
+  }
+  const end = offset + packedBytes(count, width);
+  if (end > data.length) throw new RangeError('packed block past end of data');
+  if (width <= 24) {
+    // The accumulator never holds more than width-1+8 <= 31 bits, so int32 arithmetic is exact.
+    const mask = (1 << width) - 1;
+    let accumulator = 0;
+    let accumulated = 0;
+    let position = offset;
+    for (let i = 0; i < count; i++) {
+      while (accumulated < width) {
+        accumulator |= data[position++]! << accumulated;
+        accumulated += 8;
+      }
+      out[i] = accumulator & mask;
+      accumulator >>>= width;
+      accumulated -= width;
+    }
+    return end;
+  }
+  let bitPosition = offset * 8;
+  for (let i = 0; i < count; i++) {
+    let value = 0;
+    let got = 0;
+    while (got < width) {
+      const byteIndex = bitPosition >>> 3;
+      const bitInByte = bitPosition & 7;
+      const take = Math.min(width - got, 8 - bitInByte);
+      value |= ((data[byteIndex]! >>> bitInByte) & ((1 << take) - 1)) << got;
+      got += take;
+      bitPosition += take;
+    }
+    out[i] = value;
+  }
+  return end;
+}

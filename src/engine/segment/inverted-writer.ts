@@ -1,0 +1,167 @@
+/**
+ * Writes the inverted index of a new segment: for each indexed field, a k-way merge of the
+ * sources' sorted terms; each term's postings are the sources' postings concatenated in source
+ * order with doc ids remapped (doc maps are monotonic, so the result stays sorted) and dropped
+ * docs skipped. Also derives each field's BM25 statistics: the sources' statistics minus the
+ * contribution of dropped docs (a dropped doc's length is the sum of its freqs for positional
+ * fields, where that sum is the token count, and the length its norm stands for otherwise).
+ */
+import { NO_MORE_DOCS, type FieldStats, type LeafReader, type PostingsCursor, type TermsIterator } from './leaf-reader.ts';
+import { decodeNorm } from './norms.ts';
+import { EngineError } from '../errors.ts';
+import type { OutputFile } from './segment-file.ts';
+import { PostingsEncoder } from './postings-encoder.ts';
+import { TermDictionaryWriter, type SegmentFieldKind } from './term-dictionary-writer.ts';
+import type { WriteContext } from './write-context.ts';
+
+/** Postings copied between two pause checks. */
+const COPY_BATCH = 4096;
+
+/** An indexed field to write. */
+export interface InvertedFieldSpec {
+  name: string;
+  kind: Exclude<SegmentFieldKind, 'numeric'>;
+  positions: boolean;
+  /** Norm bytes of the new segment for this field, or null when it has none. */
+  norms: Uint8Array | null;
+}
+
+/** The three files of the inverted index. */
+export interface InvertedFiles {
+  terms: OutputFile;
+  postings: OutputFile;
+  positions: OutputFile;
+}
+
+/** Per-source accounting of the dropped docs of the current field. */
+interface DroppedAccounting {
+  reader: LeafReader;
+  field: string;
+  byFreqs: boolean;
+  seen: Uint8Array | null;
+  docs: number;
+  length: number;
+}
+
+/** Merges and writes the terms and postings of every field; returns each field's statistics. */
+export async function writeInvertedIndex(
+  context: WriteContext,
+  fields: InvertedFieldSpec[],
+  files: InvertedFiles,
+): Promise<Map<string, FieldStats>> {
+  const encoder = new PostingsEncoder(files.postings.sink, files.positions.sink);
+  const dictionary = new TermDictionaryWriter(files.terms.sink);
+  const stats = new Map<string, FieldStats>();
+  for (const field of fields) {
+    stats.set(field.name, await writeField(context, field, encoder, dictionary, files));
+  }
+  dictionary.finish();
+  return stats;
+}
+
+async function writeField(
+  context: WriteContext,
+  field: InvertedFieldSpec,
+  encoder: PostingsEncoder,
+  dictionary: TermDictionaryWriter,
+  files: InvertedFiles,
+): Promise<FieldStats> {
+  const participants: number[] = [];
+  const iterators: TermsIterator[] = [];
+  const heads: (string | null)[] = [];
+  const dropped: DroppedAccounting[] = [];
+  let docCount = 0;
+  let sumTotalTermFreq = 0;
+  for (let sourceIndex = 0; sourceIndex < context.sources.length; sourceIndex++) {
+    const { reader, docMap } = context.sources[sourceIndex]!;
+    if (!reader.indexedFields().includes(field.name)) continue;
+    if (field.positions && !reader.hasPositions(field.name)) {
+      throw new EngineError('illegal_argument', `field ${field.name} has no positions in leaf ${reader.name}`);
+    }
+    const sourceStats = reader.fieldStats(field.name);
+    docCount += sourceStats.docCount;
+    sumTotalTermFreq += sourceStats.sumTotalTermFreq;
+    const iterator = reader.terms(field.name);
+    participants.push(sourceIndex);
+    iterators.push(iterator);
+    heads.push(iterator.next());
+    dropped.push({
+      reader,
+      field: field.name,
+      byFreqs: field.positions,
+      seen: docMap.includes(-1) ? new Uint8Array(docMap.length) : null,
+      docs: 0,
+      length: 0,
+    });
+  }
+
+  dictionary.startField(field.name, field.kind, field.positions);
+  encoder.setField(field.norms, field.positions);
+  const matching: number[] = [];
+  for (;;) {
+    let smallest: string | null = null;
+    matching.length = 0;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i]!;
+      if (head === null) continue;
+      if (smallest === null || head < smallest) {
+        smallest = head;
+        matching.length = 0;
+        matching.push(i);
+      } else if (head === smallest) {
+        matching.push(i);
+      }
+    }
+    if (smallest === null) break;
+
+    encoder.startTerm();
+    for (const i of matching) {
+      const docMap = context.sources[participants[i]!]!.docMap;
+      const cursor = iterators[i]!.postings();
+      while (!copyPostings(cursor, docMap, encoder, field.positions, dropped[i]!)) {
+        if (context.overdue()) await context.pause();
+      }
+    }
+    const encoded = encoder.finishTerm();
+    if (encoded.docFreq > 0) {
+      const docStart = files.postings.sink.length - encoded.docBytes;
+      const posStart = files.positions.sink.length - encoded.posBytes;
+      dictionary.addTerm(smallest, encoded, docStart, posStart);
+    }
+    for (const i of matching) heads[i] = iterators[i]!.next();
+    await context.maybePause();
+  }
+
+  for (const accounting of dropped) {
+    docCount -= accounting.docs;
+    sumTotalTermFreq -= accounting.length;
+  }
+  return { docCount, sumTotalTermFreq };
+}
+
+/** Copies up to COPY_BATCH postings; true when the cursor is exhausted. */
+function copyPostings(
+  cursor: PostingsCursor,
+  docMap: Int32Array,
+  encoder: PostingsEncoder,
+  withPositions: boolean,
+  dropped: DroppedAccounting,
+): boolean {
+  for (let copied = 0; copied < COPY_BATCH; copied++) {
+    const doc = cursor.next();
+    if (doc === NO_MORE_DOCS) return true;
+    const newDoc = docMap[doc]!;
+    if (newDoc < 0) {
+      const seen = dropped.seen!;
+      if (seen[doc] === 0) {
+        seen[doc] = 1;
+        dropped.docs++;
+        if (!dropped.byFreqs) dropped.length += decodeNorm(dropped.reader.norm(dropped.field, doc));
+      }
+      if (dropped.byFreqs) dropped.length += cursor.freq();
+      continue;
+    }
+    encoder.addDoc(newDoc, cursor.freq(), withPositions ? cursor.positions() : null);
+  }
+  return false;
+}

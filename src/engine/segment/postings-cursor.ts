@@ -1,0 +1,273 @@
+/**
+ * Reads one term's postings from the loaded `postings.doc` / `postings.pos` streams. Skip data
+ * is decoded when the cursor is created; a block's docs are unpacked only when the cursor
+ * enters it, its freqs on the first `freq()` there, positions only on `positions()`.
+ */
+import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type PostingsCursor } from './leaf-reader.ts';
+import { unpackFrom } from './bitpack.ts';
+
+const SKIP_STRIDE = 5;
+const LAST_DOC = 0;
+const DOC_START = 1;
+const POS_START = 2;
+const MAX_FREQ = 3;
+const MIN_NORM = 4;
+
+/** Offset just past the varint last read by `readVarint` (avoids allocating a reader per cursor). */
+let varintEnd = 0;
+
+function readVarint(data: Uint8Array, position: number): number {
+  let byte = data[position++]!;
+  let value = byte & 0x7f;
+  for (let shift = 7; byte >= 0x80; shift += 7) {
+    byte = data[position++]!;
+    value += (byte & 0x7f) * 2 ** shift;
+  }
+  varintEnd = position;
+  return value;
+}
+
+/** Where a term's postings live, as decoded from the term dictionary. */
+export interface TermPostingsPointer {
+  docFreq: number;
+  maxFreq: number;
+  minNorm: number;
+  /** The only doc when docFreq is 1 (no bytes in postings.doc), else -1. */
+  singletonDoc: number;
+  singletonFreq: number;
+  /** Offset of the term's skip data in postings.doc. */
+  docStart: number;
+  /** Offset of the term's first position in postings.pos. */
+  posStart: number;
+}
+
+/** The loaded postings streams of a segment. */
+export interface PostingsStreams {
+  docs: Uint8Array;
+  positions: Uint8Array;
+}
+
+/** PostingsCursor over a segment term. */
+export class SegmentPostingsCursor implements PostingsCursor {
+  doc = -1;
+  readonly docFreq: number;
+  readonly maxFreq: number;
+  readonly minNorm: number;
+
+  private readonly docData: Uint8Array;
+  private readonly posData: Uint8Array | null;
+  private readonly blockCountTotal: number;
+  /** Per block, SKIP_STRIDE numbers: last doc, start in postings.doc (-1 = singleton), start in postings.pos, max freq, min norm. */
+  private readonly skip: Float64Array;
+  private readonly docs: Int32Array;
+  private readonly freqs: Int32Array;
+
+  private block = -1;
+  private docsInBlock = 0;
+  private index = -1;
+  private freqsLoaded = false;
+  private freqOffset = 0;
+  private freqBits = 0;
+  private shallowBlock = 0;
+  private posPointer = 0;
+  private posIndex = 0;
+  private positionsIndex = -1;
+  private positionBuffer: Int32Array | null = null;
+  /** Views of positionBuffer by length, so that positions() does not allocate per call. */
+  private positionViews: Int32Array[] = [];
+  private positionView: Int32Array | null = null;
+
+  constructor(streams: PostingsStreams, pointer: TermPostingsPointer, withPositions: boolean) {
+    this.docFreq = pointer.docFreq;
+    this.maxFreq = pointer.maxFreq;
+    this.minNorm = pointer.minNorm;
+    this.docData = streams.docs;
+    this.posData = withPositions ? streams.positions : null;
+    const blocks = Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE);
+    this.blockCountTotal = blocks;
+    const skip = new Float64Array(blocks * SKIP_STRIDE);
+    this.skip = skip;
+    const bufferSize = Math.min(POSTINGS_BLOCK_SIZE, pointer.docFreq);
+    this.docs = new Int32Array(bufferSize);
+    this.freqs = new Int32Array(bufferSize);
+    skip[POS_START] = pointer.posStart;
+    skip[MAX_FREQ] = pointer.maxFreq;
+    skip[MIN_NORM] = pointer.minNorm;
+    if (pointer.docFreq === 1) {
+      skip[LAST_DOC] = pointer.singletonDoc;
+      skip[DOC_START] = -1;
+      this.docs[0] = pointer.singletonDoc;
+      this.freqs[0] = pointer.singletonFreq;
+      return;
+    }
+    const data = streams.docs;
+    if (blocks === 1) {
+      skip[LAST_DOC] = readVarint(data, pointer.docStart);
+      skip[DOC_START] = varintEnd;
+      return;
+    }
+    let position = pointer.docStart;
+    let lastDoc = -1;
+    let posStart = pointer.posStart;
+    for (let b = 0; b < blocks; b++) {
+      const base = b * SKIP_STRIDE;
+      lastDoc += readVarint(data, position) + 1;
+      skip[base + LAST_DOC] = lastDoc;
+      skip[base + DOC_START] = readVarint(data, varintEnd);
+      skip[base + POS_START] = posStart;
+      if (withPositions) posStart += readVarint(data, varintEnd);
+      skip[base + MAX_FREQ] = readVarint(data, varintEnd) + 1;
+      position = varintEnd;
+      skip[base + MIN_NORM] = data[position++]!;
+    }
+    let blockStart = position;
+    for (let b = 0; b < blocks; b++) {
+      const length = skip[b * SKIP_STRIDE + DOC_START]!;
+      skip[b * SKIP_STRIDE + DOC_START] = blockStart;
+      blockStart += length;
+    }
+  }
+
+  /** Moves to the next doc and returns it. */
+  next(): number {
+    if (++this.index < this.docsInBlock) return (this.doc = this.docs[this.index]!);
+    if (this.doc === NO_MORE_DOCS || this.block + 1 >= this.blockCountTotal) return this.exhaust();
+    this.loadBlock(this.block + 1);
+    this.index = 0;
+    return (this.doc = this.docs[0]!);
+  }
+
+  /** Moves to the first doc >= target and returns it. */
+  advance(target: number): number {
+    if (this.doc === NO_MORE_DOCS) return NO_MORE_DOCS;
+    if (this.block < 0 || target > this.skip[this.block * SKIP_STRIDE + LAST_DOC]!) {
+      const block = this.findBlock(this.block < 0 ? 0 : this.block + 1, target);
+      if (block >= this.blockCountTotal) return this.exhaust();
+      this.loadBlock(block);
+      this.index = -1;
+    }
+    const docs = this.docs;
+    let index = this.index + 1;
+    while (docs[index]! < target) index++;
+    this.index = index;
+    return (this.doc = docs[index]!);
+  }
+
+  /** Term frequency in the current doc. */
+  freq(): number {
+    if (!this.freqsLoaded) this.loadFreqs();
+    return this.freqs[this.index]!;
+  }
+
+  /** Positions of the term in the current doc (a view valid until the next positions() call). */
+  positions(): ArrayLike<number> {
+    const posData = this.posData;
+    if (posData === null) throw new RangeError('field was indexed without positions');
+    if (this.positionsIndex === this.index) return this.positionView!;
+    if (!this.freqsLoaded) this.loadFreqs();
+    const freqs = this.freqs;
+    let pointer = this.posPointer;
+    for (let j = this.posIndex; j < this.index; j++) {
+      let remaining = freqs[j]!;
+      while (remaining > 0) if (posData[pointer++]! < 0x80) remaining--;
+    }
+    const freq = freqs[this.index]!;
+    if (this.positionBuffer === null || this.positionBuffer.length < freq) {
+      this.positionBuffer = new Int32Array(Math.max(16, freq, (this.positionBuffer?.length ?? 0) * 2));
+      this.positionViews = [];
+    }
+    const out = this.positionBuffer;
+    let position = 0;
+    for (let i = 0; i < freq; i++) {
+      let byte = posData[pointer++]!;
+      let delta = byte & 0x7f;
+      let shift = 7;
+      while (byte >= 0x80) {
+        byte = posData[pointer++]!;
+        delta |= (byte & 0x7f) << shift;
+        shift += 7;
+      }
+      position += delta;
+      out[i] = position;
+    }
+    this.posPointer = pointer;
+    this.posIndex = this.index + 1;
+    this.positionsIndex = this.index;
+    this.positionView = this.positionViews[freq] ??= out.subarray(0, freq);
+    return this.positionView;
+  }
+
+  /** Moves the shallow block pointer to the block containing `target`; returns its last doc. */
+  shallowAdvance(target: number): number {
+    let block = this.shallowBlock;
+    if (block > 0 && block <= this.blockCountTotal && target <= this.skip[(block - 1) * SKIP_STRIDE + LAST_DOC]!) block = 0;
+    block = this.findBlock(block, target);
+    this.shallowBlock = block;
+    return block < this.blockCountTotal ? this.skip[block * SKIP_STRIDE + LAST_DOC]! : NO_MORE_DOCS;
+  }
+
+  /** Largest freq in the current shallow block (0 past the end). */
+  blockMaxFreq(): number {
+    return this.shallowBlock < this.blockCountTotal ? this.skip[this.shallowBlock * SKIP_STRIDE + MAX_FREQ]! : 0;
+  }
+
+  /** Smallest norm byte in the current shallow block (255 past the end). */
+  blockMinNorm(): number {
+    return this.shallowBlock < this.blockCountTotal ? this.skip[this.shallowBlock * SKIP_STRIDE + MIN_NORM]! : 255;
+  }
+
+  private exhaust(): number {
+    this.block = this.blockCountTotal;
+    this.docsInBlock = 0;
+    this.index = 0;
+    return (this.doc = NO_MORE_DOCS);
+  }
+
+  /** First block >= from whose last doc is >= target (blockCountTotal when none). */
+  private findBlock(from: number, target: number): number {
+    const skip = this.skip;
+    let low = from;
+    let high = this.blockCountTotal;
+    if (low < high && skip[low * SKIP_STRIDE + LAST_DOC]! >= target) return low;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (skip[middle * SKIP_STRIDE + LAST_DOC]! < target) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  private loadBlock(block: number): void {
+    this.block = block;
+    const base = block * SKIP_STRIDE;
+    this.posPointer = this.skip[base + POS_START]!;
+    this.posIndex = 0;
+    this.positionsIndex = -1;
+    const count = block === this.blockCountTotal - 1 ? this.docFreq - block * POSTINGS_BLOCK_SIZE : POSTINGS_BLOCK_SIZE;
+    this.docsInBlock = count;
+    const start = this.skip[base + DOC_START]!;
+    if (start < 0) {
+      this.freqsLoaded = true;
+      return;
+    }
+    const data = this.docData;
+    const docBits = data[start]!;
+    this.freqBits = data[start + 1]!;
+    const docs = this.docs;
+    this.freqOffset = unpackFrom(data, start + 2, count, docBits, docs);
+    let previous = block === 0 ? -1 : this.skip[base - SKIP_STRIDE + LAST_DOC]!;
+    for (let i = 0; i < count; i++) {
+      previous += docs[i]! + 1;
+      docs[i] = previous;
+    }
+    this.freqsLoaded = false;
+  }
+
+  private loadFreqs(): void {
+    const freqs = this.freqs;
+    const count = this.docsInBlock;
+    unpackFrom(this.docData, this.freqOffset, count, this.freqBits, freqs);
+    for (let i = 0; i < count; i++) freqs[i] = freqs[i]! + 1;
+    this.freqsLoaded = true;
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * Encodes one term's postings at a time into the `postings.doc` and `postings.pos` streams
+ * (layout in docs/formats/segment.md): bit-packed blocks of POSTINGS_BLOCK_SIZE doc deltas and
+ * freqs preceded by skip data, positions as delta varints. A term with a single doc writes no
+ * doc bytes at all: its doc and freq live in the term dictionary.
+ */
+import { POSTINGS_BLOCK_SIZE } from './leaf-reader.ts';
+import { ByteSink } from './byte-io.ts';
+import { bitsRequiredFor, packInto } from './bitpack.ts';
+
+/** What the term dictionary records about an encoded term (a reused object: copy what you keep). */
+export interface EncodedTerm {
+  docFreq: number;
+  maxFreq: number;
+  minNorm: number;
+  /** The only doc when docFreq is 1, else -1. */
+  singletonDoc: number;
+  /** Its freq when docFreq is 1. */
+  singletonFreq: number;
+  /** Bytes appended to postings.doc for this term (0 for a singleton). */
+  docBytes: number;
+  /** Bytes appended to postings.pos for this term. */
+  posBytes: number;
+}
+
+/** Streams (doc, freq, positions) of one term after another into the postings sinks. */
+export class PostingsEncoder {
+  private readonly blockDocs = new Int32Array(POSTINGS_BLOCK_SIZE);
+  private readonly blockFreqs = new Int32Array(POSTINGS_BLOCK_SIZE);
+  private readonly deltaScratch = new Int32Array(POSTINGS_BLOCK_SIZE);
+  private readonly freqScratch = new Int32Array(POSTINGS_BLOCK_SIZE);
+  private readonly blockBytes = new ByteSink(64 * 1024);
+  private skipLastDocs = new Int32Array(64);
+  private skipDocBytes = new Float64Array(64);
+  private skipPosBytes = new Float64Array(64);
+  private skipMaxFreqs = new Int32Array(64);
+  private skipMinNorms = new Uint8Array(64);
+  private skipCount = 0;
+  private readonly result: EncodedTerm = {
+    docFreq: 0,
+    maxFreq: 0,
+    minNorm: 0,
+    singletonDoc: -1,
+    singletonFreq: 0,
+    docBytes: 0,
+    posBytes: 0,
+  };
+  private norms: Uint8Array | null = null;
+  private withPositions = false;
+  private blockCount = 0;
+  private docFreq = 0;
+  private lastDoc = -1;
+  private blockPrevDoc = -1;
+  private termPosStart = 0;
+  private blockPosStart = 0;
+  private blockMaxFreq = 0;
+  private blockMinNorm = 255;
+
+  constructor(
+    private readonly docSink: ByteSink,
+    private readonly posSink: ByteSink,
+  ) {}
+
+  /** Sets the field of the following terms: its norms (for block min norms) and positions flag. */
+  setField(norms: Uint8Array | null, withPositions: boolean): void {
+    this.norms = norms;
+    this.withPositions = withPositions;
+  }
+
+  /** Starts a new term. */
+  startTerm(): void {
+    this.blockBytes.reset();
+    this.skipCount = 0;
+    this.blockCount = 0;
+    this.docFreq = 0;
+    this.lastDoc = -1;
+    this.blockPrevDoc = -1;
+    this.termPosStart = this.posSink.length;
+    this.blockPosStart = this.termPosStart;
+    this.blockMaxFreq = 0;
+    this.blockMinNorm = 255;
+  }
+
+  /** Adds a doc (strictly increasing within the term) with its freq and, for positional fields, positions. */
+  addDoc(doc: number, freq: number, positions: ArrayLike<number> | null): void {
+    if (doc <= this.lastDoc) throw new RangeError(`postings out of order: doc ${doc} after ${this.lastDoc}`);
+    if (freq < 1) throw new RangeError(`invalid freq ${freq} for doc ${doc}`);
+    this.lastDoc = doc;
+    this.blockDocs[this.blockCount] = doc;
+    this.blockFreqs[this.blockCount] = freq;
+    this.blockCount++;
+    this.docFreq++;
+    if (freq > this.blockMaxFreq) this.blockMaxFreq = freq;
+    const norm = this.norms === null ? 0 : this.norms[doc]!;
+    if (norm < this.blockMinNorm) this.blockMinNorm = norm;
+    if (this.withPositions) {
+      if (positions === null || positions.length !== freq) {
+        throw new RangeError(`doc ${doc} has freq ${freq} but ${positions?.length ?? 0} positions`);
+      }
+      const sink = this.posSink;
+      let previous = 0;
+      for (let i = 0; i < freq; i++) {
+        const position = positions[i]!;
+        if (position < previous) throw new RangeError(`positions of doc ${doc} are not ascending`);
+        sink.writeVarint(position - previous);
+        previous = position;
+      }
+    }
+    if (this.blockCount === POSTINGS_BLOCK_SIZE) this.flushBlock();
+  }
+
+  /** Ends the term: writes skip data and blocks, returns what the term dictionary needs. */
+  finishTerm(): EncodedTerm {
+    const result = this.result;
+    result.docFreq = this.docFreq;
+    result.posBytes = this.posSink.length - this.termPosStart;
+    if (this.docFreq === 0) {
+      result.docBytes = 0;
+      return result;
+    }
+    if (this.docFreq === 1) {
+      result.singletonDoc = this.blockDocs[0]!;
+      result.singletonFreq = this.blockFreqs[0]!;
+      result.maxFreq = result.singletonFreq;
+      result.minNorm = this.blockMinNorm;
+      result.docBytes = 0;
+      return result;
+    }
+    if (this.blockCount > 0) this.flushBlock();
+    const docStart = this.docSink.length;
+    const blocks = this.skipCount;
+    let maxFreq = 0;
+    let minNorm = 255;
+    for (let b = 0; b < blocks; b++) {
+      if (this.skipMaxFreqs[b]! > maxFreq) maxFreq = this.skipMaxFreqs[b]!;
+      if (this.skipMinNorms[b]! < minNorm) minNorm = this.skipMinNorms[b]!;
+    }
+    this.writeSkipData(blocks);
+    this.docSink.writeSink(this.blockBytes);
+    result.singletonDoc = -1;
+    result.singletonFreq = 0;
+    result.maxFreq = maxFreq;
+    result.minNorm = minNorm;
+    result.docBytes = this.docSink.length - docStart;
+    return result;
+  }
+
+  private writeSkipData(blocks: number): void {
+    const sink = this.docSink;
+    if (blocks === 1) {
+      sink.writeVarint(this.skipLastDocs[0]!);
+      return;
+    }
+    let previousLastDoc = -1;
+    for (let b = 0; b < blocks; b++) {
+      sink.writeVarint(this.skipLastDocs[b]! - previousLastDoc - 1);
+      previousLastDoc = this.skipLastDocs[b]!;
+      sink.writeVarint(this.skipDocBytes[b]!);
+      if (this.withPositions) sink.writeVarint(this.skipPosBytes[b]!);
+      sink.writeVarint(this.skipMaxFreqs[b]! - 1);
+      sink.writeByte(this.skipMinNorms[b]!);
+    }
+  }
+
+  private flushBlock(): void {
+    const count = this.blockCount;
+    const deltas = this.deltaScratch;
+    const freqsMinusOne = this.freqScratch;
+    let previous = this.blockPrevDoc;
+    for (let i = 0; i < count; i++) {
+      const doc = this.blockDocs[i]!;
+      deltas[i] = doc - previous - 1;
+      freqsMinusOne[i] = this.blockFreqs[i]! - 1;
+      previous = doc;
+    }
+    const start = this.blockBytes.length;
+    const docBits = bitsRequiredFor(deltas, count);
+    const freqBits = bitsRequiredFor(freqsMinusOne, count);
+    this.blockBytes.writeByte(docBits);
+    this.blockBytes.writeByte(freqBits);
+    packInto(this.blockBytes, deltas, count, docBits);
+    packInto(this.blockBytes, freqsMinusOne, count, freqBits);
+
+    if (this.skipCount === this.skipLastDocs.length) this.growSkipArrays();
+    const entry = this.skipCount++;
+    this.skipLastDocs[entry] = previous;
+    this.skipDocBytes[entry] = this.blockBytes.length - start;
+    this.skipPosBytes[entry] = this.posSink.length - this.blockPosStart;
+    this.skipMaxFreqs[entry] = this.blockMaxFreq;
+    this.skipMinNorms[entry] = this.blockMinNorm;
+    this.blockPrevDoc = previous;
+    this.blockPosStart = this.posSink.length;
+    this.blockCount = 0;
+    this.blockMaxFreq = 0;
+    this.blockMinNorm = 255;
+  }
+
+  private growSkipArrays(): void {
+    const size = this.skipLastDocs.length * 2;
+    this.skipLastDocs = grown(this.skipLastDocs, size);
+    this.skipDocBytes = grown(this.skipDocBytes, size);
+    this.skipPosBytes = grown(this.skipPosBytes, size);
+    this.skipMaxFreqs = grown(this.skipMaxFreqs, size);
+    this.skipMinNorms = grown(this.skipMinNorms, size);
+  }
+}
+
+/** A copy of a typed array in a larger one of the same kind. */
+function grown<T extends Int32Array | Float64Array | Uint8Array>(array: T, size: number): T {
+  const created = new (array.constructor as new (length: number) => T)(size);
+  created.set(array);
+  return created;
+}

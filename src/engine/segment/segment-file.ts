@@ -1,0 +1,197 @@
+/**
+ * Framing shared by every segment file: an 8-byte header (4-byte ASCII magic + uint32 format
+ * version) and a 4-byte CRC32C footer over all preceding bytes. Also the durable-write helpers
+ * (fsync of files and directories) and checksum verification on load.
+ */
+import fs from 'node:fs';
+import fsp, { type FileHandle } from 'node:fs/promises';
+import crc32c from 'crc-32/crc32c';
+import { EngineError } from '../errors.ts';
+import { ByteSink } from './byte-io.ts';
+
+/** Version written in every segment file header; readers reject any other. */
+export const SEGMENT_FORMAT_VERSION = 1;
+
+/** Size of the magic + version header. */
+export const HEADER_BYTES = 8;
+
+/** Size of the CRC32C footer. */
+export const FOOTER_BYTES = 4;
+
+/** Magic of each segment file kind. */
+export const FileMagic = {
+  terms: 'TVTD',
+  postings: 'TVPD',
+  positions: 'TVPP',
+  norms: 'TVNM',
+  numericColumns: 'TVNC',
+  keywordColumns: 'TVKC',
+  storedSource: 'TVSS',
+  docMeta: 'TVDM',
+  docMetaGeneration: 'TVMG',
+  liveDocs: 'TVLD',
+  inplace: 'TVIP',
+} as const;
+
+/** Names of the immutable files of a segment directory. */
+export const SegmentFileName = {
+  terms: 'terms',
+  postings: 'postings.doc',
+  positions: 'postings.pos',
+  norms: 'norms',
+  numericColumns: 'columns.num',
+  keywordColumns: 'columns.kw',
+  storedSource: 'source',
+  docMeta: 'docmeta',
+} as const;
+
+/** Size and checksum of a written file, as recorded in `SegmentMeta.files`. */
+export interface FileChecksum {
+  bytes: number;
+  crc32c: number;
+}
+
+/** Updates a running CRC32C with more bytes (start with 0). */
+export function updateCrc(crc: number, bytes: Uint8Array): number {
+  return crc32c.buf(bytes, crc);
+}
+
+/** A segment file being written: append to `sink`, call `drain` now and then, `finish` once. */
+export class OutputFile {
+  /** Bytes of the file; appended through the sink's methods. */
+  readonly sink = new ByteSink();
+  private crc = 0;
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  /** Creates (truncates) the file and writes its header. */
+  static async create(path: string, magic: string): Promise<OutputFile> {
+    const handle = await fsp.open(path, 'w');
+    const file = new OutputFile(path, handle);
+    for (let i = 0; i < 4; i++) file.sink.writeByte(magic.charCodeAt(i));
+    file.sink.writeU32(SEGMENT_FORMAT_VERSION);
+    return file;
+  }
+
+  /** Writes the sink's full chunks to disk (keeps memory bounded during long writes). */
+  async drain(): Promise<void> {
+    await this.writeParts(this.sink.takeChunks(false));
+  }
+
+  /** Writes the rest and the CRC32C footer, fsyncs and closes; returns size and checksum. */
+  async finish(): Promise<FileChecksum> {
+    await this.writeParts(this.sink.takeChunks(true));
+    const checksum = this.crc >>> 0;
+    const footer = Buffer.alloc(FOOTER_BYTES);
+    footer.writeUInt32LE(checksum, 0);
+    await this.handle.write(footer);
+    await this.handle.sync();
+    await this.handle.close();
+    return { bytes: this.sink.length + FOOTER_BYTES, crc32c: checksum };
+  }
+
+  /** Closes the handle without completing the file (error paths). */
+  async abandon(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+  }
+
+  private async writeParts(parts: Uint8Array[]): Promise<void> {
+    for (const part of parts) {
+      this.crc = updateCrc(this.crc, part);
+      await this.handle.write(part);
+    }
+  }
+}
+
+/** Writes a complete small file (header, body, footer) durably: used for generation files. */
+export async function writeSmallFile(path: string, magic: string, body: (sink: ByteSink) => void): Promise<FileChecksum> {
+  const file = await OutputFile.create(path, magic);
+  try {
+    body(file.sink);
+    return await file.finish();
+  } catch (error) {
+    await file.abandon();
+    throw error;
+  }
+}
+
+/** fsyncs a directory so that created, renamed or removed entries are durable. */
+export async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The error every integrity failure raises, naming the file. */
+export function corruptFile(path: string, reason: string): EngineError {
+  return new EngineError('corrupt_index', `corrupt segment file ${path}: ${reason}`);
+}
+
+/** Checks magic and version of a header at the start of `data`. */
+export function checkHeader(path: string, data: Uint8Array, magic: string): void {
+  if (data.length < HEADER_BYTES + FOOTER_BYTES) throw corruptFile(path, 'file too short');
+  for (let i = 0; i < 4; i++) {
+    if (data[i] !== magic.charCodeAt(i)) throw corruptFile(path, `bad magic (expected ${magic})`);
+  }
+  const version = data[4]! | (data[5]! << 8) | (data[6]! << 16) | (data[7]! << 24);
+  if (version !== SEGMENT_FORMAT_VERSION) throw corruptFile(path, `unsupported format version ${version}`);
+}
+
+/**
+ * Reads a whole file, verifies header, CRC32C footer and (when given) the size and checksum the
+ * segment meta recorded. Returns the bytes in an 8-byte aligned buffer, footer included.
+ */
+export function readVerifiedFile(path: string, magic: string, expected?: FileChecksum): Uint8Array {
+  let data: Uint8Array;
+  try {
+    data = fs.readFileSync(path);
+  } catch (error) {
+    throw corruptFile(path, `cannot read (${(error as Error).message})`);
+  }
+  if (data.byteOffset % 8 !== 0) data = new Uint8Array(data);
+  if (expected && data.length !== expected.bytes) {
+    throw corruptFile(path, `size ${data.length} differs from recorded ${expected.bytes}`);
+  }
+  checkHeader(path, data, magic);
+  const bodyEnd = data.length - FOOTER_BYTES;
+  const computed = updateCrc(0, data.subarray(0, bodyEnd)) >>> 0;
+  verifyChecksum(path, data.subarray(bodyEnd), computed, expected);
+  return data;
+}
+
+/**
+ * Verifies a file without loading it: streams it through CRC32C in chunks on an open fd.
+ * Returns the file size.
+ */
+export function verifyFileStreaming(path: string, fd: number, magic: string, expected?: FileChecksum): number {
+  const size = fs.fstatSync(fd).size;
+  if (expected && size !== expected.bytes) throw corruptFile(path, `size ${size} differs from recorded ${expected.bytes}`);
+  if (size < HEADER_BYTES + FOOTER_BYTES) throw corruptFile(path, 'file too short');
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  const bodyEnd = size - FOOTER_BYTES;
+  let crc = 0;
+  for (let offset = 0; offset < bodyEnd; ) {
+    const length = Math.min(buffer.length, bodyEnd - offset);
+    const read = fs.readSync(fd, buffer, 0, length, offset);
+    if (read <= 0) throw corruptFile(path, 'unexpected end of file');
+    if (offset === 0) checkHeader(path, buffer.subarray(0, Math.max(read, HEADER_BYTES + FOOTER_BYTES)), magic);
+    crc = updateCrc(crc, buffer.subarray(0, read));
+    offset += read;
+  }
+  const footer = Buffer.alloc(FOOTER_BYTES);
+  fs.readSync(fd, footer, 0, FOOTER_BYTES, bodyEnd);
+  verifyChecksum(path, footer, crc >>> 0, expected);
+  return size;
+}
+
+function verifyChecksum(path: string, footer: Uint8Array, computed: number, expected?: FileChecksum): void {
+  const stored = (footer[0]! | (footer[1]! << 8) | (footer[2]! << 16) | (footer[3]! << 24)) >>> 0;
+  if (stored !== computed) throw corruptFile(path, 'checksum mismatch');
+  if (expected && expected.crc32c !== computed) throw corruptFile(path, 'checksum differs from the segment meta');
+}

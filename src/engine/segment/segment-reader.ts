@@ -1,0 +1,333 @@
+/**
+ * SegmentReader: the LeafReader of an immutable on-disk segment. Opening verifies every file's
+ * checksum and loads the term index, postings, norms, columns and doc meta into memory; stored
+ * sources stay on disk. Deletions, inplace values and per-doc seq_no/version are the only
+ * mutable state; the shard persists them as generation files through `writeLiveDocs`,
+ * `writeInplaceColumn` and `writeMeta`.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type {
+  DocMeta,
+  FieldStats,
+  InplaceColumn,
+  KeywordColumn,
+  LeafReader,
+  NumericColumn,
+  PostingsCursor,
+  TermsIterator,
+} from './leaf-reader.ts';
+import { EngineError } from '../errors.ts';
+import {
+  FileMagic,
+  HEADER_BYTES,
+  SEGMENT_FORMAT_VERSION,
+  SegmentFileName,
+  corruptFile,
+  fsyncDirectory,
+  readVerifiedFile,
+} from './segment-file.ts';
+import type { SegmentMeta } from './segment-writer.ts';
+import { readTermDictionaries, type FieldTermDictionary } from './term-dictionary-reader.ts';
+import { readNorms, type FieldNorms } from './norms-store.ts';
+import { readNumericColumns, SegmentInplaceColumn } from './numeric-columns.ts';
+import { KeywordColumnsFile } from './keyword-columns.ts';
+import { StoredSourceReader } from './stored-source.ts';
+import { DocMetaStore, metaFileName, readMetaGenerationFile, writeMetaGenerationFile } from './doc-meta-store.ts';
+import { LiveDocs, liveDocsFileName, readLiveDocsFile, writeLiveDocsFile } from './live-docs.ts';
+import { inplaceFileName, parseInplaceFileName, readInplaceFile, writeInplaceFile } from './inplace-file.ts';
+
+/** Which generation files of a segment are current (recorded in the shard manifest). */
+export interface SegmentGenerations {
+  liveDocsGen: number;
+  inplaceGens: Record<string, number>;
+  /** Generation of the seq_no/version file `meta.<gen>` (0 or absent: as written). */
+  metaGen?: number;
+}
+
+const EMPTY_TERMS: TermsIterator = {
+  next: () => null,
+  docFreq: () => 0,
+  postings: () => {
+    throw new RangeError('no current term');
+  },
+};
+
+/** Runs a parser over a loaded file, turning format errors into corrupt_index naming the file. */
+function parseFile<T>(filePath: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof EngineError) throw error;
+    throw corruptFile(filePath, (error as Error).message);
+  }
+}
+
+/** Reader of one immutable segment. */
+export class SegmentReader implements LeafReader {
+  readonly name: string;
+  readonly maxDoc: number;
+  private readonly numericColumns = new Map<string, NumericColumn>();
+  private readonly inplaceColumns = new Map<string, SegmentInplaceColumn>();
+  private readonly dirtyInplaceFields = new Set<string>();
+  private readonly generationBytes = new Map<string, number>();
+  private liveDocsDirty = false;
+  private metaDirty = false;
+  private normField: string | null = null;
+  private normBytes: Uint8Array | null = null;
+  private closed = false;
+
+  private constructor(
+    readonly dir: string,
+    /** The meta this reader was opened with (as the shard manifest records it). */
+    readonly segmentMeta: SegmentMeta,
+    private readonly dictionaries: Map<string, FieldTermDictionary>,
+    private readonly norms: Map<string, FieldNorms>,
+    private readonly keywordColumns: KeywordColumnsFile,
+    private readonly storedSource: StoredSourceReader,
+    private readonly docMeta: DocMetaStore,
+    private readonly liveDocs: LiveDocs,
+  ) {
+    this.name = segmentMeta.name;
+    this.maxDoc = segmentMeta.maxDoc;
+  }
+
+  /** Opens a segment directory, verifying every file; throws EngineError('corrupt_index') naming a bad file. */
+  static open(dir: string, meta: SegmentMeta, state: SegmentGenerations): SegmentReader {
+    if (meta.formatVersion !== SEGMENT_FORMAT_VERSION) {
+      throw new EngineError('corrupt_index', `segment ${dir} has unsupported format version ${meta.formatVersion}`);
+    }
+    const maxDoc = meta.maxDoc;
+    const load = (name: string, magic: string): { filePath: string; data: Uint8Array } => {
+      const filePath = path.join(dir, name);
+      return { filePath, data: readVerifiedFile(filePath, magic, meta.files[name]) };
+    };
+    const terms = load(SegmentFileName.terms, FileMagic.terms);
+    const postings = load(SegmentFileName.postings, FileMagic.postings);
+    const positions = load(SegmentFileName.positions, FileMagic.positions);
+    const streams = { docs: postings.data, positions: positions.data };
+    const dictionaries = parseFile(terms.filePath, () => readTermDictionaries(terms.data, streams));
+    const normsFile = load(SegmentFileName.norms, FileMagic.norms);
+    const norms = parseFile(normsFile.filePath, () => readNorms(normsFile.data, HEADER_BYTES, maxDoc));
+    for (const [field, dictionary] of dictionaries) dictionary.norms = norms.get(field)?.norms ?? null;
+    const numericFile = load(SegmentFileName.numericColumns, FileMagic.numericColumns);
+    const numeric = parseFile(numericFile.filePath, () => readNumericColumns(numericFile.data, HEADER_BYTES, maxDoc));
+    const keywordFile = load(SegmentFileName.keywordColumns, FileMagic.keywordColumns);
+    const keywordColumns = parseFile(keywordFile.filePath, () => new KeywordColumnsFile(keywordFile.data, HEADER_BYTES, maxDoc));
+    const docMetaFile = load(SegmentFileName.docMeta, FileMagic.docMeta);
+    const docMeta = parseFile(docMetaFile.filePath, () => new DocMetaStore(docMetaFile.data, HEADER_BYTES, maxDoc));
+    const metaGen = state.metaGen ?? 0;
+    const metaPath = path.join(dir, metaFileName(metaGen));
+    if (metaGen > 0) {
+      const generation = readMetaGenerationFile(metaPath, maxDoc);
+      docMeta.applyGeneration(generation.seqNos, generation.versions);
+    }
+    const livePath = path.join(dir, liveDocsFileName(state.liveDocsGen));
+    const liveDocs = readLiveDocsFile(livePath, state.liveDocsGen, maxDoc);
+    const sourcePath = path.join(dir, SegmentFileName.storedSource);
+    const storedSource = parseFile(sourcePath, () => StoredSourceReader.open(sourcePath, meta.files[SegmentFileName.storedSource], maxDoc));
+
+    const reader = new SegmentReader(dir, meta, dictionaries, norms, keywordColumns, storedSource, docMeta, liveDocs);
+    try {
+      if (fs.existsSync(livePath)) reader.generationBytes.set('live', fs.statSync(livePath).size);
+      if (metaGen > 0) reader.generationBytes.set('meta', fs.statSync(metaPath).size);
+      for (const field of numeric) {
+        if (!field.inplace) {
+          reader.numericColumns.set(field.name, field.column);
+          continue;
+        }
+        const inplacePath = path.join(dir, inplaceFileName(field.name, state.inplaceGens[field.name] ?? 0));
+        const values = readInplaceFile(inplacePath, maxDoc);
+        const column = new SegmentInplaceColumn(field.name, values, reader.dirtyInplaceFields);
+        reader.inplaceColumns.set(field.name, column);
+        reader.numericColumns.set(field.name, column);
+        reader.generationBytes.set(`inplace:${field.name}`, fs.statSync(inplacePath).size);
+      }
+    } catch (error) {
+      reader.close();
+      throw error;
+    }
+    return reader;
+  }
+
+  numLiveDocs(): number {
+    return this.liveDocs.liveCount;
+  }
+
+  isLive(doc: number): boolean {
+    return this.liveDocs.isLive(doc);
+  }
+
+  indexedFields(): string[] {
+    return [...this.dictionaries.keys()];
+  }
+
+  postings(field: string, term: string): PostingsCursor | null {
+    const dictionary = this.dictionaries.get(field);
+    const pointer = dictionary?.lookup(term);
+    return pointer ? dictionary!.cursor(pointer) : null;
+  }
+
+  docFreq(field: string, term: string): number {
+    return this.dictionaries.get(field)?.lookup(term)?.docFreq ?? 0;
+  }
+
+  terms(field: string, from?: string): TermsIterator {
+    return this.dictionaries.get(field)?.iterator(from) ?? EMPTY_TERMS;
+  }
+
+  hasPositions(field: string): boolean {
+    return this.dictionaries.get(field)?.hasPositions ?? false;
+  }
+
+  norm(field: string, doc: number): number {
+    if (field !== this.normField) {
+      this.normField = field;
+      this.normBytes = this.norms.get(field)?.norms ?? null;
+    }
+    return this.normBytes === null ? 0 : this.normBytes[doc]!;
+  }
+
+  fieldStats(field: string): FieldStats {
+    const stats = this.norms.get(field)?.stats;
+    return stats ? { docCount: stats.docCount, sumTotalTermFreq: stats.sumTotalTermFreq } : { docCount: 0, sumTotalTermFreq: 0 };
+  }
+
+  numericFields(): string[] {
+    return [...this.numericColumns.keys()];
+  }
+
+  numericColumn(field: string): NumericColumn | null {
+    return this.numericColumns.get(field) ?? null;
+  }
+
+  inplaceColumn(field: string): InplaceColumn | null {
+    return this.inplaceColumns.get(field) ?? null;
+  }
+
+  keywordFields(): string[] {
+    return this.keywordColumns.fields();
+  }
+
+  keywordColumn(field: string): KeywordColumn | null {
+    return this.keywordColumns.column(field);
+  }
+
+  source(doc: number): Buffer {
+    return this.storedSource.source(doc);
+  }
+
+  meta(doc: number): DocMeta {
+    return this.docMeta.meta(doc);
+  }
+
+  lookupId(id: string): number {
+    return this.docMeta.lookup(id, this.liveDocs);
+  }
+
+  /** Marks a doc deleted in memory; false when it already was. Persist with `writeLiveDocs`. */
+  deleteDoc(doc: number): boolean {
+    const deleted = this.liveDocs.delete(doc);
+    if (deleted) this.liveDocsDirty = true;
+    return deleted;
+  }
+
+  /** Overwrites a doc's seq_no and version in memory (inplace updates). Persist with `writeMeta`. */
+  setMeta(doc: number, seqNo: number, version: number): void {
+    this.docMeta.setMeta(doc, seqNo, version);
+    this.metaDirty = true;
+  }
+
+  /** Whether `setMeta` was called since the last `writeMeta`. */
+  get dirtyMeta(): boolean {
+    return this.metaDirty;
+  }
+
+  /** Whether deletions happened since the last `writeLiveDocs`. */
+  get dirtyLiveDocs(): boolean {
+    return this.liveDocsDirty;
+  }
+
+  /** Inplace fields set since their last `writeInplaceColumn`. */
+  get dirtyInplace(): ReadonlySet<string> {
+    return this.dirtyInplaceFields;
+  }
+
+  /** Writes the current live docs as generation `live.<gen>` (fsynced) and clears the dirty flag. */
+  async writeLiveDocs(gen: number): Promise<void> {
+    const bits = this.liveDocs.bits.slice();
+    this.liveDocsDirty = false;
+    try {
+      const written = await writeLiveDocsFile(path.join(this.dir, liveDocsFileName(gen)), bits, this.maxDoc);
+      await fsyncDirectory(this.dir);
+      this.generationBytes.set('live', written.bytes);
+    } catch (error) {
+      this.liveDocsDirty = true;
+      throw error;
+    }
+  }
+
+  /** Writes an inplace field's slots as generation `inplace.<field>.<gen>` (fsynced). */
+  async writeInplaceColumn(field: string, gen: number): Promise<void> {
+    const column = this.inplaceColumns.get(field);
+    if (!column) throw new EngineError('illegal_argument', `field ${field} is not inplace in segment ${this.name}`);
+    const values = column.values.slice();
+    this.dirtyInplaceFields.delete(field);
+    try {
+      const written = await writeInplaceFile(path.join(this.dir, inplaceFileName(field, gen)), values);
+      await fsyncDirectory(this.dir);
+      this.generationBytes.set(`inplace:${field}`, written.bytes);
+    } catch (error) {
+      this.dirtyInplaceFields.add(field);
+      throw error;
+    }
+  }
+
+  /** Writes the current seq_nos and versions as generation `meta.<gen>` (fsynced). */
+  async writeMeta(gen: number): Promise<void> {
+    const snapshot = this.docMeta.snapshotMeta();
+    this.metaDirty = false;
+    try {
+      const written = await writeMetaGenerationFile(path.join(this.dir, metaFileName(gen)), snapshot.seqNos, snapshot.versions);
+      await fsyncDirectory(this.dir);
+      this.generationBytes.set('meta', written.bytes);
+    } catch (error) {
+      this.metaDirty = true;
+      throw error;
+    }
+  }
+
+  /** Deletes live-docs, inplace and meta generation files older than the ones `state` references. */
+  async removeStaleGenerations(state: SegmentGenerations): Promise<void> {
+    let removed = 0;
+    for (const name of await fsp.readdir(this.dir)) {
+      let stale = false;
+      const live = /^live\.(\d+)$/.exec(name);
+      if (live) stale = Number(live[1]) < state.liveDocsGen;
+      const meta = /^meta\.(\d+)$/.exec(name);
+      if (meta) stale = Number(meta[1]) < (state.metaGen ?? 0);
+      const inplace = parseInplaceFileName(name);
+      if (inplace) stale = inplace.generation < (state.inplaceGens[inplace.field] ?? 0);
+      if (!stale) continue;
+      await fsp.rm(path.join(this.dir, name), { force: true });
+      removed++;
+    }
+    if (removed > 0) await fsyncDirectory(this.dir);
+  }
+
+  /** Bytes of the immutable files plus the current generation files. */
+  bytesOnDisk(): number {
+    let bytes = 0;
+    for (const file of Object.values(this.segmentMeta.files)) bytes += file.bytes;
+    for (const size of this.generationBytes.values()) bytes += size;
+    return bytes;
+  }
+
+  /** Releases the stored-source file descriptor; the reader must not be used afterwards. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.storedSource.close();
+  }
+}

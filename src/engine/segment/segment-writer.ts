@@ -1,0 +1,255 @@
+/**
+ * The segment writer: epochs (mutable layer -> segment) and merges (segments -> segment) both
+ * call `writeSegment` with a list of source leaves and their doc maps. Files are written into
+ * `<dir>.tmp`, fsynced, and the directory is renamed to `<dir>` only when complete.
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { LeafReader } from './leaf-reader.ts';
+import { EngineError } from '../errors.ts';
+import {
+  FileMagic,
+  OutputFile,
+  SEGMENT_FORMAT_VERSION,
+  SegmentFileName,
+  fsyncDirectory,
+  type FileChecksum,
+} from './segment-file.ts';
+import { WriteContext, type SegmentSource } from './write-context.ts';
+import { writeInvertedIndex, type InvertedFieldSpec } from './inverted-writer.ts';
+import { collectNorms, writeNorms } from './norms-store.ts';
+import { collectNumericField, writeNumericColumns, NumericMode, type CollectedNumericField } from './numeric-columns.ts';
+import { collectKeywordField, writeKeywordColumns, type CollectedKeywordField } from './keyword-columns.ts';
+import { StoredSourceWriter } from './stored-source.ts';
+import { collectDocMeta, writeDocMeta } from './doc-meta-store.ts';
+import { LiveDocs, liveDocsFileName, writeLiveDocsFile } from './live-docs.ts';
+import { inplaceFileName, writeInplaceFile } from './inplace-file.ts';
+
+export type { SegmentSource } from './write-context.ts';
+
+/** How a field is written: text (inverted + positions + norms), keyword (inverted + ordinals), numeric (column). */
+export interface SegmentFieldInfo {
+  name: string;
+  kind: 'text' | 'keyword' | 'numeric';
+  /** Text fields: index positions. */
+  positions: boolean;
+  /** Numeric fields: store as a fixed-width inplace column. */
+  inplace?: boolean;
+}
+
+/** Input of `writeSegment`. */
+export interface WriteSegmentOptions {
+  /** Final directory of the segment; files go to `${dir}.tmp` first. */
+  dir: string;
+  /** Segment name, e.g. `seg_000012`. */
+  name: string;
+  /** Leaves to copy; new doc ids follow source order (see `buildDocMaps`). */
+  sources: SegmentSource[];
+  /** Fields to write and how. */
+  fields: SegmentFieldInfo[];
+  /** Numeric fields written as inplace columns (in addition to fields flagged `inplace`). */
+  inplaceFields: string[];
+  /** Pause (setImmediate) at least this often, in milliseconds (default 8). */
+  yieldEveryMs?: number;
+  /** Fault injection for crash tests: called after each file is complete and fsynced. */
+  faults?: { afterFileWritten?: (file: string) => void };
+}
+
+/** What the shard manifest records about a segment. */
+export interface SegmentMeta {
+  name: string;
+  maxDoc: number;
+  liveDocs: number;
+  /** Bytes of every file written with the segment (immutable files and generation 0 files). */
+  bytes: number;
+  /** Immutable files (generation files excluded) with their size and CRC32C. */
+  files: Record<string, FileChecksum>;
+  createdAt: number;
+  formatVersion: number;
+}
+
+/** Compacting doc maps: live docs (or all docs with `keepDeleted`) numbered in reader order. */
+export function buildDocMaps(readers: readonly LeafReader[], keepDeleted = false): Int32Array[] {
+  let next = 0;
+  return readers.map((reader) => {
+    const docMap = new Int32Array(reader.maxDoc);
+    for (let doc = 0; doc < reader.maxDoc; doc++) {
+      docMap[doc] = keepDeleted || reader.isLive(doc) ? next++ : -1;
+    }
+    return docMap;
+  });
+}
+
+/** Writes a segment from the sources and returns its meta once the directory is in place. */
+export async function writeSegment(options: WriteSegmentOptions): Promise<SegmentMeta> {
+  const maxDoc = validateDocMaps(options.sources);
+  const fieldsByName = new Map<string, SegmentFieldInfo>();
+  for (const field of options.fields) fieldsByName.set(field.name, field);
+  const inplace = new Set(options.inplaceFields);
+  for (const field of options.fields) if (field.inplace) inplace.add(field.name);
+  for (const name of inplace) {
+    const field = fieldsByName.get(name);
+    if (field && field.kind !== 'numeric') throw new EngineError('illegal_argument', `inplace field ${name} is not numeric`);
+    if (!field) fieldsByName.set(name, { name, kind: 'numeric', positions: false, inplace: true });
+  }
+  const fields = [...fieldsByName.values()];
+  const indexed = fields.filter((field) => field.kind !== 'numeric');
+  const numeric = fields.filter((field) => field.kind === 'numeric');
+  const keyword = fields.filter((field) => field.kind === 'keyword');
+
+  const liveDocs = snapshotLiveDocs(options.sources, maxDoc);
+  const tmpDir = `${options.dir}.tmp`;
+  if (await exists(options.dir)) throw new EngineError('illegal_argument', `segment directory ${options.dir} already exists`);
+  await fsp.rm(tmpDir, { recursive: true, force: true });
+  await fsp.mkdir(tmpDir, { recursive: true });
+
+  const context = new WriteContext(options.sources, maxDoc, options.yieldEveryMs ?? 8);
+  const files: Record<string, FileChecksum> = {};
+  let bytes = 0;
+  const fileWritten = (name: string, checksum: FileChecksum, immutable: boolean): void => {
+    if (immutable) files[name] = checksum;
+    bytes += checksum.bytes;
+    options.faults?.afterFileWritten?.(name);
+  };
+  const writeFiles = async (
+    specs: { name: string; magic: string }[],
+    fill: (outputs: OutputFile[]) => Promise<void>,
+  ): Promise<void> => {
+    const outputs: OutputFile[] = [];
+    try {
+      for (const spec of specs) {
+        const output = await OutputFile.create(path.join(tmpDir, spec.name), spec.magic);
+        outputs.push(output);
+        context.track(output);
+      }
+      await fill(outputs);
+      for (let i = 0; i < outputs.length; i++) {
+        context.untrack(outputs[i]!);
+        fileWritten(specs[i]!.name, await outputs[i]!.finish(), true);
+      }
+    } catch (error) {
+      for (const output of outputs) {
+        context.untrack(output);
+        await output.abandon();
+      }
+      throw error;
+    }
+  };
+
+  try {
+    const norms = await collectNorms(context, indexed.map((field) => field.name));
+    const specs: InvertedFieldSpec[] = indexed.map((field) => ({
+      name: field.name,
+      kind: field.kind as InvertedFieldSpec['kind'],
+      positions: field.kind === 'text' && field.positions,
+      norms: norms.get(field.name) ?? null,
+    }));
+    let stats = new Map<string, { docCount: number; sumTotalTermFreq: number }>();
+    await writeFiles(
+      [
+        { name: SegmentFileName.terms, magic: FileMagic.terms },
+        { name: SegmentFileName.postings, magic: FileMagic.postings },
+        { name: SegmentFileName.positions, magic: FileMagic.positions },
+      ],
+      async ([terms, postings, positions]) => {
+        stats = await writeInvertedIndex(context, specs, { terms: terms!, postings: postings!, positions: positions! });
+      },
+    );
+    await writeFiles([{ name: SegmentFileName.norms, magic: FileMagic.norms }], async ([file]) => {
+      writeNorms(
+        file!.sink,
+        maxDoc,
+        specs.map((spec) => ({ name: spec.name, stats: stats.get(spec.name)!, norms: spec.norms })),
+      );
+    });
+
+    const numericFields: CollectedNumericField[] = [];
+    for (const field of numeric) numericFields.push(await collectNumericField(context, field.name, inplace.has(field.name)));
+    await writeFiles([{ name: SegmentFileName.numericColumns, magic: FileMagic.numericColumns }], async ([file]) => {
+      writeNumericColumns(file!.sink, maxDoc, numericFields);
+    });
+    for (const field of numericFields) {
+      if (field.mode !== NumericMode.inplace) continue;
+      const name = inplaceFileName(field.name, 0);
+      fileWritten(name, await writeInplaceFile(path.join(tmpDir, name), field.values), false);
+    }
+
+    const keywordFields: CollectedKeywordField[] = [];
+    for (const field of keyword) keywordFields.push(await collectKeywordField(context, field.name));
+    await writeFiles([{ name: SegmentFileName.keywordColumns, magic: FileMagic.keywordColumns }], async ([file]) => {
+      writeKeywordColumns(file!.sink, maxDoc, keywordFields);
+    });
+
+    await writeFiles([{ name: SegmentFileName.storedSource, magic: FileMagic.storedSource }], async ([file]) => {
+      const writer = new StoredSourceWriter(file!);
+      const readers = options.sources.map((source) => source.reader);
+      await context.forEachKeptDoc((sourceIndex, oldDoc) => writer.add(readers[sourceIndex]!.source(oldDoc)));
+      writer.finish();
+    });
+
+    const docMeta = await collectDocMeta(context);
+    await writeFiles([{ name: SegmentFileName.docMeta, magic: FileMagic.docMeta }], async ([file]) => {
+      writeDocMeta(file!.sink, docMeta);
+    });
+
+    if (liveDocs.liveCount < maxDoc) {
+      const name = liveDocsFileName(0);
+      fileWritten(name, await writeLiveDocsFile(path.join(tmpDir, name), liveDocs.bits, maxDoc), false);
+    }
+
+    await fsyncDirectory(tmpDir);
+    await fsp.rename(tmpDir, options.dir);
+    await fsyncDirectory(path.dirname(options.dir));
+  } catch (error) {
+    await fsp.rm(tmpDir, { recursive: true, force: true }).catch(() => undefined);
+    throw error;
+  }
+  return {
+    name: options.name,
+    maxDoc,
+    liveDocs: liveDocs.liveCount,
+    bytes,
+    files,
+    createdAt: Date.now(),
+    formatVersion: SEGMENT_FORMAT_VERSION,
+  };
+}
+
+/** Checks that the doc maps number kept docs 0.. in source order; returns the new doc count. */
+function validateDocMaps(sources: SegmentSource[]): number {
+  let next = 0;
+  for (const { reader, docMap } of sources) {
+    if (docMap.length !== reader.maxDoc) {
+      throw new EngineError('illegal_argument', `doc map of ${reader.name} has ${docMap.length} entries, leaf has ${reader.maxDoc} docs`);
+    }
+    for (let doc = 0; doc < docMap.length; doc++) {
+      const newDoc = docMap[doc]!;
+      if (newDoc === -1) continue;
+      if (newDoc !== next) {
+        throw new EngineError('illegal_argument', `doc map of ${reader.name} maps doc ${doc} to ${newDoc}, expected ${next} or -1`);
+      }
+      next++;
+    }
+  }
+  return next;
+}
+
+/** Liveness of the new docs as the sources report it now (kept deleted docs stay deleted). */
+function snapshotLiveDocs(sources: SegmentSource[], maxDoc: number): LiveDocs {
+  const liveDocs = LiveDocs.allLive(maxDoc);
+  for (const { reader, docMap } of sources) {
+    for (let doc = 0; doc < docMap.length; doc++) {
+      if (docMap[doc]! >= 0 && !reader.isLive(doc)) liveDocs.delete(docMap[doc]!);
+    }
+  }
+  return liveDocs;
+}
+
+async function exists(target: string): Promise<boolean> {
+  try {
+    await fsp.access(target);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * Reads the loaded `terms` file: the field directory (block first terms kept in memory for
+ * binary search) and term blocks, decoded on demand by exact lookups and sorted iteration.
+ */
+import type { PostingsCursor, TermsIterator } from './leaf-reader.ts';
+import { ByteReader } from './byte-io.ts';
+import { FOOTER_BYTES, HEADER_BYTES } from './segment-file.ts';
+import { FieldKindCode, TERMS_PER_BLOCK, type SegmentFieldKind } from './term-dictionary-writer.ts';
+import { SegmentPostingsCursor, type PostingsStreams, type TermPostingsPointer } from './postings-cursor.ts';
+
+const utf8Encoder = new TextEncoder();
+const KIND_BY_CODE: SegmentFieldKind[] = [];
+for (const [kind, code] of Object.entries(FieldKindCode)) KIND_BY_CODE[code] = kind as SegmentFieldKind;
+
+/** Decodes the entries of one block after another; holds the current entry. */
+class TermBlockScanner implements TermPostingsPointer {
+  termBytes = Buffer.alloc(64);
+  termLength = 0;
+  docFreq = 0;
+  maxFreq = 0;
+  minNorm = 0;
+  singletonDoc = -1;
+  singletonFreq = 0;
+  docStart = 0;
+  posStart = 0;
+  private nextDocStart = 0;
+  private nextPosStart = 0;
+  private remainingInBlock = 0;
+  private readonly reader: ByteReader;
+
+  constructor(
+    private readonly dictionary: FieldTermDictionary,
+    data: Uint8Array,
+  ) {
+    this.reader = new ByteReader(data);
+  }
+
+  /** Positions the scanner before the first entry of a block. */
+  enterBlock(block: number): void {
+    const dictionary = this.dictionary;
+    this.reader.pos = dictionary.blockOffsets[block]!;
+    this.nextDocStart = dictionary.blockDocBases[block]!;
+    this.nextPosStart = dictionary.blockPosBases[block]!;
+    const lastBlock = dictionary.blockOffsets.length - 1;
+    this.remainingInBlock = block < lastBlock ? TERMS_PER_BLOCK : dictionary.termCount - lastBlock * TERMS_PER_BLOCK;
+  }
+
+  /** Decodes the next entry of the block; false when the block is done. */
+  nextEntry(): boolean {
+    if (this.remainingInBlock === 0) return false;
+    this.remainingInBlock--;
+    const reader = this.reader;
+    const prefix = reader.readVarint();
+    const suffix = reader.readVarint();
+    const length = prefix + suffix;
+    if (this.termBytes.length < length) {
+      const grown = Buffer.alloc(Math.max(length, this.termBytes.length * 2));
+      this.termBytes.copy(grown, 0, 0, prefix);
+      this.termBytes = grown;
+    }
+    const data = reader.data;
+    const termBytes = this.termBytes;
+    let from = reader.pos;
+    if (from + suffix > data.length) throw new RangeError('term entry past end of data');
+    for (let i = prefix; i < length; i++) termBytes[i] = data[from++]!;
+    reader.pos = from;
+    this.termLength = length;
+    this.docFreq = reader.readVarint();
+    this.docStart = this.nextDocStart;
+    this.posStart = this.nextPosStart;
+    if (this.docFreq === 1) {
+      this.singletonDoc = reader.readVarint();
+      this.singletonFreq = reader.readVarint() + 1;
+      this.maxFreq = this.singletonFreq;
+      const norms = this.dictionary.norms;
+      this.minNorm = norms === null ? 0 : norms[this.singletonDoc]!;
+    } else {
+      this.singletonDoc = -1;
+      this.singletonFreq = 0;
+      this.maxFreq = reader.readVarint() + 1;
+      this.minNorm = reader.readByte();
+      this.nextDocStart += reader.readVarint();
+    }
+    if (this.dictionary.hasPositions) this.nextPosStart += reader.readVarint();
+    return true;
+  }
+
+  /** The current entry's term as a string. */
+  term(): string {
+    return this.termBytes.toString('utf8', 0, this.termLength);
+  }
+
+  /** Whether the current entry's UTF-8 bytes equal `bytes[0..length)`. */
+  termEquals(bytes: Uint8Array, length: number): boolean {
+    if (this.termLength !== length) return false;
+    const termBytes = this.termBytes;
+    for (let i = 0; i < length; i++) if (termBytes[i] !== bytes[i]) return false;
+    return true;
+  }
+
+  /** A snapshot of the current entry's postings pointer. */
+  pointer(): TermPostingsPointer {
+    return {
+      docFreq: this.docFreq,
+      maxFreq: this.maxFreq,
+      minNorm: this.minNorm,
+      singletonDoc: this.singletonDoc,
+      singletonFreq: this.singletonFreq,
+      docStart: this.docStart,
+      posStart: this.posStart,
+    };
+  }
+}
+
+/** One field's term dictionary. */
+export class FieldTermDictionary {
+  termCount = 0;
+  readonly blockFirstTerms: string[] = [];
+  blockOffsets = new Float64Array(0);
+  blockDocBases = new Float64Array(0);
+  blockPosBases = new Float64Array(0);
+  /** Norm bytes of the field (for singleton min norms), null when the field has none. */
+  norms: Uint8Array | null = null;
+  private lookupScanner: TermBlockScanner | null = null;
+  private lookupTarget = new Uint8Array(64);
+
+  constructor(
+    readonly name: string,
+    readonly kind: SegmentFieldKind,
+    readonly hasPositions: boolean,
+    private readonly data: Uint8Array,
+    private readonly streams: PostingsStreams,
+  ) {}
+
+  /** Postings pointer of a term, or null when absent. */
+  lookup(term: string): TermPostingsPointer | null {
+    const block = this.blockFor(term);
+    if (block < 0) return null;
+    // Lookups run synchronously to completion, so one scanner and target buffer serve them all.
+    const scanner = (this.lookupScanner ??= new TermBlockScanner(this, this.data));
+    if (this.lookupTarget.length < term.length * 3) this.lookupTarget = new Uint8Array(term.length * 3);
+    const length = utf8Encoder.encodeInto(term, this.lookupTarget).written;
+    scanner.enterBlock(block);
+    while (scanner.nextEntry()) {
+      if (scanner.termEquals(this.lookupTarget, length)) return scanner.pointer();
+    }
+    return null;
+  }
+
+  /** Cursor over a term's postings. */
+  cursor(pointer: TermPostingsPointer): PostingsCursor {
+    return new SegmentPostingsCursor(this.streams, pointer, this.hasPositions);
+  }
+
+  /** Sorted iterator over terms >= `from`. */
+  iterator(from?: string): TermsIterator {
+    return new SegmentTermsIterator(this, new TermBlockScanner(this, this.data), from);
+  }
+
+  /** Index of the last block whose first term is <= term (-1 when term precedes all). */
+  blockFor(term: string): number {
+    const firstTerms = this.blockFirstTerms;
+    let low = 0;
+    let high = firstTerms.length - 1;
+    let found = -1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      if (firstTerms[middle]! <= term) {
+        found = middle;
+        low = middle + 1;
+      } else {
+        high = middle - 1;
+      }
+    }
+    return found;
+  }
+}
+
+/** TermsIterator over a segment field. */
+class SegmentTermsIterator implements TermsIterator {
+  private block: number;
+  private started = false;
+
+  constructor(
+    private readonly dictionary: FieldTermDictionary,
+    private readonly scanner: TermBlockScanner,
+    private from: string | undefined,
+  ) {
+    this.block = from === undefined ? 0 : Math.max(0, dictionary.blockFor(from));
+  }
+
+  next(): string | null {
+    const scanner = this.scanner;
+    const blocks = this.dictionary.blockFirstTerms.length;
+    for (;;) {
+      if (!this.started) {
+        if (this.block >= blocks) return null;
+        scanner.enterBlock(this.block);
+        this.started = true;
+      }
+      if (!scanner.nextEntry()) {
+        this.block++;
+        this.started = false;
+        continue;
+      }
+      const term = scanner.term();
+      if (this.from !== undefined) {
+        if (term < this.from) continue;
+        this.from = undefined;
+      }
+      return term;
+    }
+  }
+
+  docFreq(): number {
+    return this.scanner.docFreq;
+  }
+
+  postings(): PostingsCursor {
+    return this.dictionary.cursor(this.scanner.pointer());
+  }
+}
+
+/** Parses the field directory of a loaded terms file into per-field dictionaries. */
+export function readTermDictionaries(data: Uint8Array, streams: PostingsStreams): Map<string, FieldTermDictionary> {
+  const trailer = new ByteReader(data, data.length - FOOTER_BYTES - 8);
+  const directoryOffset = trailer.readF64();
+  if (directoryOffset < HEADER_BYTES || directoryOffset > data.length - FOOTER_BYTES - 8) {
+    throw new RangeError('term directory offset out of range');
+  }
+  const reader = new ByteReader(data, directoryOffset);
+  const fields = new Map<string, FieldTermDictionary>();
+  const fieldCount = reader.readVarint();
+  for (let f = 0; f < fieldCount; f++) {
+    const name = reader.readString();
+    const kind = KIND_BY_CODE[reader.readByte()];
+    if (kind === undefined) throw new RangeError(`unknown field kind for ${name}`);
+    const positions = reader.readByte() === 1;
+    const dictionary = new FieldTermDictionary(name, kind, positions, data, streams);
+    dictionary.termCount = reader.readVarint();
+    const blocks = reader.readVarint();
+    dictionary.blockOffsets = new Float64Array(blocks);
+    dictionary.blockDocBases = new Float64Array(blocks);
+    dictionary.blockPosBases = new Float64Array(blocks);
+    let offset = 0;
+    let docBase = 0;
+    let posBase = 0;
+    for (let b = 0; b < blocks; b++) {
+      dictionary.blockFirstTerms.push(reader.readString());
+      offset += reader.readVarint();
+      docBase += reader.readVarint();
+      posBase += reader.readVarint();
+      dictionary.blockOffsets[b] = offset;
+      dictionary.blockDocBases[b] = docBase;
+      dictionary.blockPosBases[b] = posBase;
+    }
+    fields.set(name, dictionary);
+  }
+  return fields;
+}

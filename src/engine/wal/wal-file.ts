@@ -1,0 +1,270 @@
+/**
+ * One write-ahead log file: its name, its header, the recovery scan, a sparse seq→offset index
+ * and synchronous reads of durable records (docs/formats/wal.md).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import CRC32C from 'crc-32/crc32c.js';
+import { EngineError } from '../errors.ts';
+import {
+  FRAME_CORRUPT,
+  FRAME_HEADER_BYTES,
+  FRAME_TORN,
+  checkFrame,
+  declaredFrameLength,
+  framePayload,
+  frameSeq,
+  frameTimestamp,
+  readUint64,
+  writeUint64,
+} from './frame.ts';
+
+/** One record of the log as read back. */
+export interface WalRecord {
+  seq: number;
+  /** Epoch milliseconds at append. */
+  timestamp: number;
+  /** The opaque payload; it may share memory with other records returned by the same read. */
+  payload: Buffer;
+}
+
+/** Version of the file layout written in every header; files of any other version are refused. */
+export const WAL_FORMAT_VERSION = 1;
+
+/** Bytes of the file header: magic, format version, first seq, header CRC32C. */
+export const FILE_HEADER_BYTES = 20;
+
+const MAGIC = Buffer.from('TRVW', 'latin1');
+const NAME_PATTERN = /^(\d{20})\.wal$/;
+const SEQ_DIGITS = 20;
+/** Distance in bytes between two entries of the sparse seq→offset index. */
+const INDEX_INTERVAL_BYTES = 64 * 1024;
+/** Bytes read at a time when scanning or reading records. */
+const READ_WINDOW_BYTES = 256 * 1024;
+
+/** The file name for a log file whose first record has `firstSeq`. */
+export function walFileName(firstSeq: number): string {
+  return `${String(firstSeq).padStart(SEQ_DIGITS, '0')}.wal`;
+}
+
+/** The first seq encoded in a log file name, or null when `name` is not a log file. */
+export function parseWalFileName(name: string): number | null {
+  const match = NAME_PATTERN.exec(name);
+  return match ? Number(match[1]) : null;
+}
+
+/** Encodes the header of a log file whose first record has `firstSeq`. */
+export function encodeFileHeader(firstSeq: number, target: Buffer = Buffer.alloc(FILE_HEADER_BYTES)): Buffer {
+  MAGIC.copy(target, 0);
+  target.writeUInt32LE(WAL_FORMAT_VERSION, 4);
+  writeUint64(target, 8, firstSeq);
+  target.writeUInt32LE(CRC32C.buf(target.subarray(0, 16)) >>> 0, 16);
+  return target;
+}
+
+/** Reads `length` bytes at `position` (fewer only at end of file). */
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const count = fs.readSync(fd, buffer, filled, length - filled, position + filled);
+    if (count === 0) break;
+    filled += count;
+  }
+  return filled === length ? buffer : buffer.subarray(0, filled);
+}
+
+/** Fsyncs a directory so that file creations and removals in it are durable. */
+export function fsyncDirectorySync(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Fsyncs a directory without blocking the event loop. */
+export async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await fs.promises.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** An open log file. `size` and `lastSeq` only ever cover bytes known to be fsynced. */
+export class WalFile {
+  /** Bytes of the file that hold its header and durable frames. */
+  size = 0;
+  /** Highest durable seq in this file (`firstSeq - 1` when it holds no record). */
+  lastSeq: number;
+  private readonly indexSeqs: number[] = [];
+  private readonly indexOffsets: number[] = [];
+
+  private constructor(
+    readonly path: string,
+    readonly firstSeq: number,
+    readonly fd: number,
+  ) {
+    this.lastSeq = firstSeq - 1;
+  }
+
+  /** Creates a new, empty file (its header is written with its first frames). */
+  static create(dir: string, firstSeq: number): WalFile {
+    const filePath = path.join(dir, walFileName(firstSeq));
+    return new WalFile(filePath, firstSeq, fs.openSync(filePath, 'wx+'));
+  }
+
+  /** Creates a new file holding only its header, written and fsynced (the directory is not). */
+  static createWithHeader(dir: string, firstSeq: number): WalFile {
+    const file = WalFile.create(dir, firstSeq);
+    const header = encodeFileHeader(firstSeq);
+    fs.writeSync(file.fd, header, 0, header.length, 0);
+    fs.fsyncSync(file.fd);
+    file.size = FILE_HEADER_BYTES;
+    return file;
+  }
+
+  /**
+   * Opens an existing file and validates its header. Returns null when the header is torn or
+   * corrupt; throws when the file carries another format version.
+   */
+  static openExisting(dir: string, name: string): WalFile | null {
+    const firstSeq = parseWalFileName(name);
+    if (firstSeq === null) return null;
+    const filePath = path.join(dir, name);
+    const fd = fs.openSync(filePath, 'r+');
+    const header = readAt(fd, 0, FILE_HEADER_BYTES);
+    const hasMagic = header.length === FILE_HEADER_BYTES && header.subarray(0, 4).equals(MAGIC);
+    // A file with our magic but another version is never treated as torn: it is not ours to delete.
+    if (hasMagic && header.readUInt32LE(4) !== WAL_FORMAT_VERSION) {
+      fs.closeSync(fd);
+      throw new EngineError(
+        'corrupt_index',
+        `write-ahead log file ${name} has format version ${header.readUInt32LE(4)}; ` +
+          `this build reads version ${WAL_FORMAT_VERSION}`,
+      );
+    }
+    const valid =
+      hasMagic &&
+      (CRC32C.buf(header.subarray(0, 16)) >>> 0) === header.readUInt32LE(16) &&
+      readUint64(header, 8) === firstSeq;
+    if (!valid) {
+      fs.closeSync(fd);
+      return null;
+    }
+    const file = new WalFile(filePath, firstSeq, fd);
+    file.size = FILE_HEADER_BYTES;
+    return file;
+  }
+
+  /**
+   * Verifies every frame from the header on, indexing them. At the first torn or corrupt frame
+   * (or a seq out of order) the file is truncated there and fsynced. Returns true when the whole
+   * file was intact.
+   */
+  scan(): boolean {
+    const fileSize = fs.fstatSync(this.fd).size;
+    let offset = FILE_HEADER_BYTES;
+    let seq = this.firstSeq;
+    let intact = true;
+    scanning: while (offset < fileSize) {
+      const window = this.readWindow(offset, fileSize);
+      let position = 0;
+      while (position < window.length) {
+        const total = checkFrame(window, position, window.length, true);
+        if (total === FRAME_TORN) break;
+        if (total === FRAME_CORRUPT || frameSeq(window, position) !== seq) {
+          intact = false;
+          offset += position;
+          break scanning;
+        }
+        this.noteFrame(seq, offset + position);
+        seq += 1;
+        position += total;
+      }
+      if (position === 0) {
+        intact = false;
+        break;
+      }
+      offset += position;
+    }
+    this.size = offset;
+    this.lastSeq = seq - 1;
+    if (offset < fileSize) {
+      fs.ftruncateSync(this.fd, offset);
+      fs.fsyncSync(this.fd);
+      intact = false;
+    }
+    return intact;
+  }
+
+  /** Records that a frame for `seq` starts at `offset`, keeping one index entry per interval. */
+  noteFrame(seq: number, offset: number): void {
+    const count = this.indexOffsets.length;
+    if (count === 0 || offset - this.indexOffsets[count - 1]! >= INDEX_INTERVAL_BYTES) {
+      this.indexSeqs.push(seq);
+      this.indexOffsets.push(offset);
+    }
+  }
+
+  /** Appends to `out` up to `maxRecords` durable records with seq >= `fromSeq`, in order. */
+  read(fromSeq: number, maxRecords: number, out: WalRecord[]): void {
+    if (fromSeq > this.lastSeq || maxRecords <= 0) return;
+    const entry = this.indexEntryAtOrBefore(fromSeq);
+    let offset = this.indexOffsets[entry]!;
+    let seq = this.indexSeqs[entry]!;
+    let remaining = maxRecords;
+    while (remaining > 0 && offset < this.size) {
+      const window = this.readWindow(offset, this.size);
+      let position = 0;
+      if (window.length === 0) throw this.corruptAt(offset);
+      while (remaining > 0 && position < window.length) {
+        const wanted = seq >= fromSeq;
+        const total = checkFrame(window, position, window.length, wanted);
+        if (total === FRAME_TORN && position > 0) break;
+        if (total < 0 || frameSeq(window, position) !== seq) throw this.corruptAt(offset + position);
+        if (wanted) {
+          out.push({
+            seq,
+            timestamp: frameTimestamp(window, position),
+            payload: framePayload(window, position, total),
+          });
+          remaining -= 1;
+        }
+        seq += 1;
+        position += total;
+      }
+      offset += position;
+    }
+  }
+
+  private corruptAt(offset: number): EngineError {
+    const name = path.basename(this.path);
+    return new EngineError('corrupt_index', `write-ahead log file ${name} is corrupt at offset ${offset}`);
+  }
+
+  /** Position of the last index entry whose seq is <= `seq` (the file must hold a record). */
+  private indexEntryAtOrBefore(seq: number): number {
+    let low = 0;
+    let high = this.indexSeqs.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (this.indexSeqs[middle]! <= seq) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+
+  /** Reads a window starting at a frame boundary, widened so that its first frame fits whole. */
+  private readWindow(offset: number, limit: number): Buffer {
+    const available = limit - offset;
+    const window = readAt(this.fd, offset, Math.min(available, READ_WINDOW_BYTES));
+    if (window.length < FRAME_HEADER_BYTES) return window;
+    const firstFrame = declaredFrameLength(window, 0);
+    if (firstFrame > window.length && firstFrame <= available) return readAt(this.fd, offset, firstFrame);
+    return window;
+  }
+}

@@ -1,0 +1,286 @@
+/**
+ * Collection and namespace management: create (parsing the ES `PUT /{index}` body), get, delete,
+ * list with statistics and health, and mappings. Every change goes through the coordinator; the
+ * call returns once this node has applied the resulting catalog revision (shards opened, closed
+ * or remapped), so a client can use the collection as soon as it gets the answer.
+ */
+import { DEFAULT_NAMESPACE, type CollectionMeta, type NamespaceMeta } from '../cluster/catalog.ts';
+import { CatalogError } from '../cluster/catalog-error.ts';
+import { resolveTarget } from '../cluster/names.ts';
+import { EngineError } from '../engine/errors.ts';
+import type { Mapping } from '../engine/mapping/mapping.ts';
+import { mergeMappings, validateMapping } from '../engine/mapping/validate.ts';
+import type { HostedCollection } from './local-shards.ts';
+import type { NodeContext } from './node-context.ts';
+import { NodeError, asNodeError, collectionNotFound } from './node-error.ts';
+
+/** Collection health as Elasticsearch reports it. */
+export type Health = 'green' | 'yellow' | 'red';
+
+/** One row of the collection list (`_cat/indices`, cluster health). */
+export interface CollectionSummary {
+  name: string;
+  uuid: string;
+  namespace: string;
+  health: Health;
+  status: 'open';
+  primaries: number;
+  replicas: number;
+  /** Live documents in the primaries hosted on this node. */
+  docsCount: number;
+  docsDeleted: number;
+  storeSizeBytes: number;
+  /** Epoch millis. */
+  createdAt: number;
+}
+
+/** Acknowledgement of a collection change. */
+export interface Acknowledged {
+  acknowledged: true;
+}
+
+/** Response of `PUT /{collection}`. */
+export interface CreateCollectionResponse extends Acknowledged {
+  shards_acknowledged: boolean;
+  index: string;
+}
+
+/** Index settings this version understands (after removing the optional `index.` prefix). */
+const SHARD_SETTINGS = new Set(['number_of_shards', 'number_of_replicas']);
+/** Accepted for client compatibility with no effect: writes are visible to search at once. */
+const ACCEPTED_NO_OP_SETTINGS = new Set(['refresh_interval']);
+const CREATE_BODY_KEYS = new Set(['settings', 'mappings', 'namespace', 'aliases']);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function flattenSettings(settings: Record<string, unknown>, prefix: string, out: Map<string, unknown>): void {
+  for (const [key, value] of Object.entries(settings)) {
+    const path = prefix === '' ? key : `${prefix}.${key}`;
+    if (isPlainObject(value)) flattenSettings(value, path, out);
+    else out.set(path.startsWith('index.') ? path.slice('index.'.length) : path, value);
+  }
+}
+
+function settingCount(key: string, value: unknown, minimum: number): number {
+  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < minimum) {
+    throw new EngineError('illegal_argument', `Failed to parse value [${String(value)}] for setting [index.${key}] must be >= ${minimum}`);
+  }
+  return number;
+}
+
+/** Parses the body of `PUT /{collection}`. */
+export function parseCreateBody(body: unknown): { namespace: string; numberOfShards: number; numberOfReplicas: number; mapping: Mapping } {
+  const request = body === undefined || body === null ? {} : body;
+  if (!isPlainObject(request)) throw new EngineError('parsing', 'the create-collection body must be a JSON object');
+  for (const key of Object.keys(request)) {
+    if (!CREATE_BODY_KEYS.has(key)) throw new EngineError('parsing', `unknown key [${key}] for create index`);
+  }
+  if (request.aliases !== undefined && !(isPlainObject(request.aliases) && Object.keys(request.aliases).length === 0)) {
+    throw new EngineError('illegal_argument', 'aliases are not supported');
+  }
+  if (request.namespace !== undefined && typeof request.namespace !== 'string') {
+    throw new EngineError('parsing', '[namespace] must be a string');
+  }
+  const settings = new Map<string, unknown>();
+  if (request.settings !== undefined) {
+    if (!isPlainObject(request.settings)) throw new EngineError('parsing', '[settings] must be an object');
+    flattenSettings(request.settings, '', settings);
+  }
+  for (const key of settings.keys()) {
+    if (!SHARD_SETTINGS.has(key) && !ACCEPTED_NO_OP_SETTINGS.has(key)) {
+      throw new EngineError('illegal_argument', `unknown setting [index.${key}] please check that any required plugins are installed, or check the breaking changes documentation for removed settings`);
+    }
+  }
+  return {
+    namespace: request.namespace ?? DEFAULT_NAMESPACE,
+    numberOfShards: settings.has('number_of_shards') ? settingCount('number_of_shards', settings.get('number_of_shards'), 1) : 1,
+    numberOfReplicas: settings.has('number_of_replicas') ? settingCount('number_of_replicas', settings.get('number_of_replicas'), 0) : 0,
+    mapping: validateMapping(request.mappings ?? { properties: {} }),
+  };
+}
+
+/** Runs a coordinator change and waits until this node applied it; catalog errors become NodeErrors. */
+async function changeCatalog<T>(context: NodeContext, change: () => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await change();
+  } catch (error) {
+    throw asNodeError(error);
+  }
+  await context.shards.waitForRevision(context.coordinator.revision);
+  return result;
+}
+
+/** Creates a collection and opens its local shards. */
+export async function createCollection(context: NodeContext, name: string, body: unknown): Promise<CreateCollectionResponse> {
+  const request = parseCreateBody(body);
+  const meta = await changeCatalog(context, () =>
+    context.coordinator.createCollection({
+      name,
+      namespace: request.namespace,
+      settings: { number_of_shards: request.numberOfShards, number_of_replicas: request.numberOfReplicas },
+      mapping: request.mapping,
+    }),
+  );
+  const hosted = context.shards.collection(meta.name);
+  const started = hosted?.shards.every((local, shardId) => local?.state === 'started' || meta.placements[shardId].primary !== context.nodeId);
+  return { acknowledged: true, shards_acknowledged: started === true, index: meta.name };
+}
+
+/** Names a target selects; unknown concrete names are index_not_found. */
+export function resolveCollections(context: NodeContext, target: string): HostedCollection[] {
+  if (!/[,*?]/.test(target) && target !== '_all' && !target.startsWith('-')) {
+    const hosted = context.shards.collection(target);
+    if (!hosted) throw collectionNotFound(target);
+    return [hosted];
+  }
+  const existing = context.shards.collections();
+  const resolved = resolveTarget(target, existing.map((hosted) => hosted.meta.name));
+  if (resolved.missing.length > 0) throw collectionNotFound(resolved.missing[0]);
+  return resolved.names.map((name) => existing.find((hosted) => hosted.meta.name === name)!);
+}
+
+function describe(meta: CollectionMeta): Record<string, unknown> {
+  return {
+    aliases: {},
+    mappings: meta.mapping,
+    settings: {
+      index: {
+        number_of_shards: String(meta.settings.number_of_shards),
+        number_of_replicas: String(meta.settings.number_of_replicas),
+        uuid: meta.uuid,
+        creation_date: String(meta.createdAt),
+        provided_name: meta.name,
+      },
+    },
+    namespace: meta.namespace,
+  };
+}
+
+/** `GET /{target}`: aliases, mappings and settings of each selected collection. */
+export function getCollections(context: NodeContext, target: string): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const hosted of resolveCollections(context, target)) out[hosted.meta.name] = describe(hosted.meta);
+  return out;
+}
+
+/** `DELETE /{names}`: deletes concrete collections (no wildcards), all or none. */
+export async function deleteCollections(context: NodeContext, target: string): Promise<Acknowledged> {
+  const names = target.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  if (names.length === 0 || names.some((name) => name.includes('*') || name === '_all')) {
+    throw new EngineError('illegal_argument', 'Wildcard expressions or all indices are not allowed');
+  }
+  for (const name of names) if (!context.coordinator.getCollection(name)) throw collectionNotFound(name);
+  for (const name of names) await changeCatalog(context, () => context.coordinator.deleteCollection(name));
+  return { acknowledged: true };
+}
+
+/** Health of a collection from its placements and this node's shard states. */
+export function collectionHealth(context: NodeContext, hosted: HostedCollection): Health {
+  let health: Health = 'green';
+  for (const placement of hosted.meta.placements) {
+    const local = hosted.shards[placement.shard];
+    if (placement.primary === null || (placement.primary === context.nodeId && local?.state !== 'started')) return 'red';
+    if (placement.replicas.length < hosted.meta.settings.number_of_replicas) health = 'yellow';
+  }
+  return health;
+}
+
+/** Every collection with counts, size and health (`_cat/indices`). */
+export function listCollections(context: NodeContext): CollectionSummary[] {
+  return context.shards.collections().map((hosted) => {
+    let docsCount = 0;
+    let docsDeleted = 0;
+    let storeSizeBytes = 0;
+    for (const local of hosted.shards) {
+      if (!local?.shard) continue;
+      const stats = local.shard.stats();
+      docsCount += stats.docs;
+      docsDeleted += stats.deletedDocs;
+      storeSizeBytes += stats.bytes;
+    }
+    const { meta } = hosted;
+    return {
+      name: meta.name,
+      uuid: meta.uuid,
+      namespace: meta.namespace,
+      health: collectionHealth(context, hosted),
+      status: 'open',
+      primaries: meta.settings.number_of_shards,
+      replicas: meta.settings.number_of_replicas,
+      docsCount,
+      docsDeleted,
+      storeSizeBytes,
+      createdAt: meta.createdAt,
+    };
+  });
+}
+
+/** `GET /{target}/_mapping`. */
+export function getMappings(context: NodeContext, target: string): Record<string, { mappings: Mapping }> {
+  const out: Record<string, { mappings: Mapping }> = {};
+  for (const hosted of resolveCollections(context, target)) out[hosted.meta.name] = { mappings: hosted.meta.mapping };
+  return out;
+}
+
+/** `PUT /{target}/_mapping`: adds fields (a changed type is illegal_argument); all collections or none. */
+export async function putMappings(context: NodeContext, target: string, body: unknown): Promise<Acknowledged> {
+  const update = validateMapping(body);
+  const selected = resolveCollections(context, target);
+  for (const hosted of selected) mergeMappings(hosted.meta.mapping, update);
+  for (const { meta } of selected) {
+    for (;;) {
+      const current = context.shards.collection(meta.name);
+      if (!current) throw collectionNotFound(meta.name);
+      const merged = mergeMappings(current.meta.mapping, update);
+      try {
+        await changeCatalog(context, () => context.coordinator.putMapping(meta.name, merged, { expectedVersion: current.meta.version }));
+        break;
+      } catch (error) {
+        if (!(error instanceof NodeError && error.code === 'catalog_conflict')) throw error;
+        await context.shards.waitForRevision(context.coordinator.revision);
+      }
+    }
+  }
+  return { acknowledged: true };
+}
+
+/** A namespace as the API shows it, with the names of its collections. */
+export interface NamespaceView {
+  name: string;
+  uuid: string;
+  created_at: number;
+  collections: string[];
+}
+
+function viewNamespace(context: NodeContext, namespace: NamespaceMeta): NamespaceView {
+  const collections = context.coordinator.listCollections(namespace.name).map((collection) => collection.name);
+  return { name: namespace.name, uuid: namespace.uuid, created_at: namespace.createdAt, collections };
+}
+
+/** Creates a namespace. */
+export async function createNamespace(context: NodeContext, name: string): Promise<Acknowledged & { namespace: string }> {
+  await changeCatalog(context, () => context.coordinator.createNamespace(name));
+  return { acknowledged: true, namespace: name };
+}
+
+/** Every namespace with its collections. */
+export function listNamespaces(context: NodeContext): NamespaceView[] {
+  return context.coordinator.listNamespaces().map((namespace) => viewNamespace(context, namespace));
+}
+
+/** One namespace; namespace_not_found when missing. */
+export function getNamespace(context: NodeContext, name: string): NamespaceView {
+  const namespace = context.coordinator.getNamespace(name);
+  if (!namespace) throw asNodeError(new CatalogError('namespace_not_found', `no such namespace [${name}]`));
+  return viewNamespace(context, namespace);
+}
+
+/** Deletes a namespace with all its collections. */
+export async function deleteNamespace(context: NodeContext, name: string): Promise<Acknowledged & { collections: string[] }> {
+  const removed = await changeCatalog(context, () => context.coordinator.deleteNamespace(name));
+  return { acknowledged: true, collections: removed.collections.map((collection) => collection.name) };
+}

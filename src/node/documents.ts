@@ -1,0 +1,283 @@
+/**
+ * Single-document requests: index, get, delete, update, mget. A write's path is one straight line:
+ * validate and route (`prepare*`) → dynamic mapping (`MappingUpdater.ensure`) → `shard.write` →
+ * Elasticsearch response (`renderWrite`). Bulk reuses the same prepare and render steps.
+ */
+import { randomBytes } from 'node:crypto';
+import { shardFor } from '../cluster/routing.ts';
+import { EngineError } from '../engine/errors.ts';
+import type { StoredDocument, UpdateOperation, WriteOp, WriteResult } from '../engine/shard/operations.ts';
+import type { HostedCollection } from './local-shards.ts';
+import type { MappingCandidate } from './mapping-updater.ts';
+import { requireCollection, startedShard, type NodeContext } from './node-context.ts';
+import { applySourceFilter, parseSourceFilter, WHOLE_SOURCE, type SourceFilter, type SourceOptions } from './source-filter.ts';
+
+/** Longest `_id` accepted, in UTF-8 bytes (as Elasticsearch). */
+export const MAX_ID_BYTES = 512;
+
+/** Routing and optimistic-concurrency parameters of a write. */
+export interface WriteParams {
+  routing?: string;
+  ifSeqNo?: number;
+  ifPrimaryTerm?: number;
+}
+
+/** Parameters of an index request. */
+export interface IndexParams extends WriteParams {
+  /** `create` fails with version_conflict when the id exists. */
+  opType?: 'index' | 'create';
+}
+
+/** Parameters of an update request (the body holds doc/ops/upsert). */
+export interface UpdateParams extends WriteParams {
+  /** Accepted for compatibility; a shard applies an update atomically, so it never conflicts internally. */
+  retryOnConflict?: number;
+  /** `_source` to return in the response's `get` section. */
+  source?: SourceOptions;
+}
+
+/** Parameters of a get request. */
+export interface GetParams {
+  routing?: string;
+  source?: SourceOptions;
+}
+
+/** The `_shards` header of write responses. */
+export interface ShardsHeader {
+  total: number;
+  successful: number;
+  failed: number;
+}
+
+/** Elasticsearch response of index and delete. */
+export interface WriteResponse {
+  _index: string;
+  _id: string;
+  _version: number;
+  result: WriteResult['result'];
+  _shards: ShardsHeader;
+  _seq_no: number;
+  _primary_term: number;
+}
+
+/** Elasticsearch response of update; `get` is present when `_source` was requested. */
+export interface UpdateResponse extends WriteResponse {
+  get?: { _seq_no: number; _primary_term: number; found: true; _source?: Record<string, unknown> };
+}
+
+/** Elasticsearch response of get (`found: false` maps to 404). */
+export type GetResponse =
+  | {
+      _index: string;
+      _id: string;
+      found: true;
+      _version: number;
+      _seq_no: number;
+      _primary_term: number;
+      _source?: Record<string, unknown>;
+    }
+  | { _index: string; _id: string; found: false };
+
+/** A validated, routed write, ready for the mapping step and the shard. */
+export interface PreparedWrite {
+  hosted: HostedCollection;
+  shardId: number;
+  op: WriteOp;
+  mapping: MappingCandidate;
+  /** For updates: which `_source` the response returns (null: none). */
+  returnSource: SourceFilter | null;
+}
+
+/** A 20-character URL-safe random id for documents indexed without one. */
+export function generateId(): string {
+  return randomBytes(15).toString('base64url');
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Throws unless `id` is a usable document id. */
+export function checkId(id: unknown): asserts id is string {
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new EngineError('action_request_validation', 'Validation Failed: 1: an id must be a non-empty string;');
+  }
+  const bytes = Buffer.byteLength(id, 'utf8');
+  if (bytes > MAX_ID_BYTES) {
+    throw new EngineError('action_request_validation', `Validation Failed: 1: id [${id.slice(0, 64)}...] is too long, must be no longer than ${MAX_ID_BYTES} bytes but was: ${bytes};`);
+  }
+}
+
+function checkConcurrencyParams(params: WriteParams): void {
+  for (const [name, value] of [['if_seq_no', params.ifSeqNo], ['if_primary_term', params.ifPrimaryTerm]] as const) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
+      throw new EngineError('action_request_validation', `Validation Failed: 1: ${name} must be a non-negative integer;`);
+    }
+  }
+}
+
+function route(hosted: HostedCollection, id: string, routing: string | undefined): number {
+  return shardFor(routing ?? id, hosted.meta.settings.number_of_shards);
+}
+
+/** Validates and routes an index request (generating the id when absent). */
+export function prepareIndex(hosted: HostedCollection, id: string | undefined, source: unknown, params: IndexParams): PreparedWrite {
+  const docId = id ?? generateId();
+  checkId(docId);
+  checkConcurrencyParams(params);
+  if (!isPlainObject(source)) {
+    throw new EngineError('mapper_parsing', 'failed to parse: the document must be a JSON object');
+  }
+  return {
+    hosted,
+    shardId: route(hosted, docId, params.routing),
+    op: { kind: 'index', id: docId, source, opType: params.opType, ifSeqNo: params.ifSeqNo, ifPrimaryTerm: params.ifPrimaryTerm },
+    mapping: { sources: [source] },
+    returnSource: null,
+  };
+}
+
+/** Validates and routes a delete request. */
+export function prepareDelete(hosted: HostedCollection, id: string, params: WriteParams): PreparedWrite {
+  checkId(id);
+  checkConcurrencyParams(params);
+  return {
+    hosted,
+    shardId: route(hosted, id, params.routing),
+    op: { kind: 'delete', id, ifSeqNo: params.ifSeqNo, ifPrimaryTerm: params.ifPrimaryTerm },
+    mapping: { sources: [] },
+    returnSource: null,
+  };
+}
+
+const UPDATE_BODY_KEYS = new Set(['doc', 'ops', 'upsert', 'doc_as_upsert', 'detect_noop', '_source']);
+
+/** Partial documents standing for the values update operators write, for dynamic mapping. */
+function operatorSamples(ops: readonly UpdateOperation[]): Array<Record<string, unknown>> {
+  const samples: Array<Record<string, unknown>> = [];
+  for (const operation of ops) {
+    if (!isPlainObject(operation) || typeof operation.field !== 'string' || operation.field === '') continue;
+    let value: unknown;
+    switch (operation.op) {
+      case 'set':
+      case 'incr':
+      case 'mul':
+      case 'min':
+      case 'max':
+      case 'append':
+      case 'add_to_set':
+        value = operation.value;
+        break;
+      case 'toggle':
+        value = true;
+        break;
+      case 'current_date':
+        value = operation.value === 'timestamp' ? Date.now() : new Date().toISOString();
+        break;
+      default:
+        continue;
+    }
+    samples.push({ [operation.field]: value });
+  }
+  return samples;
+}
+
+/** Validates and routes an update request; the body is the ES update body plus Trove's `ops`. */
+export function prepareUpdate(hosted: HostedCollection, id: string, body: unknown, params: UpdateParams): PreparedWrite {
+  checkId(id);
+  checkConcurrencyParams(params);
+  if (!isPlainObject(body)) throw new EngineError('parsing', 'the update body must be a JSON object');
+  for (const key of Object.keys(body)) {
+    if (key === 'script' || key === 'scripted_upsert') {
+      throw new EngineError('illegal_argument', `[${key}] is not supported: use [doc] and [ops] for partial updates`);
+    }
+    if (!UPDATE_BODY_KEYS.has(key)) throw new EngineError('parsing', `[UpdateRequest] unknown field [${key}]`);
+  }
+  const { doc, ops, upsert, doc_as_upsert: docAsUpsert, detect_noop: detectNoop } = body;
+  if (doc !== undefined && !isPlainObject(doc)) throw new EngineError('parsing', '[doc] must be an object');
+  if (upsert !== undefined && !isPlainObject(upsert)) throw new EngineError('parsing', '[upsert] must be an object');
+  if (ops !== undefined && !Array.isArray(ops)) throw new EngineError('parsing', '[ops] must be an array of operations');
+  if (docAsUpsert !== undefined && typeof docAsUpsert !== 'boolean') throw new EngineError('parsing', '[doc_as_upsert] must be a boolean');
+  if (detectNoop !== undefined && typeof detectNoop !== 'boolean') throw new EngineError('parsing', '[detect_noop] must be a boolean');
+  if (doc === undefined && ops === undefined) {
+    throw new EngineError('action_request_validation', 'Validation Failed: 1: doc or ops is missing;');
+  }
+  const operations = (ops ?? undefined) as UpdateOperation[] | undefined;
+  const shardId = route(hosted, id, params.routing);
+  const sources = [doc, upsert].filter(isPlainObject);
+  sources.push(...operatorSamples(operations ?? []));
+  const createsWhenMissing = upsert !== undefined || docAsUpsert === true;
+  const returnSourceOptions = params.source ?? (body._source !== undefined ? { source: body._source } : undefined);
+  return {
+    hosted,
+    shardId,
+    op: { kind: 'update', id, doc, ops: operations, upsert, docAsUpsert, detectNoop, ifSeqNo: params.ifSeqNo, ifPrimaryTerm: params.ifPrimaryTerm },
+    mapping: {
+      sources,
+      admit: createsWhenMissing
+        ? undefined
+        : () => (startedShard(hosted, shardId).get(id) ? null : new EngineError('document_missing', `[${id}]: document missing`)),
+    },
+    returnSource: returnSourceOptions === undefined ? null : parseSourceFilter(returnSourceOptions),
+  };
+}
+
+/** The Elasticsearch response for a completed write. */
+export function renderWrite(prepared: PreparedWrite, result: WriteResult): WriteResponse | UpdateResponse {
+  const { meta } = prepared.hosted;
+  const noop = result.result === 'noop';
+  const response: UpdateResponse = {
+    _index: meta.name,
+    _id: result.id,
+    _version: result.version,
+    result: result.result,
+    _shards: noop
+      ? { total: 0, successful: 0, failed: 0 }
+      : { total: 1 + meta.settings.number_of_replicas, successful: 1, failed: 0 },
+    _seq_no: result.seqNo,
+    _primary_term: result.primaryTerm,
+  };
+  if (prepared.returnSource && prepared.returnSource.kind !== 'none' && result.source) {
+    response.get = {
+      _seq_no: result.seqNo,
+      _primary_term: result.primaryTerm,
+      found: true,
+      _source: applySourceFilter(result.source, prepared.returnSource),
+    };
+  }
+  return response;
+}
+
+/** Runs one prepared write: mapping step, then the shard. */
+export async function executeWrite(context: NodeContext, prepared: PreparedWrite): Promise<WriteResponse | UpdateResponse> {
+  startedShard(prepared.hosted, prepared.shardId); // fail before touching the mapping
+  const [refused] = await context.mappings.ensure(prepared.hosted.meta.name, [prepared.mapping]);
+  if (refused) throw refused;
+  const shard = startedShard(requireCollection(context, prepared.hosted.meta.name), prepared.shardId);
+  return renderWrite(prepared, await shard.write(prepared.op));
+}
+
+/** Renders a stored document as a get response. */
+export function renderGet(collection: string, id: string, document: StoredDocument | null, filter: SourceFilter): GetResponse {
+  if (!document) return { _index: collection, _id: id, found: false };
+  const response: GetResponse = {
+    _index: collection,
+    _id: id,
+    found: true,
+    _version: document.version,
+    _seq_no: document.seqNo,
+    _primary_term: document.primaryTerm,
+  };
+  const source = applySourceFilter(document.source, filter);
+  if (source !== undefined) response._source = source;
+  return response;
+}
+
+/** Realtime get by id. */
+export function getDocument(context: NodeContext, collection: string, id: string, params: GetParams = {}): GetResponse {
+  const hosted = requireCollection(context, collection);
+  checkId(id);
+  const filter = params.source ? parseSourceFilter(params.source) : WHOLE_SOURCE;
+  const shard = startedShard(hosted, route(hosted, id, params.routing));
+  return renderGet(hosted.meta.name, id, shard.get(id), filter);
+}

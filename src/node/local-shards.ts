@@ -1,0 +1,205 @@
+/**
+ * The shard copies this node hosts, kept in step with the catalog. Every catalog event is applied
+ * by reconciliation: shards placed on this node are opened under `<path.data>/shards/<uuid>/`,
+ * shards placed elsewhere are closed, mapping changes reach open shards through `setMapping`,
+ * and collections that left the catalog are deleted through `deleteCollectionData`. Events are
+ * applied one at a time, in revision order; `waitForRevision` lets a caller wait for its own change.
+ */
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Catalog, CatalogEvent, CollectionMeta } from '../cluster/catalog.ts';
+import type { Coordinator } from '../cluster/coordinator.ts';
+import { flattenMapping, type FlatField } from '../engine/mapping/mapping.ts';
+import { Shard, type EngineSettings } from '../engine/shard/shard.ts';
+
+/** Lifecycle of a local shard copy. */
+export type LocalShardState = 'opening' | 'started' | 'failed';
+
+/** One shard copy hosted here. */
+export interface LocalShard {
+  /** Shard number within its collection. */
+  shardId: number;
+  uuid: string;
+  dir: string;
+  state: LocalShardState;
+  /** The open engine shard when `state` is `started`. */
+  shard: Shard | null;
+  /** Why opening failed, when `state` is `failed`. */
+  failure: string | null;
+}
+
+/** A collection as this node sees it: catalog metadata, flattened fields, and its local shards. */
+export interface HostedCollection {
+  meta: CollectionMeta;
+  fields: Map<string, FlatField>;
+  /** Indexed by shard number; null where the shard is placed on another node (or nowhere). */
+  shards: Array<LocalShard | null>;
+}
+
+/** Options of `LocalShards`. */
+export interface LocalShardsOptions {
+  dataPath: string;
+  nodeId: string;
+  engineSettings: EngineSettings;
+  logger: Logger;
+}
+
+/** See the module comment. */
+export class LocalShards {
+  private readonly hosted = new Map<string, HostedCollection>();
+  private readonly waiters: Array<{ revision: number; resolve: () => void }> = [];
+  private events: Promise<void> = Promise.resolve();
+  private applied = 0;
+  private stopWatching: (() => void) | null = null;
+  private engineSettings: EngineSettings;
+
+  constructor(private readonly options: LocalShardsOptions) {
+    this.engineSettings = options.engineSettings;
+  }
+
+  /** Subscribes to the coordinator, applies its current catalog and removes orphaned shard data. */
+  async start(coordinator: Coordinator): Promise<void> {
+    this.stopWatching = coordinator.watch((event) => this.enqueue(event));
+    const catalog = coordinator.catalog();
+    this.enqueue({ revision: catalog.revision, catalog, changes: [] });
+    await this.events;
+    await this.removeOrphanedShardData(coordinator.catalog());
+  }
+
+  /** Highest catalog revision fully applied. */
+  get appliedRevision(): number {
+    return this.applied;
+  }
+
+  /** Resolves once the catalog revision `revision` (or a later one) has been applied. */
+  waitForRevision(revision: number): Promise<void> {
+    if (this.applied >= revision) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ revision, resolve }));
+  }
+
+  /** The hosted view of a collection, or undefined when the catalog (as applied) has none. */
+  collection(name: string): HostedCollection | undefined {
+    return this.hosted.get(name);
+  }
+
+  /** Every hosted collection, sorted by name. */
+  collections(): HostedCollection[] {
+    return [...this.hosted.values()].sort((left, right) => (left.meta.name < right.meta.name ? -1 : 1));
+  }
+
+  /** Applies new engine tunables to every open shard and to shards opened later. */
+  updateEngineSettings(settings: Partial<EngineSettings>): void {
+    this.engineSettings = { ...this.engineSettings, ...settings };
+    for (const hosted of this.hosted.values()) {
+      for (const local of hosted.shards) local?.shard?.updateSettings(settings);
+    }
+  }
+
+  /** Stops reacting to the catalog and closes every shard (syncing its WAL). */
+  async close(): Promise<void> {
+    this.stopWatching?.();
+    this.stopWatching = null;
+    await this.events;
+    const closing: Array<Promise<void>> = [];
+    for (const hosted of this.hosted.values()) {
+      for (const local of hosted.shards) if (local) closing.push(this.closeShard(hosted, local));
+    }
+    await Promise.all(closing);
+    this.hosted.clear();
+  }
+
+  private enqueue(event: CatalogEvent): void {
+    this.events = this.events
+      .then(() => this.apply(event))
+      .catch((error: unknown) => this.options.logger.error({ err: error, revision: event.revision }, 'applying catalog change failed'));
+  }
+
+  private async apply(event: CatalogEvent): Promise<void> {
+    if (event.revision <= this.applied) return;
+    const { collections } = event.catalog;
+    try {
+      for (const hosted of [...this.hosted.values()]) {
+        const current = Object.hasOwn(collections, hosted.meta.name) ? collections[hosted.meta.name] : undefined;
+        if (!current || current.uuid !== hosted.meta.uuid) await this.deleteCollectionData(hosted);
+      }
+      await Promise.all(Object.values(collections).map((meta) => this.reconcile(meta)));
+    } finally {
+      // Even a partly failed application (logged by the caller) must not leave requests waiting forever.
+      this.applied = event.revision;
+      for (let index = this.waiters.length - 1; index >= 0; index--) {
+        if (this.waiters[index].revision <= this.applied) this.waiters.splice(index, 1)[0].resolve();
+      }
+    }
+  }
+
+  private async reconcile(meta: CollectionMeta): Promise<void> {
+    let hosted = this.hosted.get(meta.name);
+    if (!hosted) {
+      hosted = { meta, fields: flattenMapping(meta.mapping), shards: meta.shards.map(() => null) };
+      this.hosted.set(meta.name, hosted);
+    } else if (hosted.meta.version !== meta.version) {
+      if (JSON.stringify(hosted.meta.mapping) !== JSON.stringify(meta.mapping)) {
+        hosted.fields = flattenMapping(meta.mapping);
+        for (const local of hosted.shards) local?.shard?.setMapping(meta.mapping);
+      }
+      hosted.meta = meta;
+    }
+    const work: Array<Promise<void>> = [];
+    for (const placement of meta.placements) {
+      const local = hosted.shards[placement.shard];
+      const placedHere = placement.primary === this.options.nodeId;
+      if (placedHere && !local) work.push(this.openShard(hosted, placement.shard));
+      if (!placedHere && local) work.push(this.closeShard(hosted, local));
+    }
+    await Promise.all(work);
+  }
+
+  private async openShard(hosted: HostedCollection, shardId: number): Promise<void> {
+    const { uuid } = hosted.meta.shards[shardId];
+    const dir = join(this.options.dataPath, 'shards', uuid);
+    const local: LocalShard = { shardId, uuid, dir, state: 'opening', shard: null, failure: null };
+    hosted.shards[shardId] = local;
+    const logger = this.options.logger.child({ collection: hosted.meta.name, shard: shardId });
+    try {
+      local.shard = await Shard.open({ dir, uuid, mapping: hosted.meta.mapping, settings: this.engineSettings, logger });
+      local.state = 'started';
+    } catch (error) {
+      local.state = 'failed';
+      local.failure = (error as Error).message;
+      logger.error({ err: error, uuid }, 'shard failed to open');
+    }
+  }
+
+  private async closeShard(hosted: HostedCollection, local: LocalShard): Promise<void> {
+    if (hosted.shards[local.shardId] === local) hosted.shards[local.shardId] = null;
+    const shard = local.shard;
+    local.shard = null;
+    if (shard) await shard.close();
+  }
+
+  /**
+   * The one place where a deleted collection's local data goes away: shards are closed and their
+   * directories removed. (Moving them to the trash instead replaces this function.)
+   */
+  private async deleteCollectionData(hosted: HostedCollection): Promise<void> {
+    this.hosted.delete(hosted.meta.name);
+    const locals = hosted.shards.filter((local): local is LocalShard => local !== null);
+    await Promise.all(locals.map((local) => this.closeShard(hosted, local)));
+    await Promise.all(hosted.meta.shards.map((shard) => rm(join(this.options.dataPath, 'shards', shard.uuid), { recursive: true, force: true })));
+    this.options.logger.info({ collection: hosted.meta.name, uuid: hosted.meta.uuid }, 'deleted collection data');
+  }
+
+  /** Removes shard directories no collection of the catalog references (left by a crash mid-delete). */
+  private async removeOrphanedShardData(catalog: Catalog): Promise<void> {
+    const known = new Set<string>();
+    for (const collection of Object.values(catalog.collections)) for (const shard of collection.shards) known.add(shard.uuid);
+    const root = join(this.options.dataPath, 'shards');
+    const entries = await readdir(root).catch(() => [] as string[]);
+    for (const entry of entries) {
+      if (known.has(entry)) continue;
+      this.options.logger.warn({ uuid: entry }, 'removing data of a shard the catalog no longer has');
+      await rm(join(root, entry), { recursive: true, force: true });
+    }
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * `_mget`: several realtime gets in one request. The body is `{docs: [{_index?, _id, routing?,
+ * _source?}]}` or, with a collection in the URL, `{ids: [...]}`. A document whose collection is
+ * missing gets an error entry; a missing document gets `found: false`.
+ */
+import { EngineError } from '../engine/errors.ts';
+import { getDocument, type GetResponse } from './documents.ts';
+import type { NodeContext } from './node-context.ts';
+import { NodeError } from './node-error.ts';
+import type { SourceOptions } from './source-filter.ts';
+
+/** Defaults from the request URL and query string. */
+export interface MultiGetParams {
+  collection?: string;
+  routing?: string;
+  /** Query-string `_source` options, used by entries that do not set their own. */
+  source?: SourceOptions;
+}
+
+/** An entry that could not be looked up at all (unknown collection, invalid id). */
+export interface MultiGetFailure {
+  _index: string | null;
+  _id: string | null;
+  error: NodeError | EngineError;
+}
+
+/** The `_mget` response. */
+export interface MultiGetResponse {
+  docs: Array<GetResponse | MultiGetFailure>;
+}
+
+interface MultiGetEntry {
+  collection: string | undefined;
+  id: unknown;
+  routing: string | undefined;
+  source: SourceOptions | undefined;
+}
+
+function parseEntries(body: unknown, params: MultiGetParams): MultiGetEntry[] {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new EngineError('parsing', 'the _mget body must be an object with [docs] or [ids]');
+  }
+  const { docs, ids } = body as { docs?: unknown; ids?: unknown };
+  if (Array.isArray(ids)) {
+    if (params.collection === undefined) {
+      throw new EngineError('action_request_validation', 'Validation Failed: 1: [ids] needs a collection in the URL;');
+    }
+    return ids.map((id) => ({ collection: params.collection, id, routing: params.routing, source: params.source }));
+  }
+  if (!Array.isArray(docs)) throw new EngineError('action_request_validation', 'Validation Failed: 1: no documents to get;');
+  return docs.map((doc): MultiGetEntry => {
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+      throw new EngineError('parsing', 'every entry of [docs] must be an object with [_id]');
+    }
+    const entry = doc as Record<string, unknown>;
+    const collection = typeof entry._index === 'string' ? entry._index : params.collection;
+    const routing = typeof entry.routing === 'string' ? entry.routing : params.routing;
+    const source = entry._source !== undefined ? { source: entry._source } : params.source;
+    return { collection, id: entry._id, routing, source };
+  });
+}
+
+/** Executes an `_mget` request. */
+export function multiGet(context: NodeContext, body: unknown, params: MultiGetParams = {}): MultiGetResponse {
+  const entries = parseEntries(body, params);
+  if (entries.length === 0) throw new EngineError('action_request_validation', 'Validation Failed: 1: no documents to get;');
+  return {
+    docs: entries.map((entry) => {
+      try {
+        if (entry.collection === undefined) {
+          throw new EngineError('action_request_validation', 'Validation Failed: 1: index is missing;');
+        }
+        return getDocument(context, entry.collection, entry.id as string, { routing: entry.routing, source: entry.source });
+      } catch (error) {
+        if (!(error instanceof NodeError || error instanceof EngineError)) throw error;
+        return { _index: entry.collection ?? null, _id: typeof entry.id === 'string' ? entry.id : null, error };
+      }
+    }),
+  };
+}

@@ -1,0 +1,302 @@
+/**
+ * The node service: what the HTTP layer calls. It owns the data-path lock, the node identity, the
+ * coordinator and the shards hosted here, and exposes every collection, document and search
+ * operation as plain data in, plain data out (Elasticsearch response bodies). Failures are thrown
+ * as NodeError or EngineError, whose codes the API's error table maps.
+ *
+ * Lifecycle: `NodeService.open` → `register(address)` once the HTTP server listens → requests →
+ * `close()` (refuses new requests, waits for in-flight ones, closes shards, syncing their WALs,
+ * leaves the registry, releases the data path).
+ */
+import type { Logger } from 'pino';
+import type { Coordinator } from '../cluster/coordinator.ts';
+import { LocalCoordinator } from '../cluster/local/local-coordinator.ts';
+import { engineSettingsFromConfig } from '../config/engine-settings.ts';
+import type { NodeConfig, NodeSettingValues } from '../config/load-config.ts';
+import { bulk, type BulkDefaults, type BulkItem, type BulkResponse } from './bulk.ts';
+import * as collections from './collections.ts';
+import { lockDataPath, loadNodeIdentity, type DataPathLock } from './data-path.ts';
+import {
+  executeWrite,
+  getDocument,
+  prepareDelete,
+  prepareIndex,
+  prepareUpdate,
+  type GetParams,
+  type GetResponse,
+  type IndexParams,
+  type UpdateParams,
+  type UpdateResponse,
+  type WriteParams,
+  type WriteResponse,
+} from './documents.ts';
+import { LocalShards, type HostedCollection } from './local-shards.ts';
+import { MappingUpdater } from './mapping-updater.ts';
+import { multiGet, type MultiGetParams, type MultiGetResponse } from './multi-get.ts';
+import { requireCollection, type NodeContext } from './node-context.ts';
+import { NodeError } from './node-error.ts';
+import { count, search, type CountResponse, type SearchResponse } from './search.ts';
+import type { SearchParams } from './search-body.ts';
+import { TROVE_VERSION } from './version.ts';
+
+export type { BulkItem, BulkDefaults, BulkResponse, BulkItemResult, BulkItemFailure, BulkItemSuccess, BulkAction } from './bulk.ts';
+export type { GetParams, GetResponse, IndexParams, UpdateParams, UpdateResponse, WriteParams, WriteResponse } from './documents.ts';
+export type { MultiGetParams, MultiGetResponse, MultiGetFailure } from './multi-get.ts';
+export type { SearchParams } from './search-body.ts';
+export type { SearchResponse, CountResponse, SearchHit } from './search.ts';
+export type { CollectionSummary, CreateCollectionResponse, Acknowledged, NamespaceView, Health } from './collections.ts';
+export type { SourceOptions } from './source-filter.ts';
+
+/** Options of `NodeService.open`. */
+export interface NodeServiceOptions {
+  config: NodeConfig;
+  logger: Logger;
+}
+
+/** Facts about this node for `GET /` and the start-up log line. */
+export interface NodeInfo {
+  nodeId: string;
+  nodeName: string;
+  clusterName: string;
+  clusterUuid: string;
+  version: string;
+  coordinator: Coordinator['kind'];
+  dataPath: string;
+  /** HTTP base URL once registered, else null. */
+  address: string | null;
+}
+
+/** Opens the coordinator the configuration asks for. */
+async function openCoordinator(config: NodeConfig, logger: Logger): Promise<Coordinator> {
+  if (config.values['cluster.etcd'].length > 0) {
+    throw new Error('[cluster.etcd] is set, but this build only includes the embedded single-node coordinator; remove the setting to run one node');
+  }
+  return LocalCoordinator.open({
+    dataPath: config.values['path.data'],
+    clusterName: config.values['cluster.name'],
+    logger: logger.child({ component: 'catalog' }),
+  });
+}
+
+/** See the module comment. */
+export class NodeService {
+  private readonly context: NodeContext;
+  private currentSettings: NodeSettingValues;
+  private address: string | null = null;
+  private closing: Promise<void> | null = null;
+  private inFlight = 0;
+  private drained: (() => void) | null = null;
+
+  private constructor(
+    readonly nodeId: string,
+    readonly config: NodeConfig,
+    readonly coordinator: Coordinator,
+    private readonly shards: LocalShards,
+    private readonly lock: DataPathLock,
+    readonly logger: Logger,
+  ) {
+    this.currentSettings = { ...config.values };
+    this.context = {
+      nodeId,
+      coordinator,
+      shards,
+      mappings: new MappingUpdater(coordinator, shards),
+      logger,
+      settings: () => this.currentSettings,
+    };
+  }
+
+  /** Locks the data path, loads the node id, opens the coordinator and every local shard. */
+  static async open(options: NodeServiceOptions): Promise<NodeService> {
+    const { config, logger } = options;
+    const dataPath = config.values['path.data'];
+    const lock = await lockDataPath(dataPath);
+    let coordinator: Coordinator | null = null;
+    try {
+      const identity = await loadNodeIdentity(dataPath);
+      coordinator = await openCoordinator(config, logger);
+      const shards = new LocalShards({
+        dataPath,
+        nodeId: identity.nodeId,
+        engineSettings: engineSettingsFromConfig(config.values),
+        logger: logger.child({ component: 'shards' }),
+      });
+      await shards.start(coordinator);
+      return new NodeService(identity.nodeId, config, coordinator, shards, lock, logger);
+    } catch (error) {
+      await coordinator?.close();
+      await lock.release();
+      throw error;
+    }
+  }
+
+  /** Joins the node registry under the given HTTP base URL (call once the server listens). */
+  async register(address: string): Promise<void> {
+    await this.coordinator.registerNode({
+      id: this.nodeId,
+      name: this.config.values['node.name'],
+      address,
+      version: TROVE_VERSION,
+      roles: ['data', 'coordinator'],
+    });
+    this.address = address;
+    await this.shards.waitForRevision(this.coordinator.revision);
+  }
+
+  /** Identity and cluster facts of this node. */
+  info(): NodeInfo {
+    const catalog = this.coordinator.catalog();
+    return {
+      nodeId: this.nodeId,
+      nodeName: this.config.values['node.name'],
+      clusterName: catalog.clusterName,
+      clusterUuid: catalog.clusterUuid,
+      version: TROVE_VERSION,
+      coordinator: this.coordinator.kind,
+      dataPath: this.config.values['path.data'],
+      address: this.address,
+    };
+  }
+
+  /** Current setting values (start-up values, plus dynamic changes). */
+  settings(): Readonly<NodeSettingValues> {
+    return this.currentSettings;
+  }
+
+  /** Applies new values of dynamic settings (validated by the caller) to the running node. */
+  applySettings(values: Partial<NodeSettingValues>): void {
+    this.currentSettings = { ...this.currentSettings, ...values } as NodeSettingValues;
+    this.shards.updateEngineSettings(engineSettingsFromConfig(this.currentSettings));
+  }
+
+  /** The collection as hosted here (meta, fields, local shard copies), for stats, compaction and the change feed. */
+  hostedCollection(name: string): HostedCollection {
+    return requireCollection(this.context, name);
+  }
+
+  /** Every collection hosted here. */
+  hostedCollections(): HostedCollection[] {
+    return this.shards.collections();
+  }
+
+  // Collections and namespaces.
+
+  /** `PUT /{collection}` with the ES body `{namespace?, settings?, mappings?}`. */
+  createCollection(name: string, body: unknown): Promise<collections.CreateCollectionResponse> {
+    return this.track(() => collections.createCollection(this.context, name, body));
+  }
+
+  /** `GET /{target}`. */
+  getCollection(target: string): Promise<Record<string, Record<string, unknown>>> {
+    return this.track(async () => collections.getCollections(this.context, target));
+  }
+
+  /** `DELETE /{names}` (comma list of concrete names). */
+  deleteCollection(target: string): Promise<collections.Acknowledged> {
+    return this.track(() => collections.deleteCollections(this.context, target));
+  }
+
+  /** Every collection with doc counts, store size, shard counts and health (`_cat/indices`). */
+  listCollections(): Promise<collections.CollectionSummary[]> {
+    return this.track(async () => collections.listCollections(this.context));
+  }
+
+  /** `GET /{target}/_mapping`. */
+  getMapping(target: string): Promise<ReturnType<typeof collections.getMappings>> {
+    return this.track(async () => collections.getMappings(this.context, target));
+  }
+
+  /** `PUT /{target}/_mapping` with a mapping body `{dynamic?, properties}`. */
+  putMapping(target: string, body: unknown): Promise<collections.Acknowledged> {
+    return this.track(() => collections.putMappings(this.context, target, body));
+  }
+
+  /** `PUT /_namespace/{name}`. */
+  createNamespace(name: string): Promise<collections.Acknowledged & { namespace: string }> {
+    return this.track(() => collections.createNamespace(this.context, name));
+  }
+
+  /** `GET /_namespace`. */
+  listNamespaces(): Promise<collections.NamespaceView[]> {
+    return this.track(async () => collections.listNamespaces(this.context));
+  }
+
+  /** `GET /_namespace/{name}`. */
+  getNamespace(name: string): Promise<collections.NamespaceView> {
+    return this.track(async () => collections.getNamespace(this.context, name));
+  }
+
+  /** `DELETE /_namespace/{name}`: the namespace and all its collections. */
+  deleteNamespace(name: string): Promise<collections.Acknowledged & { collections: string[] }> {
+    return this.track(() => collections.deleteNamespace(this.context, name));
+  }
+
+  // Documents.
+
+  /** `PUT /{collection}/_doc/{id}` or `POST /{collection}/_doc` (id generated when undefined). */
+  index(collection: string, id: string | undefined, source: unknown, params: IndexParams = {}): Promise<WriteResponse> {
+    return this.track(() => executeWrite(this.context, prepareIndex(requireCollection(this.context, collection), id, source, params)));
+  }
+
+  /** `GET /{collection}/_doc/{id}`; `found: false` when missing. */
+  get(collection: string, id: string, params: GetParams = {}): Promise<GetResponse> {
+    return this.track(async () => getDocument(this.context, collection, id, params));
+  }
+
+  /** `DELETE /{collection}/_doc/{id}`; `result: 'not_found'` when missing. */
+  delete(collection: string, id: string, params: WriteParams = {}): Promise<WriteResponse> {
+    return this.track(() => executeWrite(this.context, prepareDelete(requireCollection(this.context, collection), id, params)));
+  }
+
+  /** `POST /{collection}/_update/{id}` with the body `{doc?, ops?, upsert?, doc_as_upsert?, detect_noop?, _source?}`. */
+  update(collection: string, id: string, body: unknown, params: UpdateParams = {}): Promise<UpdateResponse> {
+    return this.track(() => executeWrite(this.context, prepareUpdate(requireCollection(this.context, collection), id, body, params)));
+  }
+
+  /** `POST [/{collection}]/_bulk`, items parsed from the NDJSON body. */
+  bulk(items: readonly BulkItem[], defaults: BulkDefaults = {}): Promise<BulkResponse> {
+    return this.track(() => bulk(this.context, items, defaults));
+  }
+
+  /** `POST [/{collection}]/_mget`. */
+  mget(body: unknown, params: MultiGetParams = {}): Promise<MultiGetResponse> {
+    return this.track(async () => multiGet(this.context, body, params));
+  }
+
+  // Search.
+
+  /** `GET|POST /{target}/_search`; target is a name, comma list, wildcard or `_all`. */
+  search(target: string, body: unknown, params: SearchParams = {}): Promise<SearchResponse> {
+    return this.track(async () => search(this.context, target, body, params));
+  }
+
+  /** `GET|POST /{target}/_count`. */
+  count(target: string, body: unknown, params: { q?: string } = {}): Promise<CountResponse> {
+    return this.track(async () => count(this.context, target, body, params));
+  }
+
+  /** Graceful stop: refuse new requests, finish in-flight ones, close shards, leave the registry. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+      try {
+        await this.shards.close();
+        await this.coordinator.close();
+      } finally {
+        await this.lock.release();
+      }
+    })();
+    return this.closing;
+  }
+
+  private async track<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.closing) throw new NodeError('node_closed', 'the node is shutting down');
+    this.inFlight++;
+    try {
+      return await operation();
+    } finally {
+      this.inFlight--;
+      if (this.inFlight === 0 && this.drained) this.drained();
+    }
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Parsing of a `_search` / `_count` request: the ES JSON body plus the query-string parameters
+ * that override it (`size`, `from`, `sort`, `q`, `_source*`, `track_total_hits`, `timeout`).
+ * Shape errors are EngineError('parsing') or ('illegal_argument'), so they surface as 400.
+ */
+import { EngineError } from '../engine/errors.ts';
+import { MAX_RESULT_WINDOW } from '../engine/query/search-request.ts';
+import { parseSourceFilter, type SourceFilter } from './source-filter.ts';
+
+/** Query-string parameters of `_search` (already typed by the HTTP layer). */
+export interface SearchParams {
+  /** Query string, run as a `simple_query_string` over all fields. */
+  q?: string;
+  from?: number;
+  size?: number;
+  /** `field:asc,other:desc` or `field` (comma list). */
+  sort?: string;
+  /** `_source` query parameter: `true`, `false` or a comma list of patterns. */
+  source?: string | boolean;
+  sourceIncludes?: string[];
+  sourceExcludes?: string[];
+  trackTotalHits?: boolean | number;
+  /** ES time value such as `500ms` or `2s`. */
+  timeout?: string;
+}
+
+/** A validated search, ready for the query and fetch phases. */
+export interface ParsedSearch {
+  query: unknown;
+  from: number;
+  size: number;
+  sort: unknown;
+  searchAfter: unknown[] | undefined;
+  aggs: unknown;
+  trackTotalHits: boolean | number | undefined;
+  minScore: number | undefined;
+  /** Milliseconds, or undefined for no timeout. */
+  timeoutMs: number | undefined;
+  source: SourceFilter;
+  highlight: Record<string, unknown> | undefined;
+  /** Include `_version` in hits. */
+  version: boolean;
+  /** Include `_seq_no` and `_primary_term` in hits. */
+  seqNoPrimaryTerm: boolean;
+}
+
+const SEARCH_KEYS = new Set([
+  'query',
+  'from',
+  'size',
+  'sort',
+  'search_after',
+  'aggs',
+  'aggregations',
+  'track_total_hits',
+  'min_score',
+  'timeout',
+  '_source',
+  'highlight',
+  'version',
+  'seq_no_primary_term',
+]);
+
+const TIME_UNITS: Record<string, number> = { nanos: 1e-6, micros: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Parses an ES time value (`250ms`, `2s`, `1m`; a bare number is milliseconds; `-1` is none). */
+export function parseTimeValue(value: unknown, name: string): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return value < 0 ? undefined : value;
+  if (typeof value === 'string') {
+    if (value.trim() === '-1') return undefined;
+    const match = /^\s*(\d+(?:\.\d+)?)\s*(nanos|micros|ms|s|m|h|d)?\s*$/.exec(value);
+    if (match) return Number(match[1]) * TIME_UNITS[match[2] ?? 'ms'];
+  }
+  throw new EngineError('parsing', `failed to parse setting [${name}] with value [${String(value)}] as a time value: unit is missing or unrecognized`);
+}
+
+function nonNegativeInteger(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new EngineError('parsing', `[${name}] must be an integer, got ${JSON.stringify(value)}`);
+  }
+  if (value < 0) throw new EngineError('illegal_argument', `[${name}] parameter cannot be negative, found [${value}]`);
+  return value;
+}
+
+function trackTotalHitsValue(value: unknown): boolean | number {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= -1) return value === -1 ? true : value;
+  throw new EngineError('parsing', `[track_total_hits] must be a boolean or a non-negative integer, got ${JSON.stringify(value)}`);
+}
+
+/** Validates a search body and merges the query-string overrides into it. */
+export function parseSearch(body: unknown, params: SearchParams, defaultTimeoutMs: number): ParsedSearch {
+  const request = body === undefined || body === null ? {} : body;
+  if (!isPlainObject(request)) throw new EngineError('parsing', 'the search body must be a JSON object');
+  for (const key of Object.keys(request)) {
+    if (!SEARCH_KEYS.has(key)) throw new EngineError('parsing', `Unknown key for a search request [${key}]`);
+  }
+  const from = nonNegativeInteger(params.from ?? request.from ?? 0, 'from');
+  const size = nonNegativeInteger(params.size ?? request.size ?? 10, 'size');
+  if (from + size > MAX_RESULT_WINDOW) {
+    throw new EngineError(
+      'illegal_argument',
+      `Result window is too large, from + size must be less than or equal to: [${MAX_RESULT_WINDOW}] but was [${from + size}]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting.`,
+    );
+  }
+  const query = params.q !== undefined ? { simple_query_string: { query: params.q } } : request.query;
+  if (query !== undefined && !isPlainObject(query)) throw new EngineError('parsing', '[query] must be an object');
+  const sort = params.sort !== undefined ? params.sort.split(',').map((part) => part.trim()).filter((part) => part !== '') : request.sort;
+  const searchAfter = request.search_after;
+  if (searchAfter !== undefined) {
+    if (!Array.isArray(searchAfter)) throw new EngineError('parsing', '[search_after] must be an array of sort values');
+    if (from > 0) throw new EngineError('illegal_argument', '[from] parameter must be set to 0 when [search_after] is used');
+    if (sort === undefined) throw new EngineError('illegal_argument', '[search_after] requires a [sort]');
+  }
+  const aggs = request.aggs ?? request.aggregations;
+  if (aggs !== undefined && !isPlainObject(aggs)) throw new EngineError('parsing', '[aggs] must be an object');
+  const highlight = request.highlight;
+  if (highlight !== undefined && !isPlainObject(highlight)) throw new EngineError('parsing', '[highlight] must be an object');
+  const minScore = request.min_score;
+  if (minScore !== undefined && (typeof minScore !== 'number' || !Number.isFinite(minScore))) {
+    throw new EngineError('parsing', '[min_score] must be a number');
+  }
+  const trackTotalHits = params.trackTotalHits ?? request.track_total_hits;
+  const timeoutRaw = params.timeout ?? request.timeout;
+  const timeoutMs = timeoutRaw === undefined ? (defaultTimeoutMs > 0 ? defaultTimeoutMs : undefined) : parseTimeValue(timeoutRaw, 'timeout');
+  for (const flag of ['version', 'seq_no_primary_term'] as const) {
+    if (request[flag] !== undefined && typeof request[flag] !== 'boolean') throw new EngineError('parsing', `[${flag}] must be a boolean`);
+  }
+  return {
+    query,
+    from,
+    size,
+    sort,
+    searchAfter: searchAfter as unknown[] | undefined,
+    aggs,
+    trackTotalHits: trackTotalHits === undefined ? undefined : trackTotalHitsValue(trackTotalHits),
+    minScore: minScore as number | undefined,
+    timeoutMs,
+    source: parseSourceFilter({
+      source: params.source ?? request._source,
+      includes: params.sourceIncludes,
+      excludes: params.sourceExcludes,
+    }),
+    highlight: highlight as Record<string, unknown> | undefined,
+    version: request.version === true,
+    seqNoPrimaryTerm: request.seq_no_primary_term === true,
+  };
+}
+
+/** Validates a `_count` body (`{query}`) and the `q` override; returns the query. */
+export function parseCount(body: unknown, params: { q?: string }): unknown {
+  const request = body === undefined || body === null ? {} : body;
+  if (!isPlainObject(request)) throw new EngineError('parsing', 'the count body must be a JSON object');
+  for (const key of Object.keys(request)) {
+    if (key !== 'query') throw new EngineError('parsing', `request does not support [${key}]`);
+  }
+  const query = params.q !== undefined ? { simple_query_string: { query: params.q } } : request.query;
+  if (query !== undefined && !isPlainObject(query)) throw new EngineError('parsing', '[query] must be an object');
+  return query;
+}

@@ -1,0 +1,130 @@
+/**
+ * `_source` filtering as Elasticsearch does it: `_source: false` drops the source, a pattern list
+ * keeps matching fields, `{includes, excludes}` keeps the included fields minus the excluded ones.
+ * Patterns are dotted paths with `*` wildcards; a pattern naming an object covers its whole subtree.
+ */
+import { EngineError } from '../engine/errors.ts';
+
+/** A parsed `_source` request: drop everything, keep everything, or filter. */
+export type SourceFilter = { kind: 'none' } | { kind: 'all' } | { kind: 'filter'; includes: string[]; excludes: string[] };
+
+/** Keeps the whole source. */
+export const WHOLE_SOURCE: SourceFilter = { kind: 'all' };
+
+/** Where `_source` options can come from: the body's `_source` and the `_source*` query parameters. */
+export interface SourceOptions {
+  /** Body or query `_source`: boolean, pattern string (comma list), pattern array, or `{includes, excludes}`. */
+  source?: unknown;
+  /** `_source_includes` query parameter. */
+  includes?: string[];
+  /** `_source_excludes` query parameter. */
+  excludes?: string[];
+}
+
+function patternList(value: unknown, what: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
+  throw new EngineError('parsing', `[${what}] must be a string or an array of strings`);
+}
+
+/** Parses `_source` options into a filter; throws EngineError('parsing') on a malformed value. */
+export function parseSourceFilter(options: SourceOptions): SourceFilter {
+  const { source } = options;
+  let includes: string[] = [];
+  let excludes: string[] = [];
+  if (source === false || source === 'false') return { kind: 'none' };
+  if (source !== undefined && source !== null && source !== true && source !== 'true') {
+    if (typeof source === 'object' && !Array.isArray(source)) {
+      const object = source as Record<string, unknown>;
+      for (const key of Object.keys(object)) {
+        if (!['includes', 'include', 'excludes', 'exclude'].includes(key)) {
+          throw new EngineError('parsing', `unknown key [${key}] in [_source], expected includes or excludes`);
+        }
+      }
+      includes = patternList(object.includes ?? object.include, '_source.includes');
+      excludes = patternList(object.excludes ?? object.exclude, '_source.excludes');
+    } else {
+      includes = patternList(source, '_source');
+    }
+  }
+  if (options.includes) includes = options.includes;
+  if (options.excludes) excludes = options.excludes;
+  if (includes.length === 0 && excludes.length === 0) return WHOLE_SOURCE;
+  return { kind: 'filter', includes, excludes };
+}
+
+interface CompiledPattern {
+  regex: RegExp;
+  /** Text before the first `*`: deeper paths can only match when they share it. */
+  literalPrefix: string;
+}
+
+function compile(pattern: string): CompiledPattern {
+  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
+  const star = pattern.indexOf('*');
+  return { regex: new RegExp(`^${escaped}$`), literalPrefix: star < 0 ? pattern : pattern.slice(0, star) };
+}
+
+function matchesAny(patterns: readonly CompiledPattern[], path: string): boolean {
+  for (const pattern of patterns) if (pattern.regex.test(path)) return true;
+  return false;
+}
+
+/** True when some pattern may match a path strictly below `path`. */
+function mayMatchBelow(patterns: readonly CompiledPattern[], path: string): boolean {
+  const below = `${path}.`;
+  return patterns.some((pattern) => pattern.literalPrefix.startsWith(below) || below.startsWith(pattern.literalPrefix));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function filterValue(value: unknown, path: string, includes: CompiledPattern[] | null, excludes: CompiledPattern[]): unknown {
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const element of value) {
+      const filtered = filterValue(element, path, includes, excludes);
+      if (filtered !== undefined) out.push(filtered);
+    }
+    return includes !== null && out.length === 0 ? undefined : out;
+  }
+  if (isPlainObject(value)) {
+    const out = filterObject(value, path, includes, excludes);
+    return includes !== null && Object.keys(out).length === 0 ? undefined : out;
+  }
+  // A scalar reached without a matching include is not kept.
+  return includes === null ? value : undefined;
+}
+
+/** `includes` null means "everything at and below here is included". */
+function filterObject(
+  object: Record<string, unknown>,
+  prefix: string,
+  includes: CompiledPattern[] | null,
+  excludes: CompiledPattern[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(object)) {
+    const path = prefix === '' ? key : `${prefix}.${key}`;
+    if (matchesAny(excludes, path)) continue;
+    const value = object[key];
+    let kept: unknown;
+    if (includes === null || matchesAny(includes, path)) {
+      kept = excludes.length === 0 || !(isPlainObject(value) || Array.isArray(value)) ? value : filterValue(value, path, null, excludes);
+    } else if ((isPlainObject(value) || Array.isArray(value)) && mayMatchBelow(includes, path)) {
+      kept = filterValue(value, path, includes, excludes);
+    }
+    if (kept !== undefined) out[key] = kept;
+  }
+  return out;
+}
+
+/** Applies a filter to a document source; returns undefined for `_source: false`. */
+export function applySourceFilter(source: Record<string, unknown>, filter: SourceFilter): Record<string, unknown> | undefined {
+  if (filter.kind === 'none') return undefined;
+  if (filter.kind === 'all') return source;
+  const includes = filter.includes.length === 0 ? null : filter.includes.map(compile);
+  return filterObject(source, '', includes, filter.excludes.map(compile));
+}
