@@ -211,12 +211,23 @@ export function prepareUpdate(hosted: HostedCollection, id: string, body: unknow
   return {
     hosted,
     shardId,
-    op: { kind: 'update', id, doc, ops: operations, upsert, docAsUpsert, detectNoop, ifSeqNo: params.ifSeqNo, ifPrimaryTerm: params.ifPrimaryTerm },
+    op: {
+      kind: 'update',
+      id,
+      doc,
+      ops: operations,
+      upsert,
+      docAsUpsert,
+      detectNoop,
+      ifSeqNo: params.ifSeqNo,
+      ifPrimaryTerm: params.ifPrimaryTerm,
+      returnSource: returnSourceOptions !== undefined,
+    },
     mapping: {
       sources,
       admit: createsWhenMissing
         ? undefined
-        : () => (startedShard(hosted, shardId).get(id) ? null : new EngineError('document_missing', `[${id}]: document missing`)),
+        : () => (startedShard(hosted, shardId).exists(id) ? null : new EngineError('document_missing', `[${id}]: document missing`)),
     },
     returnSource: returnSourceOptions === undefined ? null : parseSourceFilter(returnSourceOptions),
   };

@@ -42,9 +42,8 @@ export class Maintenance {
   private fields: () => ReadonlyMap<string, FlatField> = () => new Map();
   private inplaceFields: () => string[] = () => [];
   private mutableGeneration = 1;
-  /** (time, last seq) samples for the change-feed retention bound. */
-  private readonly seqHistory: { time: number; seq: number }[] = [];
   private readonly removalsAfterManifest = new Set<string>();
+  private queuedTasks = 0;
 
   constructor(
     private readonly dir: string,
@@ -76,6 +75,11 @@ export class Maintenance {
   progress(): { checkpointSeq: number; epochs: number; merges: number; lastEpochAt: number | null } {
     const { checkpointSeq, epochs, merges, lastEpochAt } = this.manifest;
     return { checkpointSeq, epochs, merges, lastEpochAt };
+  }
+
+  /** Epochs and merges queued or running (the merge backlog shown in node stats). */
+  backlog(): number {
+    return this.queuedTasks;
   }
 
   /** Resolves when queued work is done. */
@@ -124,7 +128,8 @@ export class Maintenance {
   }
 
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task, task);
+    this.queuedTasks++;
+    const run = this.queue.then(task, task).finally(() => this.queuedTasks--);
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -148,7 +153,6 @@ export class Maintenance {
     this.manifest.epochs++;
     this.manifest.lastEpochAt = Date.now();
     await this.commit(checkpointSeq);
-    this.seqHistory.push({ time: Date.now(), seq: checkpointSeq });
     await this.trimWal();
     if (this.settings.mergeEnabled) {
       const merge = findTieredMerge(this.candidates(), {
@@ -220,16 +224,18 @@ export class Maintenance {
     }
   }
 
-  /** Removes WAL files below the checkpoint whose records are older than the retention. */
+  /**
+   * Removes WAL files below the checkpoint whose records are all older than the change-feed
+   * retention. Record ages come from the append times stored in the log itself, so the bound
+   * holds across restarts.
+   */
   private async trimWal(): Promise<void> {
-    const cutoff = Date.now() - this.settings.changesRetentionMs;
-    let retainedFloor = 0;
-    while (this.seqHistory.length > 0 && this.seqHistory[0]!.time <= cutoff) {
-      retainedFloor = this.seqHistory.shift()!.seq;
-    }
-    if (retainedFloor > 0) this.seqHistory.unshift({ time: cutoff, seq: retainedFloor });
-    const bound = Math.min(this.manifest.checkpointSeq, retainedFloor);
-    if (bound > 0) await this.wal.removeUpTo(bound);
+    await this.wal.removeUpTo(this.manifest.checkpointSeq, Date.now() - this.settings.changesRetentionMs);
+  }
+
+  /** Queues a WAL trim on its own (for idle shards, whose epochs never run). */
+  trimChanges(): Promise<void> {
+    return this.enqueue(() => this.trimWal());
   }
 
   private candidates(): { name: string; bytes: number; liveDocs: number; maxDoc: number }[] {

@@ -38,6 +38,8 @@ export interface UpdateOp {
   detectNoop?: boolean;
   ifSeqNo?: number;
   ifPrimaryTerm?: number;
+  /** Return the updated `_source` in the result (reads the stored document; off by default). */
+  returnSource?: boolean;
 }
 
 /** Any write a shard accepts. */
@@ -50,7 +52,7 @@ export interface WriteResult {
   seqNo: number;
   version: number;
   primaryTerm: number;
-  /** For updates: the document after the update (inplace values overlaid). */
+  /** For updates with `returnSource` (and upserts): the document after the update. */
   source?: Record<string, unknown>;
 }
 

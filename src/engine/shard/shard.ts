@@ -54,6 +54,8 @@ export interface ShardStats {
   epochs: number;
   merges: number;
   lastEpochAt: number | null;
+  /** Epochs and merges queued or running. */
+  pendingMaintenance: number;
   bytes: number;
 }
 
@@ -232,24 +234,49 @@ export class Shard {
       }
       throw new EngineError('document_missing', `[${op.id}]: document missing`);
     }
-    const current = readSource(location.leaf, location.doc, this.inplace);
-    const plan = planUpdate(current, { doc: op.doc, ops: op.ops }, this.fieldMap);
     const meta = location.leaf.meta(location.doc);
+    const columnsOnly = this.columnOnlyState(op, location);
+    const current = columnsOnly ?? readSource(location.leaf, location.doc, this.inplace);
+    const plan = planUpdate(current, { doc: op.doc, ops: op.ops }, this.fieldMap);
+    const resultSource = (): Record<string, unknown> | undefined =>
+      op.returnSource ? readSource(location.leaf, location.doc, this.inplace) : undefined;
     if (!plan.changed && op.detectNoop !== false) {
-      return { result: { id: op.id, result: 'noop', seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm, source: current }, durable: null };
+      return { result: { id: op.id, result: 'noop', seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm, source: resultSource() }, durable: null };
     }
     const columnsPresent = plan.inplaceWrites.every((write) => location.leaf.inplaceColumn(write.field) !== null);
     if (plan.inplaceOnly && columnsPresent) {
       const writes: Record<string, number | null> = {};
       for (const write of plan.inplaceWrites) writes[write.field] = write.value;
-      const record: ShardRecord = { type: 'inplace', id: op.id, version: meta.version + 1, primaryTerm: this.primaryTerm, writes };
+      const version = meta.version + 1;
+      const record: ShardRecord = { type: 'inplace', id: op.id, version, primaryTerm: this.primaryTerm, writes };
       const { seq, durable } = this.append(record);
       this.applyRecord(seq, record);
-      return { result: { id: op.id, result: 'updated', seqNo: seq, version: meta.version + 1, primaryTerm: this.primaryTerm, source: plan.source }, durable };
+      return { result: { id: op.id, result: 'updated', seqNo: seq, version, primaryTerm: this.primaryTerm, source: resultSource() }, durable };
     }
-    const applied = this.indexDocument(op.id, plan.source, location, 'update');
-    applied.result.source = plan.source;
+    // A column-only plan that turned out to need the whole document is redone on the source.
+    const fullPlan = columnsOnly ? planUpdate(readSource(location.leaf, location.doc, this.inplace), { doc: op.doc, ops: op.ops }, this.fieldMap) : plan;
+    const applied = this.indexDocument(op.id, fullPlan.source, location, 'update');
+    if (op.returnSource) applied.result.source = fullPlan.source;
     return applied;
+  }
+
+  /**
+   * For an update made only of operators on inplace fields, the current values of just those
+   * fields, read from their column slots (the O(1) path: the stored document is not read).
+   * Null when the update needs the whole document.
+   */
+  private columnOnlyState(op: UpdateOp, location: DocLocation): Record<string, unknown> | null {
+    if (op.doc !== undefined || !op.ops || op.ops.length === 0) return null;
+    const state: Record<string, unknown> = {};
+    for (const operation of op.ops) {
+      const field = this.fieldMap.get(operation.field);
+      if (operation.op === 'rename' || !field?.inplace) return null;
+      const column = location.leaf.inplaceColumn(field.path);
+      if (!column) return null;
+      const value = column.get(location.doc);
+      if (!Number.isNaN(value)) setPath(state, field.path, field.type === 'boolean' ? value !== 0 : value);
+    }
+    return state;
   }
 
   private indexDocument(
@@ -275,6 +302,11 @@ export class Shard {
   private append(record: ShardRecord): { seq: number; durable: Promise<void> } {
     const { firstSeq, durable } = this.wal.append([encodeRecord(record)]);
     return { seq: firstSeq, durable };
+  }
+
+  /** Whether a live document with this id exists (no document is read). */
+  exists(id: string): boolean {
+    return this.leaves.locate(id) !== null;
   }
 
   /** The live document with this id (inplace values overlaid), or null. */
@@ -364,6 +396,7 @@ export class Shard {
       epochs: progress.epochs,
       merges: progress.merges,
       lastEpochAt: progress.lastEpochAt,
+      pendingMaintenance: this.maintenance.backlog(),
       bytes: segments.reduce((sum, segment) => sum + segment.bytes, 0) + walBytes,
     };
   }
@@ -380,6 +413,8 @@ export class Shard {
     this.epochTimer = setInterval(() => {
       if (this.maintenance.hasPendingWork()) {
         this.maintenance.epoch().catch((error: unknown) => this.logger?.error({ err: error, shard: this.uuid }, 'epoch failed'));
+      } else {
+        this.maintenance.trimChanges().catch((error: unknown) => this.logger?.error({ err: error, shard: this.uuid }, 'WAL trim failed'));
       }
     }, this.settings.epochIntervalMs);
     this.epochTimer.unref();
@@ -406,6 +441,16 @@ function checkConcurrency(op: WriteOp, location: DocLocation | null): void {
       `[${op.id}]: version conflict, required seqNo [${op.ifSeqNo}], primary term [${op.ifPrimaryTerm}]. ${current}`,
     );
   }
+}
+
+function setPath(target: Record<string, unknown>, dottedPath: string, value: unknown): void {
+  const parts = dottedPath.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    node = (next && typeof next === 'object' ? next : (node[part] = {})) as Record<string, unknown>;
+  }
+  node[parts[parts.length - 1]!] = value;
 }
 
 async function removeOrphans(segmentsDir: string, live: Set<string>): Promise<void> {
