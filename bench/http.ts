@@ -105,7 +105,7 @@ async function runServer(loads: LoadSpec[], mix: MixQuery[], options: HttpSuiteO
 
 /** Runs the HTTP suite and returns its figures. */
 export async function runHttpSuite(options: HttpSuiteOptions): Promise<HttpSuiteResult> {
-  process.stderr.write(`http: preparing ${options.docs} e-mails, ${options.cities} cities and the query mix\n`);
+  process.stderr.write(`http: preparing ${options.docs} e-mails, the cities and the query mix\n`);
   const emailPath = await emailCorpus(options.docs);
   const cityPath = await cityCorpus();
   const querySet = readQuerySet(await querySetFile(emailPath, options.docs));

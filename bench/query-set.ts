@@ -74,7 +74,7 @@ export async function deriveQuerySet(corpusPath: string, docs: number): Promise<
   const sampledBodies: string[] = [];
   let position = 0;
   for await (const batch of readNdjsonBatches(corpusPath, 1000, docs)) {
-    for (const line of batch.lines) {
+    for (const line of batch) {
       const body = (JSON.parse(line) as { source: { body: string } }).source.body;
       for (const word of distinctWords(body)) {
         documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);

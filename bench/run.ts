@@ -2,6 +2,7 @@
  * `npm run bench -- [engine|http|all] [--docs N] ...`: runs the benchmark suites and prints
  * their tables on stdout (progress goes to stderr). See bench/README.md.
  */
+import os from 'node:os';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { engineSuite } from './engine.ts';
 import { httpSuite } from './http.ts';
@@ -30,6 +31,13 @@ function peerList(value: string): EnginePeer[] {
   return peers as EnginePeer[];
 }
 
+/** One line describing the machine and how busy it is (the figures mean little on a loaded host). */
+function machineLine(moment: string): string {
+  const cpus = os.cpus();
+  const load = os.loadavg().map((value) => value.toFixed(2)).join(' / ');
+  return `${moment}: Node ${process.version}, ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), load average 1/5/15 min ${load}`;
+}
+
 /** Parsed command-line options. */
 interface BenchOptions {
   docs: number;
@@ -55,6 +63,7 @@ const program = new Command('bench')
   .addOption(new Option('--bulk-concurrency <n>', '_bulk requests in flight').argParser(positiveInteger).default(4))
   .action(async (suite: 'engine' | 'http' | 'all', options: BenchOptions) => {
     const started = performance.now();
+    process.stdout.write(`${machineLine('start')}\n`);
     if (suite === 'engine' || suite === 'all') {
       await engineSuite({ docs: options.docs, warmupMs: options.warmup * 1000, classBudgetMs: options.classBudget * 1000, peers: options.peers });
     }
@@ -68,7 +77,7 @@ const program = new Command('bench')
         durationMs: options.duration * 1000,
       });
     }
-    process.stderr.write(`bench: done in ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
+    process.stdout.write(`${machineLine('end')}; run took ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
   });
 
 await program.parseAsync(process.argv);

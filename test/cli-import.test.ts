@@ -1,7 +1,8 @@
 /**
- * `trove import` end to end: a real server, the CLI as a child process. Import, kill -9 in the
- * middle and resume (exactly once with --id-field), Ctrl-C and resume with server-generated ids,
- * failed items (exit code 1 and a summary), bulk-format files, and a fatal error (exit code 2).
+ * `trove import` end to end against a real server. The interruption scenarios run the CLI as a
+ * child process (kill -9 in the middle and resume exactly once with --id-field; Ctrl-C and resume
+ * with server-generated ids); the other scenarios call the same `runImport` in process: failed
+ * items (exit code 1 and a summary), bulk-format files, and a fatal error (exit code 2).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { exitCodeFor, formatSummary, runImport as runImportInProcess, type ImportOptions } from '../src/cli/import.ts';
 import { cities } from './corpora.ts';
 import { REPO_ROOT, call, startServer, type TroveServer } from './harness.ts';
 
@@ -43,7 +45,7 @@ interface Run {
 }
 
 /** Runs `trove import`; `interrupt` may kill it once the resume file shows progress. */
-async function runImport(args: string[], interrupt?: NodeJS.Signals): Promise<Run> {
+async function runCli(args: string[], interrupt?: NodeJS.Signals): Promise<Run> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'main.ts'), 'import', ...args, '--url', server.url, '--no-progress'],
@@ -71,6 +73,21 @@ async function runImport(args: string[], interrupt?: NodeJS.Signals): Promise<Ru
   return { exitCode, signal, stdout, stderr };
 }
 
+/** Runs an import in this process; returns the exit code and the summary text. */
+async function importHere(file: string, options: Partial<ImportOptions> & { collection: string }): Promise<{ exitCode: number; stdout: string }> {
+  const summary = await runImportInProcess({
+    file,
+    url: server.url,
+    batch: 1000,
+    concurrency: 2,
+    format: 'auto',
+    restart: false,
+    progress: false,
+    ...options,
+  });
+  return { exitCode: exitCodeFor(summary), stdout: formatSummary(summary, file) };
+}
+
 async function count(collection: string): Promise<number> {
   return (await call(server, 'GET', `/${collection}/_count`)).body.count;
 }
@@ -78,12 +95,12 @@ async function count(collection: string): Promise<number> {
 test('kill -9 in the middle, rerun resumes and lands every document exactly once (--id-field)', async () => {
   const file = join(workDir, 'cities.ndjson');
   const args = [file, '--collection', 'resumed', '--id-field', 'id', '--batch', '50', '--concurrency', '1'];
-  const killed = await runImport(args, 'SIGKILL');
+  const killed = await runCli(args, 'SIGKILL');
   assert.equal(killed.signal, 'SIGKILL', `the import finished before it could be interrupted: ${killed.stdout}`);
   const partial = await count('resumed');
   assert.ok(partial > 0 && partial < DOCS, `partial count ${partial}`);
 
-  const resumed = await runImport([file, '--collection', 'resumed', '--id-field', 'id', '--batch', '2000']);
+  const resumed = await runCli([file, '--collection', 'resumed', '--id-field', 'id', '--batch', '2000']);
   assert.equal(resumed.exitCode, 0, resumed.stdout + resumed.stderr);
   assert.match(resumed.stdout, /resumed after byte \d+/);
   assert.equal(await count('resumed'), DOCS);
@@ -91,12 +108,12 @@ test('kill -9 in the middle, rerun resumes and lands every document exactly once
   assert.equal(state.completed, true);
   assert.equal(state.collection, 'resumed');
 
-  const again = await runImport([file, '--collection', 'resumed']);
+  const again = await importHere(file, { collection: 'resumed' });
   assert.equal(again.exitCode, 0);
   assert.match(again.stdout, /already imported/);
   assert.equal(await count('resumed'), DOCS);
 
-  const otherCollection = await runImport([file, '--collection', 'pairs']);
+  const otherCollection = await importHere(file, { collection: 'pairs' });
   assert.equal(otherCollection.exitCode, 2);
   assert.match(otherCollection.stdout, /--restart/);
 });
@@ -104,11 +121,11 @@ test('kill -9 in the middle, rerun resumes and lands every document exactly once
 test('Ctrl-C waits for batches in flight; resuming with generated ids loses and duplicates nothing', async () => {
   const file = join(workDir, 'generated.ndjson');
   await writeFile(file, await readFile(join(workDir, 'cities.ndjson')));
-  const interrupted = await runImport([file, '--collection', 'interrupted', '--batch', '50', '--concurrency', '2'], 'SIGINT');
+  const interrupted = await runCli([file, '--collection', 'interrupted', '--batch', '50', '--concurrency', '2'], 'SIGINT');
   assert.equal(interrupted.exitCode, 130, interrupted.stdout + interrupted.stderr);
   assert.match(interrupted.stdout, /interrupted/);
-  const resumed = await runImport([file, '--collection', 'interrupted', '--batch', '3000']);
-  assert.equal(resumed.exitCode, 0, resumed.stdout + resumed.stderr);
+  const resumed = await importHere(file, { collection: 'interrupted', batch: 3000 });
+  assert.equal(resumed.exitCode, 0, resumed.stdout);
   assert.equal(await count('interrupted'), DOCS);
 });
 
@@ -124,8 +141,8 @@ test('failed items: exit code 1, a summary by error type, the rest imported', as
     JSON.stringify({ id: 'f', name: 'Phi', population: 6 }),
   ];
   await writeFile(file, lines.join('\n') + '\n');
-  const run = await runImport([file, '--collection', 'failures', '--id-field', 'id']);
-  assert.equal(run.exitCode, 1, run.stdout + run.stderr);
+  const run = await importHere(file, { collection: 'failures', idField: 'id' });
+  assert.equal(run.exitCode, 1, run.stdout);
   assert.match(run.stdout, /imported 3 documents, 3 failed/);
   assert.match(run.stdout, /mapper_parsing_exception: 2/);
   assert.match(run.stdout, /json_parse_exception: 1/);
@@ -146,8 +163,8 @@ test('bulk-format files (action and source lines) are imported as they are', asy
     { delete: { _id: 'x3' } },
   ];
   await writeFile(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
-  const run = await runImport([file, '--collection', 'pairs']);
-  assert.equal(run.exitCode, 0, run.stdout + run.stderr);
+  const run = await importHere(file, { collection: 'pairs' });
+  assert.equal(run.exitCode, 0, run.stdout);
   assert.equal(await count('pairs'), 2);
   assert.equal((await call(server, 'GET', '/pairs/_doc/x2')).body._source.name, 'Two');
 });
@@ -155,7 +172,7 @@ test('bulk-format files (action and source lines) are imported as they are', asy
 test('an unknown collection stops the import with exit code 2', async () => {
   const file = join(workDir, 'small.ndjson');
   await writeFile(file, JSON.stringify({ id: 'z', name: 'Zed' }) + '\n');
-  const run = await runImport([file, '--collection', 'does-not-exist']);
-  assert.equal(run.exitCode, 2, run.stdout + run.stderr);
+  const run = await importHere(file, { collection: 'does-not-exist' });
+  assert.equal(run.exitCode, 2, run.stdout);
   assert.match(run.stdout, /no such index \[does-not-exist\]/);
 });

@@ -6,12 +6,6 @@ import path from 'node:path';
 /** Folder holding prepared corpora and query sets, at the repository root. */
 export const BENCH_DATA_DIR = path.resolve(import.meta.dirname, '..', '..', '.bench-data');
 
-/** One batch of NDJSON lines and their size in UTF-8 bytes. */
-export interface LineBatch {
-  lines: string[];
-  bytes: number;
-}
-
 /** Path of a cached file inside the bench data folder. */
 export function benchDataPath(fileName: string): string {
   mkdirSync(BENCH_DATA_DIR, { recursive: true });
@@ -50,15 +44,15 @@ export async function ensureNdjson(
   return target;
 }
 
-/** Streams an NDJSON file as batches of at most `batchSize` lines (the last one may be shorter). */
+/** Streams the first `limit` lines of an NDJSON file as batches of at most `batchSize` lines. */
 export async function* readNdjsonBatches(
   filePath: string,
   batchSize: number,
   limit = Number.POSITIVE_INFINITY,
-): AsyncGenerator<LineBatch> {
+): AsyncGenerator<string[]> {
   const stream = createReadStream(filePath, { encoding: 'utf8', highWaterMark: 1 << 20 });
   let carry = '';
-  let batch: LineBatch = { lines: [], bytes: 0 };
+  let batch: string[] = [];
   let emitted = 0;
   for await (const chunk of stream as AsyncIterable<string>) {
     const text = carry + chunk;
@@ -67,12 +61,11 @@ export async function* readNdjsonBatches(
     while (newline !== -1) {
       if (newline > start) {
         const line = text.slice(start, newline);
-        batch.lines.push(line);
-        batch.bytes += Buffer.byteLength(line) + 1;
+        batch.push(line);
         emitted++;
-        if (batch.lines.length === batchSize || emitted === limit) {
+        if (batch.length === batchSize || emitted === limit) {
           yield batch;
-          batch = { lines: [], bytes: 0 };
+          batch = [];
           if (emitted === limit) {
             stream.destroy();
             return;
@@ -85,8 +78,7 @@ export async function* readNdjsonBatches(
     carry = text.slice(start);
   }
   if (carry.length > 0 && emitted < limit) {
-    batch.lines.push(carry);
-    batch.bytes += Buffer.byteLength(carry);
+    batch.push(carry);
   }
-  if (batch.lines.length > 0) yield batch;
+  if (batch.length > 0) yield batch;
 }

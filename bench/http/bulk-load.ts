@@ -33,7 +33,7 @@ export async function prepareBulkBodies(spec: LoadSpec): Promise<BulkBodies> {
   const prepared: BulkBodies = { bodies: [], docs: 0, sourceBytes: 0 };
   for await (const batch of readNdjsonBatches(spec.corpusPath, spec.batchSize, spec.docs)) {
     const parts: string[] = [];
-    for (const line of batch.lines) {
+    for (const line of batch) {
       const { id, source } = JSON.parse(line) as CorpusDocument;
       const sourceJson = JSON.stringify(source);
       parts.push(JSON.stringify({ index: { _id: id } }), sourceJson);

@@ -42,7 +42,7 @@ async function load(shard: Shard, spec: LoadSpec, concurrency: number): Promise<
   const result: LoadResult = { docs: 0, sourceBytes: 0, ms: 0, failedItems: 0, firstFailure: null };
   const batches: CorpusDocument[][] = [];
   for await (const batch of readNdjsonBatches(spec.corpusPath, spec.batchSize, spec.docs)) {
-    const documents = batch.lines.map((line) => JSON.parse(line) as CorpusDocument);
+    const documents = batch.map((line) => JSON.parse(line) as CorpusDocument);
     for (const { source } of documents) result.sourceBytes += Buffer.byteLength(JSON.stringify(source));
     result.docs += documents.length;
     batches.push(documents);
@@ -88,8 +88,9 @@ async function main(): Promise<void> {
       mapping: MAPPINGS[spec.collection],
       settings: DEFAULT_ENGINE_SETTINGS,
     });
-    loads[spec.collection] = await load(shards[spec.collection], spec, request.concurrency);
-    process.stderr.write(`  [in-process] loaded ${spec.docs} ${spec.collection} in ${(loads[spec.collection]!.ms / 1000).toFixed(1)} s\n`);
+    const loaded = await load(shards[spec.collection], spec, request.concurrency);
+    loads[spec.collection] = loaded;
+    process.stderr.write(`  [in-process] loaded ${loaded.docs} ${spec.collection} in ${(loaded.ms / 1000).toFixed(1)} s\n`);
   }
   let compaction: number | string = 'skipped, as the server could not compact';
   if (request.compact) {

@@ -39,13 +39,13 @@ export async function collectSamples(emailPath: string, emails: number, cityPath
   const samples: MixSamples = { emailDates: [], countries: [] };
   let position = 0;
   for await (const batch of readNdjsonBatches(emailPath, 1000, emails)) {
-    for (const line of batch.lines) {
+    for (const line of batch) {
       if (position++ % SAMPLE_EVERY === 0) samples.emailDates.push(Date.parse((JSON.parse(line) as { source: { date: string } }).source.date));
     }
   }
   position = 0;
   for await (const batch of readNdjsonBatches(cityPath, 1000, cities)) {
-    for (const line of batch.lines) {
+    for (const line of batch) {
       if (position++ % SAMPLE_EVERY === 0) samples.countries.push((JSON.parse(line) as { source: { country: string } }).source.country);
     }
   }

@@ -44,6 +44,7 @@ export interface ClassTiming {
 export interface PeerReport {
   peer: string;
   docs: number;
+  /** UTF-8 bytes of the documents' JSON sources. */
   sourceBytes: number;
   /** Loading all batches plus the final flush to durable, searchable state. */
   indexMs: number;
@@ -134,8 +135,8 @@ export async function runWorker(peer: string, createEngine: (request: WorkerRequ
   let indexMs = 0;
   let sourceBytes = 0;
   for await (const batch of readNdjsonBatches(request.corpusPath, request.batchSize, request.docs)) {
-    const documents = batch.lines.map((line) => JSON.parse(line) as CorpusDocument);
-    sourceBytes += batch.bytes;
+    const documents = batch.map((line) => JSON.parse(line) as CorpusDocument);
+    for (const { source } of documents) sourceBytes += Buffer.byteLength(JSON.stringify(source));
     const start = performance.now();
     await engine.index(documents);
     indexMs += performance.now() - start;

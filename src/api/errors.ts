@@ -6,6 +6,7 @@
 import { EngineError, type EngineErrorCode } from '../engine/errors.ts';
 import { CatalogError } from '../cluster/catalog-error.ts';
 import { NodeError, type NodeErrorCode } from '../node/node-error.ts';
+import { JobError, type JobErrorCode } from '../ops/jobs/job-error.ts';
 
 /** Error codes raised by the HTTP layer itself. */
 export type ApiErrorCode =
@@ -17,13 +18,12 @@ export type ApiErrorCode =
   | 'unsupported_media_type'
   | 'no_handler'
   | 'method_not_allowed'
-  | 'id_too_long'
   | 'malformed_bulk'
   | 'bad_request'
   | 'internal';
 
 /** Every code the table maps. */
-export type ErrorCode = EngineErrorCode | NodeErrorCode | ApiErrorCode;
+export type ErrorCode = EngineErrorCode | NodeErrorCode | JobErrorCode | ApiErrorCode;
 
 /** How one code appears to an HTTP client. */
 export interface ErrorKind {
@@ -55,6 +55,11 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorKind>> = {
   catalog_unavailable: { type: 'catalog_unavailable_exception', status: 503 },
   shard_unavailable: { type: 'unavailable_shards_exception', status: 503 },
   node_closed: { type: 'node_closed_exception', status: 503 },
+  // Jobs (src/ops/jobs/job-error.ts)
+  job_not_found: { type: 'resource_not_found_exception', status: 404 },
+  job_interrupted: { type: 'job_interrupted_exception', status: 503 },
+  invalid_cursor: { type: 'invalid_cursor_exception', status: 400 },
+  changes_expired: { type: 'changes_expired_exception', status: 410 },
   // HTTP layer
   invalid_json: { type: 'x_content_parse_exception', status: 400 },
   nesting_too_deep: { type: 'x_content_parse_exception', status: 400 },
@@ -64,7 +69,6 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorKind>> = {
   unsupported_media_type: { type: 'media_type_header_exception', status: 406 },
   no_handler: { type: 'no_handler_found_exception', status: 400 },
   method_not_allowed: { type: 'method_not_allowed_exception', status: 405 },
-  id_too_long: { type: 'illegal_argument_exception', status: 400 },
   malformed_bulk: { type: 'illegal_argument_exception', status: 400 },
   bad_request: { type: 'illegal_argument_exception', status: 400 },
   internal: { type: 'exception', status: 500 },
@@ -107,7 +111,7 @@ const COLLECTION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['index_not_
  */
 export function classifyError(error: unknown, collection?: string): { code: ErrorCode; reason: string; index?: string } {
   if (error instanceof ApiError) return { code: error.code, reason: error.message, index: error.index };
-  if (error instanceof EngineError) return { code: error.code, reason: error.message };
+  if (error instanceof EngineError || error instanceof JobError) return { code: error.code, reason: error.message };
   if (error instanceof NodeError || error instanceof CatalogError) {
     return { code: error.code, reason: error.message, index: COLLECTION_CODES.has(error.code) ? collection : undefined };
   }

@@ -13,8 +13,12 @@ import { applyFilterPath } from './filter-path.ts';
 import { requireRouteRoles } from './roles.ts';
 import { bulkRoutes } from './routes/bulk.ts';
 import { catRoutes } from './routes/cat.ts';
+import { catSegmentsRoutes } from './routes/cat-segments.ts';
+import { changesRoutes } from './routes/changes.ts';
 import { collectionRoutes } from './routes/collections.ts';
+import { compactRoutes } from './routes/compact.ts';
 import { documentRoutes } from './routes/documents.ts';
+import { jobRoutes } from './routes/jobs.ts';
 import { mgetRoutes } from './routes/mget.ts';
 import { rootRoutes } from './routes/root.ts';
 import { searchRoutes } from './routes/search.ts';
@@ -62,10 +66,14 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
 async function apiRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
   await instance.register(rootRoutes, options);
   await instance.register(catRoutes, options);
+  await instance.register(catSegmentsRoutes, options);
+  await instance.register(compactRoutes, options);
+  await instance.register(jobRoutes, options);
   await instance.register(searchRoutes, options);
   await instance.register(bulkRoutes, options);
   await instance.register(documentRoutes, options);
   await instance.register(mgetRoutes, options);
+  await instance.register(changesRoutes, options);
   await instance.register(collectionRoutes, options);
 }
 

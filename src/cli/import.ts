@@ -101,7 +101,7 @@ export function registerImportCommand(program: Command): void {
         progress: flags.progress !== false,
       });
       process.stdout.write(formatSummary(summary, file));
-      process.exitCode = summary.fatal ? 2 : summary.interrupted ? 130 : summary.failed > 0 ? 1 : 0;
+      process.exitCode = exitCodeFor(summary);
     });
 }
 
@@ -434,6 +434,13 @@ async function saveState(path: string, state: ImportState): Promise<void> {
   const temp = `${path}.tmp`;
   await writeFile(temp, JSON.stringify(state) + '\n');
   await rename(temp, path);
+}
+
+/** Exit status of a run: 0 all imported, 1 some items failed, 2 stopped by an error, 130 interrupted. */
+export function exitCodeFor(summary: ImportSummary): number {
+  if (summary.fatal) return 2;
+  if (summary.interrupted) return 130;
+  return summary.failed > 0 ? 1 : 0;
 }
 
 /** The human-readable end-of-run report. */

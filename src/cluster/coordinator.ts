@@ -29,6 +29,16 @@ export interface CreateCollectionRequest {
   mapping: Mapping;
 }
 
+/**
+ * What `restoreCollections` puts back, exactly as recorded when it left the catalog: collections
+ * keep their UUIDs, shards (with shard UUIDs), mappings, settings and placements. `namespace` is
+ * set when a whole namespace comes back.
+ */
+export interface RestoreCollectionsRequest {
+  namespace?: NamespaceMeta;
+  collections: CollectionMeta[];
+}
+
 /** Options of `putMapping`. */
 export interface PutMappingOptions {
   /**
@@ -94,6 +104,12 @@ export interface Coordinator {
   createCollection(request: CreateCollectionRequest): Promise<CollectionMeta>;
   /** Removes a collection from the catalog and returns its last metadata. */
   deleteCollection(name: string): Promise<CollectionMeta>;
+  /**
+   * Puts deleted collections (and, for a namespace, the namespace) back in one catalog change.
+   * Refused with `resource_already_exists` when a name or UUID is taken, `namespace_not_found`
+   * when a collection's namespace does not exist; then nothing changes.
+   */
+  restoreCollections(request: RestoreCollectionsRequest): Promise<CollectionMeta[]>;
   /** Replaces a collection's mapping (the caller merged and validated it) and bumps its version. */
   putMapping(name: string, mapping: Mapping, options?: PutMappingOptions): Promise<CollectionMeta>;
 

@@ -34,8 +34,8 @@ const BYTE_UNITS: Record<string, number> = {
   tb: 1024 ** 4,
 };
 
-/** Log levels pino understands, in increasing severity (`silent` turns logging off). */
-export const LOG_LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+/** Log levels pino understands, in increasing severity (`silent`, or its synonym `off`, turns logging off). */
+export const LOG_LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent', 'off'];
 
 function describe(raw: unknown): string {
   return typeof raw === 'string' ? `"${raw}"` : JSON.stringify(raw) ?? String(raw);

@@ -3,9 +3,9 @@
  * what it does. Start-up configuration (file, environment, flags) and runtime node settings
  * (`PUT /_node/_local/settings`) both validate against this one table.
  */
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { DEFAULT_ENGINE_SETTINGS } from '../engine/shard/settings.ts';
-import type { SettingBounds, SettingType, SettingTypeValue } from './setting-types.ts';
+import type { SettingBounds, SettingType, SettingTypeValue, SettingValue } from './setting-types.ts';
 
 /** Description of one setting key. */
 export interface SettingDefinition<T extends SettingType = SettingType> extends SettingBounds {
@@ -23,6 +23,8 @@ export interface SettingPattern<T extends SettingType = SettingType> extends Set
   /** Dotted key with one `<name>` placeholder standing for a single segment. */
   pattern: string;
   type: T;
+  /** Value of a key of the family that no source sets (for a lane: when it exists at all). */
+  default: SettingTypeValue[T] | (() => SettingTypeValue[T]);
   dynamic: boolean;
   description: string;
 }
@@ -91,9 +93,9 @@ export const SETTINGS = {
   'node.search.slow_threshold_ms': {
     type: 'integer',
     default: 1000,
-    min: 0,
+    min: -1,
     dynamic: true,
-    description: 'Searches slower than this many milliseconds are logged and counted as slow (0 disables).',
+    description: 'Searches taking at least this many milliseconds are logged under the slowlog target and counted as slow (0 logs every search, -1 disables).',
   },
   'search.default_timeout_ms': {
     type: 'integer',
@@ -166,11 +168,12 @@ export const SETTINGS = {
   },
 } as const satisfies Record<string, SettingDefinition>;
 
-/** Setting families with a name segment; keys of these families have no default. */
+/** Setting families with a name segment; a key of a family that no source sets takes the family default. */
 export const SETTING_PATTERNS: readonly SettingPattern[] = [
   {
     pattern: 'search.lanes.<lane>.max_concurrent',
     type: 'integer',
+    default: () => Math.floor((availableParallelism() * 3) / 2) + 1,
     min: 1,
     dynamic: true,
     description: 'Searches of this lane that run at the same time.',
@@ -178,6 +181,7 @@ export const SETTING_PATTERNS: readonly SettingPattern[] = [
   {
     pattern: 'search.lanes.<lane>.max_queue',
     type: 'integer',
+    default: 1000,
     min: 0,
     dynamic: true,
     description: 'Searches of this lane that may wait; a full queue answers 429.',
@@ -200,6 +204,8 @@ export interface ResolvedSetting extends SettingBounds {
   description: string;
   /** Present for fixed keys only. */
   definition?: SettingDefinition;
+  /** The family, for keys of a setting pattern. */
+  family?: SettingPattern;
 }
 
 function matchesPattern(pattern: string, key: string): boolean {
@@ -221,7 +227,7 @@ export function findSetting(key: string): ResolvedSetting | null {
   for (const family of SETTING_PATTERNS) {
     if (matchesPattern(family.pattern, key)) {
       const { type, dynamic, description, min, max } = family;
-      return { key, type, dynamic, description, min, max };
+      return { key, type, dynamic, description, min, max, family };
     }
   }
   return null;
@@ -231,6 +237,13 @@ export function findSetting(key: string): ResolvedSetting | null {
 export function defaultValue<K extends SettingKey>(key: K): FixedSettingValues[K] {
   const value: unknown = SETTINGS[key].default;
   return (typeof value === 'function' ? value() : value) as FixedSettingValues[K];
+}
+
+/** The default value of any key, fixed or of a family (host-dependent defaults are computed now); undefined when unknown. */
+export function settingDefault(key: string): SettingValue | undefined {
+  const setting = findSetting(key);
+  const value: unknown = setting?.definition?.default ?? setting?.family?.default;
+  return (typeof value === 'function' ? value() : value) as SettingValue | undefined;
 }
 
 /** Environment variable that overrides a key: `http.port` → `TROVE_HTTP_PORT`. */

@@ -167,17 +167,6 @@ export function getCollections(context: NodeContext, target: string): Record<str
   return out;
 }
 
-/** `DELETE /{names}`: deletes concrete collections (no wildcards), all or none. */
-export async function deleteCollections(context: NodeContext, target: string): Promise<Acknowledged> {
-  const names = target.split(',').map((part) => part.trim()).filter((part) => part !== '');
-  if (names.length === 0 || names.some((name) => name.includes('*') || name === '_all')) {
-    throw new EngineError('illegal_argument', 'Wildcard expressions or all indices are not allowed');
-  }
-  for (const name of names) if (!context.coordinator.getCollection(name)) throw collectionNotFound(name);
-  for (const name of names) await changeCatalog(context, () => context.coordinator.deleteCollection(name));
-  return { acknowledged: true };
-}
-
 /** Health of a collection from its placements and this node's shard states. */
 export function collectionHealth(context: NodeContext, hosted: HostedCollection): Health {
   let health: Health = 'green';
@@ -277,10 +266,4 @@ export function getNamespace(context: NodeContext, name: string): NamespaceView 
   const namespace = context.coordinator.getNamespace(name);
   if (!namespace) throw asNodeError(new CatalogError('namespace_not_found', `no such namespace [${name}]`));
   return viewNamespace(context, namespace);
-}
-
-/** Deletes a namespace with all its collections. */
-export async function deleteNamespace(context: NodeContext, name: string): Promise<Acknowledged & { collections: string[] }> {
-  const removed = await changeCatalog(context, () => context.coordinator.deleteNamespace(name));
-  return { acknowledged: true, collections: removed.collections.map((collection) => collection.name) };
 }

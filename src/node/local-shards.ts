@@ -2,8 +2,9 @@
  * The shard copies this node hosts, kept in step with the catalog. Every catalog event is applied
  * by reconciliation: shards placed on this node are opened under `<path.data>/shards/<uuid>/`,
  * shards placed elsewhere are closed, mapping changes reach open shards through `setMapping`,
- * and collections that left the catalog are deleted through `deleteCollectionData`. Events are
- * applied one at a time, in revision order; `waitForRevision` lets a caller wait for its own change.
+ * and collections that left the catalog are handed, with their open shards, to the custodian (the
+ * trash) through `retireCollections`. Events are applied one at a time, in revision order;
+ * `waitForRevision` lets a caller wait for its own change.
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import type { Logger } from 'pino';
 import type { Catalog, CatalogEvent, CollectionMeta } from '../cluster/catalog.ts';
 import type { Coordinator } from '../cluster/coordinator.ts';
 import { flattenMapping, type FlatField } from '../engine/mapping/mapping.ts';
+import type { ShardFaults } from '../engine/shard/maintenance.ts';
 import { Shard, type EngineSettings } from '../engine/shard/shard.ts';
 
 /** Lifecycle of a local shard copy. */
@@ -37,12 +39,34 @@ export interface HostedCollection {
   shards: Array<LocalShard | null>;
 }
 
+/** A collection that left the catalog, with the engine shards this node still had open for it. */
+export interface DepartedCollection {
+  meta: CollectionMeta;
+  /** Open shards by shard number; null where no copy is open here. */
+  openShards: Array<Shard | null>;
+}
+
+/**
+ * Keeper of the data of collections that leave the catalog (the trash, src/ops/trash): it takes
+ * their shards over, and gives a shard directory back when a restore returns it to the catalog.
+ */
+export interface ShardCustodian {
+  /** Takes over the shards of collections that left the catalog; it closes the open ones. */
+  retire(departed: DepartedCollection[]): Promise<void>;
+  /** Runs before a shard opens: puts its directory back under `shards/` when a restore brings it back. */
+  reclaim(uuid: string): Promise<void>;
+}
+
 /** Options of `LocalShards`. */
 export interface LocalShardsOptions {
   dataPath: string;
   nodeId: string;
   engineSettings: EngineSettings;
   logger: Logger;
+  /** Where the data of deleted collections goes (and where restored shards come back from). */
+  custodian: ShardCustodian;
+  /** Fault-injection hooks for a shard UUID (tests only, see faults.ts). */
+  faults?: (shardUuid: string) => ShardFaults | undefined;
 }
 
 /** See the module comment. */
@@ -119,10 +143,11 @@ export class LocalShards {
     if (event.revision <= this.applied) return;
     const { collections } = event.catalog;
     try {
-      for (const hosted of [...this.hosted.values()]) {
+      const departed = [...this.hosted.values()].filter((hosted) => {
         const current = Object.hasOwn(collections, hosted.meta.name) ? collections[hosted.meta.name] : undefined;
-        if (!current || current.uuid !== hosted.meta.uuid) await this.deleteCollectionData(hosted);
-      }
+        return !current || current.uuid !== hosted.meta.uuid;
+      });
+      if (departed.length > 0) await this.retireCollections(departed);
       await Promise.all(Object.values(collections).map((meta) => this.reconcile(meta)));
     } finally {
       // Even a partly failed application (logged by the caller) must not leave requests waiting forever.
@@ -162,7 +187,9 @@ export class LocalShards {
     hosted.shards[shardId] = local;
     const logger = this.options.logger.child({ collection: hosted.meta.name, shard: shardId });
     try {
-      local.shard = await Shard.open({ dir, uuid, mapping: hosted.meta.mapping, settings: this.engineSettings, logger });
+      await this.options.custodian.reclaim(uuid);
+      const faults = this.options.faults?.(uuid);
+      local.shard = await Shard.open({ dir, uuid, mapping: hosted.meta.mapping, settings: this.engineSettings, logger, faults });
       local.state = 'started';
     } catch (error) {
       local.state = 'failed';
@@ -179,18 +206,26 @@ export class LocalShards {
   }
 
   /**
-   * The one place where a deleted collection's local data goes away: shards are closed and their
-   * directories removed. (Moving them to the trash instead replaces this function.)
+   * The one place where deleted collections' local data leaves: they stop being served at once,
+   * and their shards (still open, so the custodian can seal them) go to the custodian.
    */
-  private async deleteCollectionData(hosted: HostedCollection): Promise<void> {
-    this.hosted.delete(hosted.meta.name);
-    const locals = hosted.shards.filter((local): local is LocalShard => local !== null);
-    await Promise.all(locals.map((local) => this.closeShard(hosted, local)));
-    await Promise.all(hosted.meta.shards.map((shard) => rm(join(this.options.dataPath, 'shards', shard.uuid), { recursive: true, force: true })));
-    this.options.logger.info({ collection: hosted.meta.name, uuid: hosted.meta.uuid }, 'deleted collection data');
+  private async retireCollections(departed: HostedCollection[]): Promise<void> {
+    for (const hosted of departed) this.hosted.delete(hosted.meta.name);
+    await this.options.custodian.retire(
+      departed.map((hosted) => {
+        const openShards = hosted.shards.map((local) => local?.shard ?? null);
+        for (const local of hosted.shards) if (local) local.shard = null;
+        return { meta: hosted.meta, openShards };
+      }),
+    );
+    this.options.logger.info({ collections: departed.map((hosted) => hosted.meta.name) }, 'collections left the catalog');
   }
 
-  /** Removes shard directories no collection of the catalog references (left by a crash mid-delete). */
+  /**
+   * Removes shard directories that neither the catalog nor the trash references. The trash has
+   * recovered interrupted deletes and restores before this runs, so these are leftovers of a
+   * shard that never belonged to a committed collection.
+   */
   private async removeOrphanedShardData(catalog: Catalog): Promise<void> {
     const known = new Set<string>();
     for (const collection of Object.values(catalog.collections)) for (const shard of collection.shards) known.add(shard.uuid);

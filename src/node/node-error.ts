@@ -10,7 +10,11 @@ export type NodeErrorCode =
   /** A shard the request needs is not open on this node (unassigned, failed to open, or closed). */
   | 'shard_unavailable'
   /** The node is shutting down and accepts no new requests. */
-  | 'node_closed';
+  | 'node_closed'
+  /** A change-feed `since` that is not a cursor of this collection. */
+  | 'invalid_cursor'
+  /** A change-feed cursor older than the retained history: the consumer must resynchronise. */
+  | 'changes_expired';
 
 /** A node-layer failure with a stable code and a message meant for the API user. */
 export class NodeError extends Error {

@@ -8,13 +8,16 @@
  * `close()` (refuses new requests, waits for in-flight ones, closes shards, syncing their WALs,
  * leaves the registry, releases the data path).
  */
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Coordinator } from '../cluster/coordinator.ts';
 import { LocalCoordinator } from '../cluster/local/local-coordinator.ts';
 import { engineSettingsFromConfig } from '../config/engine-settings.ts';
 import type { NodeConfig, NodeSettingValues } from '../config/load-config.ts';
 import { bulk, type BulkDefaults, type BulkItem, type BulkResponse } from './bulk.ts';
+import { ChangeFeeds, type ChangeFeed, type ChangesRequest } from './changes.ts';
 import * as collections from './collections.ts';
+import { compactAcrossNodes, LocalCompactionNode, type CompactionResult, type CompactOptions } from './compaction.ts';
 import { lockDataPath, loadNodeIdentity, type DataPathLock } from './data-path.ts';
 import {
   executeWrite,
@@ -30,11 +33,18 @@ import {
   type WriteParams,
   type WriteResponse,
 } from './documents.ts';
+import { FAULTS_ENV, parseFaults, type NodeFaults } from './faults.ts';
 import { LocalShards, type HostedCollection } from './local-shards.ts';
 import { MappingUpdater } from './mapping-updater.ts';
 import { multiGet, type MultiGetParams, type MultiGetResponse } from './multi-get.ts';
 import { requireCollection, type NodeContext } from './node-context.ts';
-import { NodeError } from './node-error.ts';
+import { collectionNotFound, NodeError } from './node-error.ts';
+import { JobQueue } from '../ops/jobs/job-queue.ts';
+import { Trash } from '../ops/trash/trash.ts';
+import type { DeleteCollectionsResponse, DeleteNamespaceResponse, PurgeAllResponse, PurgeResponse, RestoreResponse, TrashService } from '../ops/trash/trash-service.ts';
+import type { TrashListView, VerifyView } from '../ops/trash/trash-views.ts';
+import type { Job } from '../ops/jobs/job.ts';
+import { maintenanceStats, segmentRows, type MaintenanceStats, type SegmentRow } from './segment-stats.ts';
 import { count, search, type CountResponse, type SearchResponse } from './search.ts';
 import type { SearchParams } from './search-body.ts';
 import { TROVE_VERSION } from './version.ts';
@@ -46,6 +56,7 @@ export type { SearchParams } from './search-body.ts';
 export type { SearchResponse, CountResponse, SearchHit } from './search.ts';
 export type { CollectionSummary, CreateCollectionResponse, Acknowledged, NamespaceView, Health } from './collections.ts';
 export type { SourceOptions } from './source-filter.ts';
+export type { ChangesRequest, FeedMode } from './changes.ts';
 
 /** Options of `NodeService.open`. */
 export interface NodeServiceOptions {
@@ -81,6 +92,7 @@ async function openCoordinator(config: NodeConfig, logger: Logger): Promise<Coor
 /** See the module comment. */
 export class NodeService {
   private readonly context: NodeContext;
+  private readonly trash: TrashService;
   private currentSettings: NodeSettingValues;
   private address: string | null = null;
   private closing: Promise<void> | null = null;
@@ -94,8 +106,17 @@ export class NodeService {
     private readonly shards: LocalShards,
     private readonly lock: DataPathLock,
     readonly logger: Logger,
+    private readonly jobs: JobQueue,
+    private readonly faults: NodeFaults,
+    private readonly trashBin: Trash,
   ) {
     this.currentSettings = { ...config.values };
+    this.trash = trashBin.start({
+      coordinator,
+      nodeName: config.values['node.name'],
+      waitForRevision: (revision) => shards.waitForRevision(revision),
+      retentionSecs: () => this.settings()['trash.retention_secs'],
+    });
     this.context = {
       nodeId,
       coordinator,
@@ -115,14 +136,22 @@ export class NodeService {
     try {
       const identity = await loadNodeIdentity(dataPath);
       coordinator = await openCoordinator(config, logger);
+      const faults = parseFaults(process.env[FAULTS_ENV]);
+      if (faults.active.length > 0) logger.warn({ faults: faults.active }, `fault injection is active (${FAULTS_ENV}); for tests only`);
+      const jobs = await JobQueue.open({ dir: join(dataPath, 'jobs'), nodeId: identity.nodeId, logger: logger.child({ component: 'jobs' }) });
+      const engineSettings = engineSettingsFromConfig(config.values);
+      const trashLogger = logger.child({ component: 'trash' });
+      const trash = await Trash.open({ dataPath, nodeId: identity.nodeId, engineSettings, logger: trashLogger, faults, catalog: coordinator.catalog() });
       const shards = new LocalShards({
         dataPath,
         nodeId: identity.nodeId,
-        engineSettings: engineSettingsFromConfig(config.values),
+        engineSettings,
         logger: logger.child({ component: 'shards' }),
+        custodian: trash.store,
+        faults: (uuid) => faults.shardFaults(uuid),
       });
       await shards.start(coordinator);
-      return new NodeService(identity.nodeId, config, coordinator, shards, lock, logger);
+      return new NodeService(identity.nodeId, config, coordinator, shards, lock, logger, jobs, faults, trash);
     } catch (error) {
       await coordinator?.close();
       await lock.release();
@@ -179,6 +208,15 @@ export class NodeService {
     return this.shards.collections();
   }
 
+  /** Open change feeds (ended gracefully by `close`). */
+  readonly changeFeeds = new ChangeFeeds();
+
+  /** `GET|POST /{collection}/_changes`: checks the cursor, then opens the feed (a stream of response text). */
+  changes(collection: string, request: ChangesRequest): ChangeFeed {
+    if (this.closing) throw new NodeError('node_closed', 'the node is shutting down');
+    return this.changeFeeds.open(requireCollection(this.context, collection), request);
+  }
+
   // Collections and namespaces.
 
   /** `PUT /{collection}` with the ES body `{namespace?, settings?, mappings?}`. */
@@ -191,9 +229,9 @@ export class NodeService {
     return this.track(async () => collections.getCollections(this.context, target));
   }
 
-  /** `DELETE /{names}` (comma list of concrete names). */
-  deleteCollection(target: string): Promise<collections.Acknowledged> {
-    return this.track(() => collections.deleteCollections(this.context, target));
+  /** `DELETE /{names}` (comma list of concrete names): each collection moves to the trash. */
+  deleteCollection(target: string): Promise<DeleteCollectionsResponse> {
+    return this.track(() => this.trash.deleteCollections(target));
   }
 
   /** Every collection with doc counts, store size, shard counts and health (`_cat/indices`). */
@@ -226,9 +264,36 @@ export class NodeService {
     return this.track(async () => collections.getNamespace(this.context, name));
   }
 
-  /** `DELETE /_namespace/{name}`: the namespace and all its collections. */
-  deleteNamespace(name: string): Promise<collections.Acknowledged & { collections: string[] }> {
-    return this.track(() => collections.deleteNamespace(this.context, name));
+  /** `DELETE /_namespace/{name}`: the namespace and all its collections move to the trash as one item. */
+  deleteNamespace(name: string): Promise<DeleteNamespaceResponse> {
+    return this.track(() => this.trash.deleteNamespace(name));
+  }
+
+  // Trash (src/ops/trash).
+
+  /** `GET /_cluster/trash`. */
+  listTrash(): Promise<TrashListView> {
+    return this.track(() => this.trash.list());
+  }
+
+  /** `POST /_cluster/trash/{item_id}/_verify` (read-only). */
+  verifyTrashItem(itemId: string): Promise<VerifyView> {
+    return this.track(() => this.trash.verify(itemId));
+  }
+
+  /** `POST /_cluster/trash/{item_id}/_restore` with the optional body `{"rename_to": ...}`. */
+  restoreTrashItem(itemId: string, body: unknown): Promise<RestoreResponse> {
+    return this.track(() => this.trash.restore(itemId, body));
+  }
+
+  /** `DELETE /_cluster/trash/{item_id}`. */
+  purgeTrashItem(itemId: string): Promise<PurgeResponse> {
+    return this.track(() => this.trash.purge(itemId));
+  }
+
+  /** `DELETE /_cluster/trash`. */
+  emptyTrash(): Promise<PurgeAllResponse> {
+    return this.track(() => this.trash.purgeAll());
   }
 
   // Documents.
@@ -263,6 +328,38 @@ export class NodeService {
     return this.track(async () => multiGet(this.context, body, params));
   }
 
+  // Compaction and jobs.
+
+  /** `POST /{collection}/_compact`: one queued job per node hosting primaries, or that node's error. */
+  compact(name: string, options: CompactOptions): Promise<CompactionResult> {
+    return this.track(async () => {
+      const collection = this.coordinator.getCollection(name);
+      if (!collection) throw collectionNotFound(name);
+      const local = new LocalCompactionNode(this.context, this.jobs, this.faults);
+      return compactAcrossNodes(collection, this.coordinator.listNodes(), (nodeId) => (nodeId === this.nodeId ? local : null), options);
+    });
+  }
+
+  /** `GET /_jobs/{id}`; `job_not_found` when this node has no such job. */
+  job(id: string): Promise<Job> {
+    return this.track(async () => this.jobs.get(id));
+  }
+
+  /** `GET /_jobs`: every retained job of this node, newest first. */
+  listJobs(): Promise<Job[]> {
+    return this.track(async () => this.jobs.list());
+  }
+
+  /** Every segment of the started local shard copies (`_cat/segments`). */
+  segments(): SegmentRow[] {
+    return segmentRows(this.context, this.config.values['node.name']);
+  }
+
+  /** The `segments` and `compaction` sections of the node stats (epochs, merges, backlog, jobs). */
+  maintenanceStats(): MaintenanceStats {
+    return maintenanceStats(this.context, this.jobs.stats());
+  }
+
   // Search.
 
   /** `GET|POST /{target}/_search`; target is a name, comma list, wildcard or `_all`. */
@@ -278,8 +375,11 @@ export class NodeService {
   /** Graceful stop: refuse new requests, finish in-flight ones, close shards, leave the registry. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.changeFeeds.finishAll();
       if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
       try {
+        await this.jobs.close();
+        await this.trashBin.close();
         await this.shards.close();
         await this.coordinator.close();
       } finally {

@@ -29,6 +29,7 @@ import type {
   NodeLease,
   NodeRegistration,
   PutMappingOptions,
+  RestoreCollectionsRequest,
 } from '../coordinator.ts';
 import { invalidNameReason } from '../names.ts';
 import { assignShards, nodeLoad, reassignOrphanedShards } from '../placement.ts';
@@ -193,6 +194,43 @@ export class LocalCoordinator implements Coordinator {
       if (!collection) throw new CatalogError('index_not_found', `no such index [${name}]`);
       delete draft.collections[name];
       return collection;
+    });
+  }
+
+  restoreCollections(request: RestoreCollectionsRequest): Promise<CollectionMeta[]> {
+    return this.mutate((draft) => {
+      const { namespace } = request;
+      if (namespace) {
+        checkName(namespace.name, 'namespace');
+        if (Object.hasOwn(draft.namespaces, namespace.name)) {
+          throw new CatalogError('resource_already_exists', `namespace [${namespace.name}] already exists`);
+        }
+        draft.namespaces[namespace.name] = structuredClone(namespace);
+      }
+      const liveUuids = new Set<string>();
+      for (const live of Object.values(draft.collections)) {
+        liveUuids.add(live.uuid);
+        for (const shard of live.shards) liveUuids.add(shard.uuid);
+      }
+      const restored: CollectionMeta[] = [];
+      for (const collection of request.collections) {
+        checkName(collection.name, 'index');
+        const existing = Object.hasOwn(draft.collections, collection.name) ? draft.collections[collection.name] : undefined;
+        if (existing) {
+          throw new CatalogError('resource_already_exists', `index [${collection.name}/${existing.uuid}] already exists`);
+        }
+        if (!Object.hasOwn(draft.namespaces, collection.namespace)) {
+          throw new CatalogError('namespace_not_found', `no such namespace [${collection.namespace}]`);
+        }
+        for (const uuid of [collection.uuid, ...collection.shards.map((shard) => shard.uuid)]) {
+          if (liveUuids.has(uuid)) throw new CatalogError('resource_already_exists', `UUID [${uuid}] is already used by a live collection`);
+          liveUuids.add(uuid);
+        }
+        const copy = structuredClone(collection);
+        draft.collections[copy.name] = copy;
+        restored.push(copy);
+      }
+      return restored;
     });
   }
 

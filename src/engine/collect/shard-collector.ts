@@ -41,6 +41,12 @@ export class ShardCollector {
   private readonly trackTotalHits: number;
   private readonly deadline: number;
   private readonly countOnlyRequest: boolean;
+  /** The hits collector when it ranks by score (its heap threshold drives pruning). */
+  private readonly scoreHits: TopScoreCollector | null;
+  /** Current competitive threshold: the heap's once full, never below the min_score floor. */
+  private threshold: number;
+  /** Whether the current leaf's matches were counted up front (collect then does not count). */
+  private leafCounted = false;
 
   constructor(options: ShardCollectorOptions) {
     this.hits = options.hits;
@@ -50,25 +56,40 @@ export class ShardCollector {
     this.trackTotalHits = options.trackTotalHits;
     this.deadline = options.deadline;
     this.countOnlyRequest = options.hits.capacity === 0 && options.aggregators === null;
+    this.scoreHits = options.hits instanceof TopScoreCollector ? options.hits : null;
+    this.threshold = this.scoreHits !== null && this.scoreHits.capacity === 0 ? Infinity : this.minScoreFloor;
   }
 
-  /** Starts a leaf. */
-  setLeaf(leafIndex: number, leaf: LeafReader, docBase: number): void {
+  /**
+   * Starts a leaf. `knownMatches` is the leaf's exact number of matching live docs when the
+   * weight knows it without iterating (-1 otherwise); the leaf is then counted up front and its
+   * docs only need visiting for the top hits.
+   */
+  setLeaf(leafIndex: number, leaf: LeafReader, docBase: number, knownMatches = -1): void {
     this.hits.setLeaf(leafIndex, leaf, docBase);
     this.aggregators?.setLeaf(leaf);
+    this.leafCounted = knownMatches >= 0;
+    if (this.leafCounted) {
+      this.count += knownMatches;
+      if (this.countOnlyRequest && this.count > this.trackTotalHits) this.stopped = true;
+    }
+  }
+
+  /** Whether a leaf may be counted up front: only when no match can be dropped by min_score or needs aggregating. */
+  get canCountUpFront(): boolean {
+    return this.minScore === -Infinity && this.aggregators === null;
   }
 
   /** Collects a matching live doc of the current leaf. */
   collect(doc: number, score: number): void {
     if (score < this.minScore) return;
     this.hits.collect(doc, score);
+    if (this.scoreHits !== null) {
+      const threshold = this.scoreHits.threshold();
+      if (threshold > this.threshold) this.threshold = threshold;
+    }
     if (this.aggregators !== null) this.aggregators.collect(doc, 0);
-    this.countOnly(doc);
-  }
-
-  /** Counts a matching live doc that cannot enter the top hits (only without min_score and aggregations). */
-  countOnly(_doc: number): void {
-    this.count++;
+    if (!this.leafCounted) this.count++;
     if (--this.untilDeadlineCheck === 0) {
       this.untilDeadlineCheck = DEADLINE_CHECK_INTERVAL;
       if (Date.now() > this.deadline) {
@@ -79,14 +100,9 @@ export class ShardCollector {
     if (this.countOnlyRequest && this.count > this.trackTotalHits) this.stopped = true;
   }
 
-  /** Whether docs may be counted without their score (min_score needs every score). */
-  get countsWithoutScores(): boolean {
-    return this.minScore === -Infinity && this.aggregators === null;
-  }
-
   /** True while the count has not passed track_total_hits, so every match must be visited. */
   mustVisitAll(): boolean {
-    return this.count <= this.trackTotalHits;
+    return !this.leafCounted && this.count <= this.trackTotalHits;
   }
 
   /**
@@ -94,9 +110,7 @@ export class ShardCollector {
    * once the heap is full (and below min_score); -Infinity while any doc may enter.
    */
   competitiveThreshold(): number {
-    if (!(this.hits instanceof TopScoreCollector)) return this.minScoreFloor;
-    const threshold = this.hits.threshold();
-    return threshold > this.minScoreFloor ? threshold : this.minScoreFloor;
+    return this.threshold;
   }
 
   /** Exact count, or track_total_hits with relation `gte` once the count passed it. */

@@ -1,4 +1,4 @@
-import { analyze } from '../analysis/analyzer.ts';
+import { analyzeTermPositions } from '../analysis/analyzer.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import type { ParsedDocument } from '../mapping/parse-document.ts';
 import { encodeNorm } from '../segment/norms.ts';
@@ -134,16 +134,17 @@ export class MutableSegment implements LeafReader {
     let tokenCount = 0;
     let base = 0;
     for (const value of values) {
-      const tokens = analyze(analyzer, value);
+      const { terms, positions } = analyzeTermPositions(analyzer, value);
       let last = -1;
-      for (const token of tokens) {
-        const position = base + token.position;
+      for (let index = 0; index < terms.length; index++) {
+        const term = terms[index]!;
+        const position = base + positions[index]!;
         last = position;
-        const list = termPositions.get(token.term);
+        const list = termPositions.get(term);
         if (list) list.push(position);
-        else termPositions.set(token.term, [position]);
-        tokenCount++;
+        else termPositions.set(term, [position]);
       }
+      tokenCount += terms.length;
       base = (last >= 0 ? last : base) + POSITION_INCREMENT_GAP;
     }
     if (tokenCount === 0) return;

@@ -25,6 +25,10 @@ class MatchAllWeight extends SimpleWeight {
   scorer(leaf: LeafReader): Scorer | null {
     return leaf.maxDoc === 0 ? null : new AllDocsScorer(leaf.maxDoc, this.constantScore);
   }
+
+  override count(leaf: LeafReader): number {
+    return leaf.numLiveDocs();
+  }
 }
 
 /** No doc (unknown fields, empty analysis results). */
@@ -39,6 +43,10 @@ export class MatchNoneQuery implements Query {
 class MatchNoneWeight extends SimpleWeight {
   scorer(): Scorer | null {
     return null;
+  }
+
+  override count(): number {
+    return 0;
   }
 }
 
@@ -103,6 +111,10 @@ class ConstantScoreWeight extends SimpleWeight {
   scorer(leaf: LeafReader, leafIndex: number): Scorer | null {
     const inner = this.inner.scorer(leaf, leafIndex);
     return inner === null ? null : new ConstantScoreScorer(inner, this.constantScore);
+  }
+
+  override count(leaf: LeafReader, leafIndex: number): number {
+    return this.inner.count(leaf, leafIndex);
   }
 }
 

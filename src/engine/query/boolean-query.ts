@@ -113,6 +113,13 @@ class BooleanWeight implements Weight {
     return main;
   }
 
+  count(leaf: LeafReader, leafIndex: number): number {
+    if (this.mustNot.length > 0) return -1;
+    const positive = [...this.must, ...this.filter, ...this.should];
+    if (positive.length === 0) return leaf.numLiveDocs();
+    return positive.length === 1 ? positive[0]!.count(leaf, leafIndex) : -1;
+  }
+
   disjunctionClauses(leaf: LeafReader, leafIndex: number): Scorer[] | null {
     const pureDisjunction =
       this.needsScores &&

@@ -13,7 +13,6 @@ import { ShardCollector } from '../collect/shard-collector.ts';
 import { isScoreOrder, needsScore, parseSearchAfter, parseSort, SCORE_SORT } from '../collect/sort-spec.ts';
 import { TopFieldCollector } from '../collect/top-field-collector.ts';
 import { TopScoreCollector } from '../collect/top-score-collector.ts';
-import { MatchAllQuery } from './basic-queries.ts';
 import { collectDisjunction } from './max-score.ts';
 import { parseQuery } from './parse-query.ts';
 import type { Scorer } from './scorer.ts';
@@ -82,7 +81,9 @@ export function executeQuery(
   const prune = scoreOrder && aggregators === null && trackTotalHits !== Infinity;
   for (let leafIndex = 0; leafIndex < leaves.length && !collector.stopped; leafIndex++) {
     const leaf = leaves[leafIndex]!;
-    collector.setLeaf(leafIndex, leaf, context.docBases[leafIndex]!);
+    const knownMatches = prune && collector.canCountUpFront ? weight.count(leaf, leafIndex) : -1;
+    collector.setLeaf(leafIndex, leaf, context.docBases[leafIndex]!, knownMatches);
+    if (knownMatches >= 0 && capacity === 0) continue;
     if (prune) {
       let clauses = weight.disjunctionClauses(leaf, leafIndex);
       if (clauses === null) {
@@ -119,13 +120,14 @@ function collectAll(scorer: Scorer, leaf: LeafReader, collector: ShardCollector,
 export function countQuery(leaves: readonly LeafReader[], fields: ReadonlyMap<string, FlatField>, query: unknown): number {
   const parsed = parseQuery(query, fields);
   let count = 0;
-  if (parsed instanceof MatchAllQuery) {
-    for (const leaf of leaves) count += leaf.numLiveDocs();
-    return count;
-  }
   const weight = parsed.createWeight(new SearchContext(leaves, fields), false, 1);
   for (let leafIndex = 0; leafIndex < leaves.length; leafIndex++) {
     const leaf = leaves[leafIndex]!;
+    const known = weight.count(leaf, leafIndex);
+    if (known >= 0) {
+      count += known;
+      continue;
+    }
     const scorer = weight.scorer(leaf, leafIndex);
     if (scorer === null) continue;
     for (let doc = scorer.nextDoc(); doc !== NO_MORE_DOCS; doc = scorer.nextDoc()) if (leaf.isLive(doc)) count++;

@@ -1,21 +1,21 @@
 /**
  * Top-k by score over a disjunction (or a single scorer) with block-max MaxScore pruning.
  *
- * The leaf is processed in windows that end at the nearest block boundary of the clauses'
- * skip data. In each window every clause has a bound (its block-max score).
+ * While every match must still be visited (the count has not passed track_total_hits, or the
+ * top-k heap is not full yet) the leaf is scored term-at-a-time in windows of WINDOW_SIZE docs:
+ * each clause in turn adds its scores into a per-window array and marks its docs in a bitset,
+ * then the window's docs are collected in order. Tight per-clause loops are much cheaper than
+ * merging the clauses doc by doc.
  *
- * While every match must still be counted (the count has not passed track_total_hits), all
- * clauses are iterated, but a doc whose matching clauses' bounds cannot beat the top-k
- * threshold is only counted, not scored.
+ * Once pruning is allowed, the leaf is processed in windows that end at the nearest block
+ * boundary of the clauses' skip data, where every clause has a bound (its block-max score).
+ * Clauses sorted by bound form a "non-essential" prefix whose bounds sum to at most the
+ * threshold — a doc matching only those cannot enter the top k — and the rest are "essential".
+ * Candidates come from the essential clauses only; non-essential clauses are advanced to a
+ * candidate only while its partial score plus their remaining bounds can still beat the
+ * threshold. A window whose total bound cannot beat it is skipped without touching postings.
  *
- * Afterwards, clauses sorted by bound form a "non-essential" prefix whose bounds sum to at most
- * the threshold — a doc matching only those cannot enter the top k — and the rest are
- * "essential". Candidates come from the essential clauses only; non-essential clauses are
- * advanced to a candidate only while its partial score plus their remaining bounds can still
- * beat the threshold. A window whose total bound cannot beat it is skipped without touching
- * postings.
- *
- * Final scores are summed in clause order, so they are bit-identical to the exhaustive
+ * Scores are summed in clause order on both paths, so they are bit-identical to the exhaustive
  * DisjunctionScorer's whatever path a doc took.
  */
 import type { LeafReader } from '../segment/leaf-reader.ts';
@@ -27,19 +27,18 @@ import type { Scorer } from './scorer.ts';
 export interface PruningSink {
   /** Takes a live doc and its score. */
   collect(doc: number, score: number): void;
-  /** Counts a live doc known not to be competitive, without its score. */
-  countOnly(doc: number): void;
   /** Docs scoring at most this cannot enter the top hits; -Infinity while anything can. */
   competitiveThreshold(): number;
   /** True while every match must be visited (exact counting). */
   mustVisitAll(): boolean;
-  /** Whether a doc may be counted without knowing its score (false with min_score). */
-  readonly countsWithoutScores: boolean;
   /** True once collection must end. */
   readonly stopped: boolean;
 }
 
 const LAST_DOC = NO_MORE_DOCS - 1;
+
+/** Docs per term-at-a-time window (a multiple of 32). */
+const WINDOW_SIZE = 2048;
 
 /** Per-leaf working state of the loop (typed arrays indexed by clause). */
 class LoopState {
@@ -47,14 +46,16 @@ class LoopState {
   readonly windowMax: Float64Array;
   readonly clauseScores: Float64Array;
   readonly matchedDoc: Int32Array;
+  /** Term-at-a-time window: summed scores and the bitset of docs seen. */
+  readonly windowScores = new Float64Array(WINDOW_SIZE);
+  readonly windowBits = new Uint32Array(WINDOW_SIZE >>> 5);
+  readonly hasDeletions: boolean;
   essentialStart = 0;
   nonEssentialBound = 0;
   windowEnd = LAST_DOC;
   threshold = -Infinity;
-  /** Whether every doc is visited (counting) rather than only essential candidates. */
-  visitAll = true;
-  /** Whether windowMax holds bounds for the current window. */
-  bounded = false;
+  /** Whether pruning is possible in the current window (else every doc is scored). */
+  pruning = false;
 
   constructor(
     readonly clauses: readonly Scorer[],
@@ -67,6 +68,7 @@ class LoopState {
     this.clauseScores = new Float64Array(count);
     this.matchedDoc = new Int32Array(count).fill(-1);
     for (let i = 0; i < count; i++) this.order[i] = i;
+    this.hasDeletions = leaf.numLiveDocs() !== leaf.maxDoc;
   }
 }
 
@@ -77,11 +79,13 @@ export function collectDisjunction(clauses: readonly Scorer[], leaf: LeafReader,
   let target = 0;
   while (target <= LAST_DOC && !sink.stopped) {
     if (!planWindow(state, target)) return;
-    if (state.essentialStart === clauses.length) {
+    if (!state.pruning) {
+      target = scoreAllInWindow(state, target);
+    } else if (state.essentialStart === clauses.length) {
       target = state.windowEnd + 1;
-      continue;
+    } else {
+      target = scoreWindow(state, target);
     }
-    target = scoreWindow(state, target);
   }
 }
 
@@ -90,13 +94,11 @@ function planWindow(state: LoopState, target: number): boolean {
   const { clauses, order, windowMax, sink } = state;
   const clauseCount = clauses.length;
   state.threshold = sink.competitiveThreshold();
-  state.visitAll = sink.mustVisitAll();
-  state.bounded = state.threshold !== -Infinity && (!state.visitAll || sink.countsWithoutScores);
+  state.pruning = state.threshold !== -Infinity && !sink.mustVisitAll();
   state.essentialStart = 0;
   state.nonEssentialBound = 0;
   state.windowEnd = LAST_DOC;
-  for (let i = 0; i < clauseCount; i++) order[i] = i;
-  if (!state.bounded) return true;
+  if (!state.pruning) return true;
   let anyLeft = false;
   for (let i = 0; i < clauseCount; i++) {
     const clause = clauses[i]!;
@@ -110,7 +112,7 @@ function planWindow(state: LoopState, target: number): boolean {
     const clause = clauses[i]!;
     windowMax[i] = clause.doc === NO_MORE_DOCS || clause.doc > state.windowEnd ? 0 : clause.maxScore(state.windowEnd);
   }
-  if (state.visitAll) return true;
+  for (let i = 0; i < clauseCount; i++) order[i] = i;
   sortByWindowMax(order, windowMax);
   while (state.essentialStart < clauseCount) {
     const bound = state.nonEssentialBound + windowMax[order[state.essentialStart]!]!;
@@ -119,6 +121,51 @@ function planWindow(state: LoopState, target: number): boolean {
     state.essentialStart++;
   }
   return true;
+}
+
+/**
+ * Scores every doc of the next window term-at-a-time and collects them; returns the next
+ * target doc. The window starts at the first doc any clause has at or after `target`.
+ */
+function scoreAllInWindow(state: LoopState, target: number): number {
+  const { clauses, windowScores, windowBits, leaf, sink } = state;
+  let start = NO_MORE_DOCS;
+  for (let i = 0; i < clauses.length; i++) {
+    const clause = clauses[i]!;
+    const doc = clause.doc < target ? clause.advance(target) : clause.doc;
+    if (doc < start) start = doc;
+  }
+  if (start === NO_MORE_DOCS) return NO_MORE_DOCS;
+  const end = start + WINDOW_SIZE - 1;
+  windowBits.fill(0);
+  for (let i = 0; i < clauses.length; i++) {
+    const clause = clauses[i]!;
+    for (let doc = clause.doc; doc <= end; doc = clause.nextDoc()) {
+      const offset = doc - start;
+      const word = offset >>> 5;
+      const bit = 1 << (offset & 31);
+      const score = clause.score();
+      if ((windowBits[word]! & bit) === 0) {
+        windowBits[word]! |= bit;
+        windowScores[offset] = score;
+      } else {
+        windowScores[offset]! += score;
+      }
+    }
+  }
+  const hasDeletions = state.hasDeletions;
+  for (let word = 0; word < windowBits.length; word++) {
+    let bits = windowBits[word]!;
+    while (bits !== 0) {
+      const offset = (word << 5) + (31 - Math.clz32(bits & -bits));
+      bits &= bits - 1;
+      const doc = start + offset;
+      if (hasDeletions && !leaf.isLive(doc)) continue;
+      sink.collect(doc, windowScores[offset]!);
+    }
+    if (sink.stopped) return NO_MORE_DOCS;
+  }
+  return end + 1;
 }
 
 /** Insertion sort of clause indexes by ascending window bound (few clauses). */
@@ -139,7 +186,7 @@ function sortByWindowMax(order: Int32Array, windowMax: Float64Array): void {
 function scoreWindow(state: LoopState, windowStart: number): number {
   const { clauses, order, windowMax, clauseScores, matchedDoc, leaf, sink, essentialStart, nonEssentialBound, windowEnd, threshold } = state;
   const clauseCount = clauses.length;
-  const countOnlyCheck = state.bounded && state.visitAll;
+  const hasDeletions = state.hasDeletions;
   for (let j = essentialStart; j < clauseCount; j++) {
     const clause = clauses[order[j]!]!;
     if (clause.doc < windowStart) clause.advance(windowStart);
@@ -151,54 +198,45 @@ function scoreWindow(state: LoopState, windowStart: number): number {
       if (clauseDoc < doc) doc = clauseDoc;
     }
     if (doc > windowEnd) return doc === NO_MORE_DOCS && windowEnd === LAST_DOC ? NO_MORE_DOCS : windowEnd + 1;
-    if (leaf.isLive(doc)) {
-      let competitive = true;
-      if (countOnlyCheck) {
-        let bound = 0;
-        for (let j = 0; j < clauseCount; j++) if (clauses[j]!.doc === doc) bound += windowMax[j]!;
-        competitive = bound * BOUND_SLACK > threshold;
+    if (!hasDeletions || leaf.isLive(doc)) {
+      let partial = 0;
+      for (let j = essentialStart; j < clauseCount; j++) {
+        const index = order[j]!;
+        const clause = clauses[index]!;
+        if (clause.doc !== doc) continue;
+        const score = clause.score();
+        clauseScores[index] = score;
+        matchedDoc[index] = doc;
+        partial += score;
       }
-      if (!competitive) {
-        sink.countOnly(doc);
-      } else {
-        let partial = 0;
-        for (let j = essentialStart; j < clauseCount; j++) {
-          const index = order[j]!;
-          const clause = clauses[index]!;
-          if (clause.doc !== doc) continue;
+      let competitive = true;
+      let remaining = nonEssentialBound;
+      for (let j = essentialStart - 1; j >= 0; j--) {
+        if ((partial + remaining) * BOUND_SLACK <= threshold) {
+          competitive = false;
+          break;
+        }
+        const index = order[j]!;
+        const clause = clauses[index]!;
+        remaining -= windowMax[index]!;
+        let clauseDoc = clause.doc;
+        if (clauseDoc < doc) clauseDoc = clause.advance(doc);
+        if (clauseDoc === doc) {
           const score = clause.score();
           clauseScores[index] = score;
           matchedDoc[index] = doc;
           partial += score;
         }
-        let remaining = nonEssentialBound;
-        for (let j = essentialStart - 1; j >= 0; j--) {
-          if ((partial + remaining) * BOUND_SLACK <= threshold) {
-            competitive = false;
-            break;
-          }
-          const index = order[j]!;
-          const clause = clauses[index]!;
-          remaining -= windowMax[index]!;
-          let clauseDoc = clause.doc;
-          if (clauseDoc < doc) clauseDoc = clause.advance(doc);
-          if (clauseDoc === doc) {
-            const score = clause.score();
-            clauseScores[index] = score;
-            matchedDoc[index] = doc;
-            partial += score;
-          }
-        }
-        if (competitive) {
-          let score = 0;
-          for (let i = 0; i < clauseCount; i++) if (matchedDoc[i] === doc) score += clauseScores[i]!;
-          sink.collect(doc, score);
-        }
       }
-      if (sink.stopped) return NO_MORE_DOCS;
-      if (sink.competitiveThreshold() !== threshold || sink.mustVisitAll() !== state.visitAll) {
-        advanceEssentials(state, doc);
-        return doc + 1;
+      if (competitive) {
+        let score = 0;
+        for (let i = 0; i < clauseCount; i++) if (matchedDoc[i] === doc) score += clauseScores[i]!;
+        sink.collect(doc, score);
+        if (sink.stopped) return NO_MORE_DOCS;
+        if (sink.competitiveThreshold() !== threshold) {
+          advanceEssentials(state, doc);
+          return doc + 1;
+        }
       }
     }
     advanceEssentials(state, doc);

@@ -50,6 +50,8 @@ export interface Weight {
    * the top-k loop can prune with block-max bounds; null otherwise.
    */
   disjunctionClauses(leaf: LeafReader, leafIndex: number): Scorer[] | null;
+  /** Exact number of live docs of the leaf that match, when known without iterating; else -1. */
+  count(leaf: LeafReader, leafIndex: number): number;
 }
 
 /** Field → terms (and prefixes) a query matches, for highlighting. */
@@ -72,6 +74,10 @@ export abstract class SimpleWeight implements Weight {
 
   disjunctionClauses(): Scorer[] | null {
     return null;
+  }
+
+  count(_leaf: LeafReader, _leafIndex: number): number {
+    return -1;
   }
 }
 

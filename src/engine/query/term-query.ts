@@ -52,6 +52,10 @@ class TermWeight implements Weight {
     const scorer = this.scorer(leaf);
     return scorer === null ? [] : [scorer];
   }
+
+  count(leaf: LeafReader): number {
+    return leaf.numLiveDocs() === leaf.maxDoc ? leaf.docFreq(this.query.field, this.query.term) : -1;
+  }
 }
 
 /** Iterates one postings list; block-max bounds come from the cursor's skip data. */

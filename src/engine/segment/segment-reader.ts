@@ -124,7 +124,7 @@ export class SegmentReader implements LeafReader {
       docMeta.applyGeneration(generation.seqNos, generation.versions);
     }
     const livePath = path.join(dir, liveDocsFileName(state.liveDocsGen));
-    const liveDocs = readLiveDocsFile(livePath, state.liveDocsGen, maxDoc);
+    const liveDocs = parseFile(livePath, () => readLiveDocsFile(livePath, state.liveDocsGen, maxDoc));
     const sourcePath = path.join(dir, SegmentFileName.storedSource);
     const storedSource = parseFile(sourcePath, () => StoredSourceReader.open(sourcePath, meta.files[SegmentFileName.storedSource], maxDoc));
 
@@ -138,7 +138,7 @@ export class SegmentReader implements LeafReader {
           continue;
         }
         const inplacePath = path.join(dir, inplaceFileName(field.name, state.inplaceGens[field.name] ?? 0));
-        const values = readInplaceFile(inplacePath, maxDoc);
+        const values = parseFile(inplacePath, () => readInplaceFile(inplacePath, maxDoc));
         const column = new SegmentInplaceColumn(field.name, values, reader.dirtyInplaceFields);
         reader.inplaceColumns.set(field.name, column);
         reader.numericColumns.set(field.name, column);

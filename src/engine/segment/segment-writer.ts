@@ -104,58 +104,24 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
   await fsp.mkdir(tmpDir, { recursive: true });
 
   const context = new WriteContext(options.sources, maxDoc, options.yieldEveryMs ?? 8);
-  const files: Record<string, FileChecksum> = {};
-  let bytes = 0;
-  const fileWritten = (name: string, checksum: FileChecksum, immutable: boolean): void => {
-    if (immutable) files[name] = checksum;
-    bytes += checksum.bytes;
-    options.faults?.afterFileWritten?.(name);
-  };
-  const writeFiles = async (
-    specs: { name: string; magic: string }[],
-    fill: (outputs: OutputFile[]) => Promise<void>,
-  ): Promise<void> => {
-    const outputs: OutputFile[] = [];
-    try {
-      for (const spec of specs) {
-        const output = await OutputFile.create(path.join(tmpDir, spec.name), spec.magic);
-        outputs.push(output);
-        context.track(output);
-      }
-      await fill(outputs);
-      for (let i = 0; i < outputs.length; i++) {
-        context.untrack(outputs[i]!);
-        fileWritten(specs[i]!.name, await outputs[i]!.finish(), true);
-      }
-    } catch (error) {
-      for (const output of outputs) {
-        context.untrack(output);
-        await output.abandon();
-      }
-      throw error;
-    }
-  };
-
+  const output = new SegmentDirectoryWriter(tmpDir, context, options.faults?.afterFileWritten);
   try {
     const norms = await collectNorms(context, indexed.map((field) => field.name));
     const specs: InvertedFieldSpec[] = indexed.map((field) => ({
       name: field.name,
-      kind: field.kind as InvertedFieldSpec['kind'],
+      kind: field.kind === 'text' ? 'text' : 'keyword',
       positions: field.kind === 'text' && field.positions,
       norms: norms.get(field.name) ?? null,
     }));
-    let stats = new Map<string, { docCount: number; sumTotalTermFreq: number }>();
-    await writeFiles(
+    const stats = await output.writeFiles(
       [
         { name: SegmentFileName.terms, magic: FileMagic.terms },
         { name: SegmentFileName.postings, magic: FileMagic.postings },
         { name: SegmentFileName.positions, magic: FileMagic.positions },
       ],
-      async ([terms, postings, positions]) => {
-        stats = await writeInvertedIndex(context, specs, { terms: terms!, postings: postings!, positions: positions! });
-      },
+      ([terms, postings, positions]) => writeInvertedIndex(context, specs, { terms: terms!, postings: postings!, positions: positions! }),
     );
-    await writeFiles([{ name: SegmentFileName.norms, magic: FileMagic.norms }], async ([file]) => {
+    await output.writeFiles([{ name: SegmentFileName.norms, magic: FileMagic.norms }], async ([file]) => {
       writeNorms(
         file!.sink,
         maxDoc,
@@ -165,22 +131,21 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
 
     const numericFields: CollectedNumericField[] = [];
     for (const field of numeric) numericFields.push(await collectNumericField(context, field.name, inplace.has(field.name)));
-    await writeFiles([{ name: SegmentFileName.numericColumns, magic: FileMagic.numericColumns }], async ([file]) => {
+    await output.writeFiles([{ name: SegmentFileName.numericColumns, magic: FileMagic.numericColumns }], async ([file]) => {
       writeNumericColumns(file!.sink, maxDoc, numericFields);
     });
     for (const field of numericFields) {
       if (field.mode !== NumericMode.inplace) continue;
-      const name = inplaceFileName(field.name, 0);
-      fileWritten(name, await writeInplaceFile(path.join(tmpDir, name), field.values), false);
+      await output.writeGenerationFile(inplaceFileName(field.name, 0), (filePath) => writeInplaceFile(filePath, field.values));
     }
 
     const keywordFields: CollectedKeywordField[] = [];
     for (const field of keyword) keywordFields.push(await collectKeywordField(context, field.name));
-    await writeFiles([{ name: SegmentFileName.keywordColumns, magic: FileMagic.keywordColumns }], async ([file]) => {
+    await output.writeFiles([{ name: SegmentFileName.keywordColumns, magic: FileMagic.keywordColumns }], async ([file]) => {
       writeKeywordColumns(file!.sink, maxDoc, keywordFields);
     });
 
-    await writeFiles([{ name: SegmentFileName.storedSource, magic: FileMagic.storedSource }], async ([file]) => {
+    await output.writeFiles([{ name: SegmentFileName.storedSource, magic: FileMagic.storedSource }], async ([file]) => {
       const writer = new StoredSourceWriter(file!);
       const readers = options.sources.map((source) => source.reader);
       await context.forEachKeptDoc((sourceIndex, oldDoc) => writer.add(readers[sourceIndex]!.source(oldDoc)));
@@ -188,13 +153,12 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
     });
 
     const docMeta = await collectDocMeta(context);
-    await writeFiles([{ name: SegmentFileName.docMeta, magic: FileMagic.docMeta }], async ([file]) => {
+    await output.writeFiles([{ name: SegmentFileName.docMeta, magic: FileMagic.docMeta }], async ([file]) => {
       writeDocMeta(file!.sink, docMeta);
     });
 
     if (liveDocs.liveCount < maxDoc) {
-      const name = liveDocsFileName(0);
-      fileWritten(name, await writeLiveDocsFile(path.join(tmpDir, name), liveDocs.bits, maxDoc), false);
+      await output.writeGenerationFile(liveDocsFileName(0), (filePath) => writeLiveDocsFile(filePath, liveDocs.bits, maxDoc));
     }
 
     await fsyncDirectory(tmpDir);
@@ -208,11 +172,61 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
     name: options.name,
     maxDoc,
     liveDocs: liveDocs.liveCount,
-    bytes,
-    files,
+    bytes: output.bytes,
+    files: output.files,
     createdAt: Date.now(),
     formatVersion: SEGMENT_FORMAT_VERSION,
   };
+}
+
+/** The files of one segment being written into its temporary directory. */
+class SegmentDirectoryWriter {
+  /** Immutable files written so far. */
+  readonly files: Record<string, FileChecksum> = {};
+  /** Bytes of every file written so far. */
+  bytes = 0;
+
+  constructor(
+    private readonly dir: string,
+    private readonly context: WriteContext,
+    private readonly afterFileWritten: ((file: string) => void) | undefined,
+  ) {}
+
+  /** Creates immutable files, lets `fill` write their bodies, then finishes (fsyncs) them in order. */
+  async writeFiles<T>(specs: { name: string; magic: string }[], fill: (outputs: OutputFile[]) => Promise<T>): Promise<T> {
+    const outputs: OutputFile[] = [];
+    try {
+      for (const spec of specs) {
+        const output = await OutputFile.create(path.join(this.dir, spec.name), spec.magic);
+        outputs.push(output);
+        this.context.track(output);
+      }
+      const result = await fill(outputs);
+      for (let i = 0; i < outputs.length; i++) {
+        this.context.untrack(outputs[i]!);
+        const checksum = await outputs[i]!.finish();
+        this.files[specs[i]!.name] = checksum;
+        this.written(specs[i]!.name, checksum);
+      }
+      return result;
+    } catch (error) {
+      for (const output of outputs) {
+        this.context.untrack(output);
+        await output.abandon();
+      }
+      throw error;
+    }
+  }
+
+  /** Writes a generation 0 file (not listed in `files`). */
+  async writeGenerationFile(name: string, write: (filePath: string) => Promise<FileChecksum>): Promise<void> {
+    this.written(name, await write(path.join(this.dir, name)));
+  }
+
+  private written(name: string, checksum: FileChecksum): void {
+    this.bytes += checksum.bytes;
+    this.afterFileWritten?.(name);
+  }
 }
 
 /** Checks that the doc maps number kept docs 0.. in source order; returns the new doc count. */

@@ -100,6 +100,8 @@ export class WalFile {
   size = 0;
   /** Highest durable seq in this file (`firstSeq - 1` when it holds no record). */
   lastSeq: number;
+  /** Latest append time (epoch ms) of any durable record in this file; 0 when it holds none. */
+  newestTimestamp = 0;
   private readonly indexSeqs: number[] = [];
   private readonly indexOffsets: number[] = [];
 
@@ -182,6 +184,7 @@ export class WalFile {
           break scanning;
         }
         this.noteFrame(seq, offset + position);
+        this.newestTimestamp = Math.max(this.newestTimestamp, frameTimestamp(window, position));
         seq += 1;
         position += total;
       }

@@ -163,6 +163,24 @@ describe('WriteAheadLog', () => {
     await reopened.close();
   });
 
+  it('removes only files whose records were all appended by the given time, also after reopening', async () => {
+    const dir = tempDir();
+    const wal = await WriteAheadLog.open({ dir, segmentBytes: 1000 });
+    for (let seq = 1; seq <= 40; seq += 10) await appendEach(wal, seq, seq + 9, 40);
+    const firstBatchEnd = Date.now();
+    while (Date.now() === firstBatchEnd) await new Promise((resolve) => setTimeout(resolve, 1));
+    for (let seq = 41; seq <= 100; seq += 10) await appendEach(wal, seq, seq + 9, 40);
+    assert.equal(await wal.removeUpTo(1000, firstBatchEnd - 60_000), 0);
+    await wal.close();
+
+    const reopened = await WriteAheadLog.open({ dir, segmentBytes: 1000 });
+    assert.equal(await reopened.removeUpTo(1000, firstBatchEnd), 2);
+    assert.equal(reopened.firstSeq, 41);
+    assert.equal(await reopened.removeUpTo(60, Date.now()), 1);
+    assert.equal(reopened.firstSeq, 61);
+    await reopened.close();
+  });
+
   it('keeps the seq when every record is removed and the active file is empty', async () => {
     const dir = tempDir();
     const wal = await WriteAheadLog.open({ dir, segmentBytes: 100 });

@@ -216,11 +216,15 @@ export class WriteAheadLog {
     return out;
   }
 
-  /** Deletes whole files (never the active one) whose records all have seq <= `seq`; returns how many. */
-  async removeUpTo(seq: number): Promise<number> {
+  /**
+   * Deletes whole files (never the active one), oldest first, whose records all have seq <= `seq`
+   * and were all appended at or before `appendedBy` (epoch ms; any time when omitted). Returns how many.
+   */
+  async removeUpTo(seq: number, appendedBy = Number.POSITIVE_INFINITY): Promise<number> {
     if (this.closing !== null) throw new EngineError('shard_closed', 'write-ahead log is closed');
     const removed: WalFile[] = [];
-    while (this.files.length > 1 && this.files[0]!.lastSeq <= seq) removed.push(this.files.shift()!);
+    const removable = (file: WalFile): boolean => file.lastSeq <= seq && file.newestTimestamp <= appendedBy;
+    while (this.files.length > 1 && removable(this.files[0]!)) removed.push(this.files.shift()!);
     if (removed.length === 0) return 0;
     for (const file of removed) {
       fs.closeSync(file.fd);
@@ -354,6 +358,7 @@ export class WriteAheadLog {
     }
     file.size = base + buffer.length;
     file.lastSeq = firstSeq + payloads.length - 1;
+    for (const timestamp of timestamps) file.newestTimestamp = Math.max(file.newestTimestamp, timestamp);
   }
 
   /** Fails the log for good: a failed write or fsync cannot be retried safely. */

@@ -1,0 +1,128 @@
+/**
+ * Update benchmark (partial updates): throughput of `incr` on an inplace field vs the same `incr`
+ * on a regular field vs a full-document reindex, on collections of several sizes with small
+ * (~200 B) and large (~20 KB) documents. In process, on one shard; updates are sent in batches
+ * of 100 (one group commit each), on random ids of documents that sit in segments.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Shard } from '../src/engine/shard/shard.ts';
+import type { WriteOp } from '../src/engine/shard/operations.ts';
+import { Prng } from './corpora/prng.ts';
+import { renderTable, verdict } from './report/table.ts';
+import { formatRate } from './report/stats.ts';
+
+/** Options of the update suite. */
+export interface UpdatesOptions {
+  /** Collection sizes (documents). */
+  sizes: number[];
+  /** Largest collection loaded with large documents (they take 100x the space). */
+  maxLargeDocs: number;
+  /** Updates timed per kind and configuration. */
+  updates: number;
+}
+
+const WORDS = 'search engine shard segment column update index query merge epoch durable log fast vector cluster node wal field term score'.split(' ');
+const BATCH = 100;
+
+function text(random: Prng, bytes: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  while (length < bytes) {
+    const word = WORDS[random.below(WORDS.length)]! + (random.below(50) === 0 ? String(random.below(1000)) : '');
+    parts.push(word);
+    length += word.length + 1;
+  }
+  return parts.join(' ');
+}
+
+function documentFor(id: number, bodyBytes: number, plain: number): Record<string, unknown> {
+  const random = new Prng(id + 1);
+  return { title: text(random, 40), body: text(random, bodyBytes), views: id % 1000, plain };
+}
+
+async function load(shard: Shard, docs: number, bodyBytes: number): Promise<void> {
+  for (let start = 0; start < docs; start += 2000) {
+    const ops: WriteOp[] = [];
+    for (let id = start; id < Math.min(docs, start + 2000); id++) ops.push({ kind: 'index', id: String(id), source: documentFor(id, bodyBytes, 0) });
+    await shard.writeBatch(ops);
+  }
+  await shard.epoch();
+  await shard.waitForMaintenance();
+}
+
+type Kind = 'inplace incr' | 'regular incr' | 'full reindex';
+
+async function timeUpdates(shard: Shard, docs: number, bodyBytes: number, kind: Kind, count: number, seed: number): Promise<number> {
+  const random = new Prng(seed);
+  const started = performance.now();
+  for (let done = 0; done < count; done += BATCH) {
+    const ops: WriteOp[] = [];
+    for (let index = 0; index < BATCH; index++) {
+      const id = random.below(docs);
+      if (kind === 'inplace incr') ops.push({ kind: 'update', id: String(id), ops: [{ op: 'incr', field: 'views', value: 1 }] });
+      else if (kind === 'regular incr') ops.push({ kind: 'update', id: String(id), ops: [{ op: 'incr', field: 'plain', value: 1 }] });
+      else ops.push({ kind: 'index', id: String(id), source: documentFor(id, bodyBytes, done + index) });
+    }
+    const results = await shard.writeBatch(ops);
+    const failed = results.find((result) => result instanceof Error);
+    if (failed) throw failed;
+  }
+  return count / ((performance.now() - started) / 1000);
+}
+
+/** Runs the update suite and prints its table. */
+export async function updatesSuite(options: UpdatesOptions): Promise<void> {
+  const kinds: Kind[] = ['inplace incr', 'regular incr', 'full reindex'];
+  const rows: { docs: number; size: string; rates: number[] }[] = [];
+  for (const [size, bodyBytes] of [['small (~200 B)', 120], ['large (~20 KB)', 20_000]] as const) {
+    for (const docs of options.sizes) {
+      if (bodyBytes > 1000 && docs > options.maxLargeDocs) continue;
+      const dir = mkdtempSync(path.join(tmpdir(), 'trove-bench-updates-'));
+      try {
+        const shard = await Shard.open({
+          dir,
+          uuid: 'bench-updates',
+          mapping: { properties: { title: { type: 'text' }, body: { type: 'text' }, views: { type: 'long', inplace: true }, plain: { type: 'long' } } },
+          settings: { epochIntervalMs: 3_600_000 },
+        });
+        const loadStart = performance.now();
+        await load(shard, docs, bodyBytes);
+        process.stderr.write(`updates: loaded ${docs} ${size} docs in ${((performance.now() - loadStart) / 1000).toFixed(1)} s\n`);
+        // Each kind twice on the same random ids; the better run counts (the first one warms up).
+        const rates: number[] = [];
+        for (const kind of kinds) {
+          let best = 0;
+          for (let run = 0; run < 2; run++) {
+            best = Math.max(best, await timeUpdates(shard, docs, bodyBytes, kind, options.updates, 7 + run));
+            await shard.waitForMaintenance();
+          }
+          rates.push(best);
+        }
+        rows.push({ docs, size, rates });
+        await shard.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }
+  const baseline = rows[0]!.rates[0]!;
+  const inplaceRates = rows.map((row) => row.rates[0]!);
+  const spread = Math.max(...inplaceRates.map((rate) => Math.abs(rate / baseline - 1)));
+  process.stdout.write('\nPartial updates: updates/s (batches of 100 per group commit), one shard, in process\n');
+  process.stdout.write(
+    renderTable(
+      ['docs', 'doc size', 'inplace incr', 'regular incr', 'full reindex', 'inplace / regular', 'inplace / reindex', 'inplace vs first row'],
+      rows.map((row) => [
+        row.docs.toLocaleString('en-US'),
+        row.size,
+        ...row.rates.map((rate) => formatRate(rate, '/s')),
+        `${(row.rates[0]! / row.rates[1]!).toFixed(2)}x`,
+        `${(row.rates[0]! / row.rates[2]!).toFixed(2)}x`,
+        `${((row.rates[0]! / baseline - 1) * 100).toFixed(0)}%`,
+      ]),
+    ),
+  );
+  process.stdout.write(`O(1) target: inplace within ±25% across all sizes: largest deviation ${(spread * 100).toFixed(0)}% ${verdict(spread <= 0.25)}\n`);
+}

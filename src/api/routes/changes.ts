@@ -1,0 +1,66 @@
+/**
+ * `GET|POST /{collection}/_changes`: the change feed (PRODUCT.md 4.5). Parameters come in the
+ * query string for both methods (CouchDB clients post, with an empty JSON object as the body).
+ * The cursor is checked before the response starts, so a bad or expired cursor is a plain error
+ * response; the feed itself is streamed, with the headers sent at once so that a waiting client
+ * knows the feed is open. `heartbeat=true` means a heartbeat every 60 s, as in CouchDB.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ChangesRequest } from '../../node/node-service.ts';
+import type { RouteOptions } from '../server.ts';
+import { CollectionParams, FlagParam, flagSet, optionalBody, querySchema } from '../params.ts';
+
+/** Longest `timeout` and `heartbeat` accepted (one day, in ms). */
+const MAX_WAIT_MS = 86_400_000;
+const DEFAULT_HEARTBEAT_MS = 60_000;
+
+const ChangesQuery = querySchema({
+  since: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.Integer({ minimum: 0 })),
+  feed: Type.Optional(Type.Union([Type.Literal('normal'), Type.Literal('longpoll'), Type.Literal('continuous'), Type.Literal('eventsource')])),
+  timeout: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_MS })),
+  heartbeat: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Integer({ minimum: 1, maximum: MAX_WAIT_MS })])),
+  include_docs: Type.Optional(FlagParam),
+  seq_interval: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+
+/** CouchDB clients post `{}`; no body field is defined. */
+const ChangesBody = Type.Object({}, { additionalProperties: false });
+
+function changesRequest(query: Static<typeof ChangesQuery>, lastEventId: string | undefined): ChangesRequest {
+  const heartbeat = query.heartbeat;
+  return {
+    // An EventSource reconnecting sends the id of the last event it saw instead of a cursor.
+    since: query.since ?? (query.feed === 'eventsource' ? lastEventId : undefined),
+    limit: query.limit,
+    feed: query.feed,
+    timeoutMs: query.timeout,
+    heartbeatMs: heartbeat === undefined || heartbeat === 'false' ? null : heartbeat === 'true' ? DEFAULT_HEARTBEAT_MS : heartbeat,
+    includeDocs: flagSet(query.include_docs),
+    seqInterval: query.seq_interval,
+  };
+}
+
+/** The change-feed route. */
+export async function changesRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { node } = options;
+
+  // Feeds that never end on their own (continuous with heartbeat) would hold a graceful stop.
+  app.addHook('preClose', async () => node.changeFeeds.finishAll());
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/:collection/_changes',
+    config: { role: 'read' },
+    schema: { params: CollectionParams, querystring: ChangesQuery, body: optionalBody(ChangesBody) },
+    handler: async (request, reply) => {
+      const lastEventId = request.headers['last-event-id'];
+      const feed = node.changes(request.params.collection, changesRequest(request.query, typeof lastEventId === 'string' ? lastEventId : undefined));
+      reply.raw.once('pipe', () => reply.raw.flushHeaders());
+      return reply.code(200).type(feed.contentType).header('cache-control', 'no-cache').send(feed);
+    },
+  });
+}

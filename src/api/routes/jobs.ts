@@ -1,0 +1,87 @@
+/**
+ * `GET /_jobs` and `GET /_jobs/{job_id}`: the batch jobs of this node (manual compactions), with
+ * their state, passes done and total, segment and byte figures before and after, deleted
+ * documents purged, timestamps and, for a failed job, the error. Records survive restarts.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { jobTotals, type Job, type JobFailure, type JobPass } from '../../ops/jobs/job.ts';
+import { ERROR_TABLE, errorCause, type ErrorCause, type ErrorCode } from '../errors.ts';
+import { querySchema } from '../params.ts';
+import type { RouteOptions } from '../server.ts';
+
+const StateParam = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]);
+
+const ListQuery = querySchema({
+  state: Type.Optional(StateParam),
+  collection: Type.Optional(Type.String({ minLength: 1 })),
+});
+
+const JobParams = Type.Object({ job_id: Type.String({ minLength: 1, maxLength: 200 }) });
+
+function isoTime(millis: number | null): string | null {
+  return millis === null ? null : new Date(millis).toISOString();
+}
+
+/** A recorded failure as an ES error object; codes unknown to the table render as `internal`. */
+function renderFailure(failure: JobFailure): ErrorCause {
+  const code = (Object.hasOwn(ERROR_TABLE, failure.code) ? failure.code : 'internal') as ErrorCode;
+  return errorCause(code, failure.reason);
+}
+
+function renderPass(pass: JobPass) {
+  const report = pass.report;
+  return {
+    shard: pass.shard,
+    shard_uuid: pass.shardUuid,
+    state: pass.state,
+    segments: { before: report?.segmentsBefore ?? null, after: report?.segmentsAfter ?? null },
+    bytes: { before: report?.bytesBefore ?? null, after: report?.bytesAfter ?? null },
+    deleted_docs_purged: report?.deletedPurged ?? null,
+    started_at: isoTime(pass.startedAt),
+    finished_at: isoTime(pass.finishedAt),
+    ...(pass.error ? { error: renderFailure(pass.error) } : {}),
+  };
+}
+
+/** A job as the API shows it. */
+function renderJob(job: Job, nodeName: string) {
+  const totals = jobTotals(job);
+  return {
+    job_id: job.id,
+    type: job.type,
+    collection: job.collection,
+    node_id: job.nodeId,
+    node_name: nodeName,
+    state: job.state,
+    max_num_segments: job.maxSegments,
+    passes: { done: totals.passesDone, failed: totals.passesFailed, total: totals.passesTotal },
+    segments: { before: totals.segmentsBefore, after: totals.segmentsAfter },
+    bytes: { before: totals.bytesBefore, after: totals.bytesAfter },
+    deleted_docs_purged: totals.deletedPurged,
+    created_at: isoTime(job.createdAt),
+    started_at: isoTime(job.startedAt),
+    finished_at: isoTime(job.finishedAt),
+    took_ms: job.startedAt !== null && job.finishedAt !== null ? job.finishedAt - job.startedAt : null,
+    shards: job.passes.map(renderPass),
+    ...(job.error ? { error: renderFailure(job.error) } : {}),
+  };
+}
+
+/** Job routes. */
+export async function jobRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { node } = options;
+  const nodeName = (): string => node.info().nodeName;
+
+  app.get('/_jobs', { config: { role: 'monitor' }, schema: { querystring: ListQuery } }, async (request) => {
+    const { state, collection } = request.query;
+    const jobs = (await node.listJobs()).filter((job) => (state === undefined || job.state === state) && (collection === undefined || job.collection === collection));
+    return { jobs: jobs.map((job) => renderJob(job, nodeName())) };
+  });
+
+  app.get('/_jobs/:job_id', { config: { role: 'monitor' }, schema: { params: JobParams, querystring: querySchema({}) } }, async (request) =>
+    renderJob(await node.job(request.params.job_id), nodeName()),
+  );
+}

@@ -1,0 +1,29 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EngineError } from '../engine/errors.ts';
+import { parseFaults } from './faults.ts';
+
+test('no TROVE_FAULTS means no fault anywhere', () => {
+  const faults = parseFaults(undefined);
+  assert.deepEqual(faults.active, []);
+  assert.equal(faults.failCompaction, false);
+  assert.equal(faults.shardFaults('any'), undefined);
+});
+
+test('fault points target the shard they name and nothing else', () => {
+  const faults = parseFaults(' compaction.fail_shard:uuid-1 , compaction.crash_shard:uuid-2,compaction.fail_node');
+  assert.deepEqual(faults.active, ['compaction.fail_shard:uuid-1', 'compaction.crash_shard:uuid-2', 'compaction.fail_node']);
+  assert.equal(faults.failCompaction, true);
+  assert.equal(faults.shardFaults('uuid-3'), undefined);
+  const failing = faults.shardFaults('uuid-1');
+  assert.throws(() => failing?.beforeMerge?.(), (error) => error instanceof EngineError && error.code === 'fault_injected');
+  const crashing = faults.shardFaults('uuid-2');
+  assert.equal(typeof crashing?.beforeMerge, 'function');
+  // Before a merge began, writing segment files (an epoch) does not crash.
+  crashing?.afterSegmentFile?.('postings');
+});
+
+test('an unknown point or a missing argument stops the start', () => {
+  assert.throws(() => parseFaults('compaction.fail_shrd:x'), /unknown fault point \[compaction.fail_shrd\]/);
+  assert.throws(() => parseFaults('compaction.fail_shard'), /needs a shard uuid/);
+});

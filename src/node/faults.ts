@@ -1,0 +1,87 @@
+/**
+ * Fault injection for end-to-end tests (never set it in production). The node reads the
+ * `TROVE_FAULTS` environment variable once at start-up: a comma list of points, some with an
+ * argument after a colon.
+ *
+ * | point | effect |
+ * |---|---|
+ * | `compaction.fail_shard:<shard uuid>` | every compaction pass on that shard fails before it merges anything (`fault_injected`) |
+ * | `compaction.crash_shard:<shard uuid>` | the process is killed (SIGKILL) once a compaction pass on that shard has begun merging and written its first segment file |
+ * | `compaction.fail_node` | this node refuses compaction requests: its row of `POST /{collection}/_compact` fails |
+ * | `trash.<operation>.<point>` | the process is killed (SIGKILL) when a trash delete, restore or purge reaches that point (list in src/ops/trash/trash-faults.ts) |
+ *
+ * An unknown point stops the start, so a typo cannot silently disable a test's fault.
+ */
+import { EngineError } from '../engine/errors.ts';
+import type { ShardFaults } from '../engine/shard/maintenance.ts';
+import { isTrashFaultPoint, type TrashFaultPoint } from '../ops/trash/trash-faults.ts';
+
+/** Name of the environment variable read at start-up. */
+export const FAULTS_ENV = 'TROVE_FAULTS';
+
+/** The fault points a node honours. */
+export interface NodeFaults {
+  /** The points as given, for the start-up warning; empty when none is set. */
+  readonly active: readonly string[];
+  /** True when compaction requests to this node must fail. */
+  readonly failCompaction: boolean;
+  /** Engine fault hooks for the shard with this UUID, if any point targets it. */
+  shardFaults(shardUuid: string): ShardFaults | undefined;
+  /** Kills the process (SIGKILL, like `kill -9`) when the trash crash point is armed. */
+  crashAt(point: TrashFaultPoint): void;
+}
+
+/** Parses a `TROVE_FAULTS` value; throws naming the first unknown point or missing argument. */
+export function parseFaults(spec: string | undefined): NodeFaults {
+  const active = (spec ?? '').split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const failShards = new Set<string>();
+  const crashShards = new Set<string>();
+  const crashPoints = new Set<string>();
+  let failCompaction = false;
+  for (const entry of active) {
+    const separator = entry.indexOf(':');
+    const point = separator < 0 ? entry : entry.slice(0, separator);
+    const argument = separator < 0 ? '' : entry.slice(separator + 1);
+    switch (point) {
+      case 'compaction.fail_node':
+        failCompaction = true;
+        break;
+      case 'compaction.fail_shard':
+      case 'compaction.crash_shard':
+        if (argument === '') throw new Error(`${FAULTS_ENV}: [${point}] needs a shard uuid, e.g. ${point}:<uuid>`);
+        (point === 'compaction.fail_shard' ? failShards : crashShards).add(argument);
+        break;
+      default:
+        if (!isTrashFaultPoint(point)) throw new Error(`${FAULTS_ENV}: unknown fault point [${point}]`);
+        crashPoints.add(point);
+    }
+  }
+  return {
+    active,
+    failCompaction,
+    crashAt(point: TrashFaultPoint): void {
+      if (crashPoints.has(point)) process.kill(process.pid, 'SIGKILL');
+    },
+    shardFaults(shardUuid: string): ShardFaults | undefined {
+      if (failShards.has(shardUuid)) {
+        return {
+          beforeMerge: () => {
+            throw new EngineError('fault_injected', `injected failure of the compaction pass on shard [${shardUuid}]`);
+          },
+        };
+      }
+      if (crashShards.has(shardUuid)) {
+        let merging = false;
+        return {
+          beforeMerge: () => {
+            merging = true;
+          },
+          afterSegmentFile: () => {
+            if (merging) process.kill(process.pid, 'SIGKILL');
+          },
+        };
+      }
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,19 @@
+/** Errors of search lanes; their codes are in the API's error table (src/api/errors.ts). */
+
+/** Stable codes of lane failures. */
+export type LaneErrorCode =
+  /** The lane runs `max_concurrent` searches and holds `max_queue` waiting ones (HTTP 429). */
+  | 'lane_full'
+  /** The `lane` parameter names a lane no setting defines. */
+  | 'unknown_lane';
+
+/** A search refused by its lane, with a message meant for the API user. */
+export class LaneError extends Error {
+  constructor(
+    readonly code: LaneErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'LaneError';
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Read-only check of a trashed shard's write-ahead log (docs/formats/wal.md): each file's header
+ * (magic, version, first seq equal to its name, header CRC32C), every frame's CRC32C, seqs
+ * contiguous within and across files, no torn tail, and the last seq equal to the one recorded
+ * at delete time and not beyond the shard's checkpoint (so the segments alone hold every document).
+ */
+import { join } from 'node:path';
+import { updateCrc } from '../../engine/segment/segment-file.ts';
+import { checkFrame, FRAME_TORN, frameSeq, readUint64 } from '../../engine/wal/frame.ts';
+import { FILE_HEADER_BYTES, parseWalFileName, WAL_FORMAT_VERSION } from '../../engine/wal/wal-file.ts';
+import { readWholeFile } from './shard-files.ts';
+
+/** Result of `verifyWalFiles`. */
+export interface WalCheck {
+  /** Highest seq found, or null when no file could be read. */
+  lastSeq: number | null;
+  problems: string[];
+}
+
+/** Checks one file; returns the seq after its last record, or null when its header is unusable. */
+function checkWalFile(path: string, bytes: Buffer, firstSeq: number, problems: string[]): number | null {
+  if (bytes.length < FILE_HEADER_BYTES) {
+    problems.push(`${path}: shorter than its header`);
+    return null;
+  }
+  if (bytes.toString('latin1', 0, 4) !== 'TRVW' || bytes.readUInt32LE(4) !== WAL_FORMAT_VERSION) {
+    problems.push(`${path}: bad magic or format version`);
+    return null;
+  }
+  if (updateCrc(0, bytes.subarray(0, 16)) >>> 0 !== bytes.readUInt32LE(16)) {
+    problems.push(`${path}: header checksum mismatch`);
+    return null;
+  }
+  if (readUint64(bytes, 8) !== firstSeq) {
+    problems.push(`${path}: header says first seq ${readUint64(bytes, 8)}`);
+    return null;
+  }
+  let nextSeq = firstSeq;
+  for (let offset = FILE_HEADER_BYTES; offset < bytes.length; ) {
+    const total = checkFrame(bytes, offset, bytes.length, true);
+    if (total < 0) {
+      problems.push(`${path}: ${total === FRAME_TORN ? 'torn' : 'corrupt'} frame at byte ${offset}`);
+      return nextSeq;
+    }
+    const seq = frameSeq(bytes, offset);
+    if (seq !== nextSeq) {
+      problems.push(`${path}: frame at byte ${offset} has seq ${seq}, expected ${nextSeq}`);
+      return nextSeq;
+    }
+    nextSeq++;
+    offset += total;
+  }
+  return nextSeq;
+}
+
+/**
+ * Verifies the WAL files `paths` (relative to `dir`, e.g. `wal/000...1.wal`). `recordedLastSeq`
+ * is the shard's last seq at delete time (null: unknown); `checkpointSeq` is its manifest's.
+ */
+export async function verifyWalFiles(dir: string, paths: readonly string[], recordedLastSeq: number | null, checkpointSeq: number): Promise<WalCheck> {
+  const problems: string[] = [];
+  let expectedFirst: number | null = null;
+  let lastSeq: number | null = null;
+  for (const path of [...paths].sort()) {
+    const firstSeq = parseWalFileName(path.slice(path.lastIndexOf('/') + 1));
+    if (firstSeq === null) continue;
+    if (expectedFirst !== null && firstSeq !== expectedFirst) problems.push(`${path}: starts at seq ${firstSeq}, expected ${expectedFirst}`);
+    let bytes: Buffer;
+    try {
+      bytes = await readWholeFile(join(dir, path));
+    } catch (error) {
+      problems.push(`${path}: cannot read (${(error as Error).message})`);
+      return { lastSeq, problems };
+    }
+    const next = checkWalFile(path, bytes, firstSeq, problems);
+    if (next === null) return { lastSeq, problems };
+    expectedFirst = next;
+    lastSeq = next - 1;
+  }
+  if (lastSeq !== null && recordedLastSeq !== null && lastSeq !== recordedLastSeq) {
+    problems.push(`the write-ahead log ends at seq ${lastSeq}, seq ${recordedLastSeq} was recorded at delete time`);
+  }
+  if (lastSeq !== null && lastSeq > checkpointSeq) {
+    problems.push(`the write-ahead log holds ${lastSeq - checkpointSeq} records past the shard's checkpoint ${checkpointSeq}`);
+  }
+  return { lastSeq, problems };
+}
