@@ -4,8 +4,11 @@
  */
 import os from 'node:os';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import { changesSuite } from './changes.ts';
+import { compactionSuite } from './compaction.ts';
 import { engineSuite } from './engine.ts';
 import { httpSuite } from './http.ts';
+import { updatesSuite } from './updates.ts';
 import { ENGINE_PEERS, type EnginePeer } from './report/engine-report.ts';
 
 /** Every city of the corpus. */
@@ -48,11 +51,13 @@ interface BenchOptions {
   duration: number;
   clients: number;
   bulkConcurrency: number;
+  updateSizes: number[];
+  maxLargeDocs: number;
 }
 
 const program = new Command('bench')
   .description('Trove benchmarks: engine vs SQLite FTS5 vs MiniSearch, and one node over HTTP')
-  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'all']).default('all'))
+  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'compaction', 'changes', 'all']).default('all'))
   .addOption(new Option('--docs <n>', 'e-mail documents (engine growth run uses a tenth)').argParser(positiveInteger).default(100_000))
   .addOption(new Option('--cities <n>', 'city documents for the HTTP suite').argParser(positiveInteger).default(ALL_CITIES, 'all'))
   .addOption(new Option('--peers <list>', 'engine suite peers, comma-separated').argParser(peerList).default([...ENGINE_PEERS], ENGINE_PEERS.join(',')))
@@ -61,7 +66,9 @@ const program = new Command('bench')
   .addOption(new Option('--duration <seconds>', 'timed query mix of the HTTP suite').argParser(positiveSeconds).default(20))
   .addOption(new Option('--clients <n>', 'concurrent HTTP query clients').argParser(positiveInteger).default(8))
   .addOption(new Option('--bulk-concurrency <n>', '_bulk requests in flight').argParser(positiveInteger).default(4))
-  .action(async (suite: 'engine' | 'http' | 'all', options: BenchOptions) => {
+  .addOption(new Option('--update-sizes <list>', 'collection sizes of the updates suite').argParser((value) => value.split(',').map(positiveInteger)).default([10_000, 100_000, 1_000_000], '10000,100000,1000000'))
+  .addOption(new Option('--max-large-docs <n>', 'largest collection of 20 KB documents in the updates suite').argParser(positiveInteger).default(100_000))
+  .action(async (suite: 'engine' | 'http' | 'updates' | 'compaction' | 'changes' | 'all', options: BenchOptions) => {
     const started = performance.now();
     process.stdout.write(`${machineLine('start')}\n`);
     if (suite === 'engine' || suite === 'all') {
@@ -76,6 +83,15 @@ const program = new Command('bench')
         warmupMs: options.warmup * 1000,
         durationMs: options.duration * 1000,
       });
+    }
+    if (suite === 'updates' || suite === 'all') {
+      await updatesSuite({ sizes: options.updateSizes, maxLargeDocs: options.maxLargeDocs, updates: 3000 });
+    }
+    if (suite === 'compaction' || suite === 'all') {
+      await compactionSuite({ docs: options.docs, bulkConcurrency: options.bulkConcurrency, warmupMs: options.warmup * 1000, durationMs: options.duration * 1000 });
+    }
+    if (suite === 'changes' || suite === 'all') {
+      await changesSuite({ cities: options.cities, latencyRounds: 300 });
     }
     process.stdout.write(`${machineLine('end')}; run took ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
   });

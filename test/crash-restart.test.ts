@@ -30,8 +30,14 @@ after(async () => {
   await server?.cleanup();
 });
 
+/** Shared by the writers of a round: set `stopped` to end them; `batches` counts acknowledged bulks. */
+interface LoadState {
+  stopped: boolean;
+  batches: number;
+}
+
 /** Bulk-loads until the server goes away; returns the ids whose items were acknowledged. */
-async function bulkWriter(round: number, writer: number, stop: { stopped: boolean }): Promise<string[]> {
+async function bulkWriter(round: number, writer: number, stop: LoadState): Promise<string[]> {
   const acknowledged: string[] = [];
   for (let batch = 0; !stop.stopped; batch++) {
     const lines: unknown[] = [];
@@ -45,6 +51,7 @@ async function bulkWriter(round: number, writer: number, stop: { stopped: boolea
       for (const item of response.body.items) {
         if (item.index.status === 201 || item.index.status === 200) acknowledged.push(item.index._id);
       }
+      stop.batches++;
     } catch {
       return acknowledged;
     }
@@ -53,7 +60,7 @@ async function bulkWriter(round: number, writer: number, stop: { stopped: boolea
 }
 
 /** Increments the counter one acknowledged update at a time; returns how many were acknowledged. */
-async function counterWriter(stop: { stopped: boolean }): Promise<number> {
+async function counterWriter(stop: LoadState): Promise<number> {
   let acknowledged = 0;
   while (!stop.stopped) {
     try {
@@ -82,10 +89,12 @@ test('every acknowledged write survives kill -9', async (t) => {
   const allAcknowledged: string[] = [];
   let counterAcknowledged = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    const stop = { stopped: false };
+    const stop: LoadState = { stopped: false, batches: 0 };
     const writers = Array.from({ length: WRITERS }, (_, writer) => bulkWriter(round, writer, stop));
     const counter = counterWriter(stop);
-    await sleep(300 + Math.floor(Math.random() * 900));
+    // Kill at a random moment once the load is flowing (a loaded machine can be slow to start).
+    for (const deadline = Date.now() + 60_000; stop.batches < WRITERS && Date.now() < deadline; ) await sleep(10);
+    await sleep(Math.floor(Math.random() * 800));
     await server.kill('SIGKILL');
     stop.stopped = true;
     const results = await Promise.all(writers);

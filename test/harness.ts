@@ -17,7 +17,8 @@ import { request as undiciRequest } from 'undici';
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 
 const MAIN = join(REPO_ROOT, 'src', 'cli', 'main.ts');
-const READY_TIMEOUT_MS = 30_000;
+// Generous: a loaded 2-core machine can take a long time to load the server through tsx.
+const READY_TIMEOUT_MS = 120_000;
 const OUTPUT_KEEP = 64 * 1024;
 
 /** Options of a test server. */

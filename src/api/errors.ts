@@ -7,6 +7,8 @@ import { EngineError, type EngineErrorCode } from '../engine/errors.ts';
 import { CatalogError } from '../cluster/catalog-error.ts';
 import { NodeError, type NodeErrorCode } from '../node/node-error.ts';
 import { JobError, type JobErrorCode } from '../ops/jobs/job-error.ts';
+import { TrashError, type TrashErrorCode } from '../ops/trash/trash-error.ts';
+import { SecurityError, type SecurityErrorCode } from '../ops/security/security-error.ts';
 
 /** Error codes raised by the HTTP layer itself. */
 export type ApiErrorCode =
@@ -23,7 +25,7 @@ export type ApiErrorCode =
   | 'internal';
 
 /** Every code the table maps. */
-export type ErrorCode = EngineErrorCode | NodeErrorCode | JobErrorCode | ApiErrorCode;
+export type ErrorCode = EngineErrorCode | NodeErrorCode | JobErrorCode | TrashErrorCode | SecurityErrorCode | ApiErrorCode;
 
 /** How one code appears to an HTTP client. */
 export interface ErrorKind {
@@ -60,6 +62,17 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorKind>> = {
   job_interrupted: { type: 'job_interrupted_exception', status: 503 },
   invalid_cursor: { type: 'invalid_cursor_exception', status: 400 },
   changes_expired: { type: 'changes_expired_exception', status: 410 },
+  // Trash (src/ops/trash/trash-error.ts)
+  trash_item_not_found: { type: 'resource_not_found_exception', status: 404 },
+  trash_restore_conflict: { type: 'resource_already_exists_exception', status: 409 },
+  trash_item_incomplete: { type: 'trash_item_incomplete_exception', status: 409 },
+  trash_item_busy: { type: 'concurrent_modification_exception', status: 409 },
+  trash_unavailable: { type: 'trash_unavailable_exception', status: 503 },
+  // Security (src/ops/security/security-error.ts)
+  security_unauthenticated: { type: 'security_exception', status: 401 },
+  security_forbidden: { type: 'security_exception', status: 403 },
+  api_key_not_found: { type: 'resource_not_found_exception', status: 404 },
+  last_admin_key: { type: 'illegal_argument_exception', status: 400 },
   // HTTP layer
   invalid_json: { type: 'x_content_parse_exception', status: 400 },
   nesting_too_deep: { type: 'x_content_parse_exception', status: 400 },
@@ -111,7 +124,9 @@ const COLLECTION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['index_not_
  */
 export function classifyError(error: unknown, collection?: string): { code: ErrorCode; reason: string; index?: string } {
   if (error instanceof ApiError) return { code: error.code, reason: error.message, index: error.index };
-  if (error instanceof EngineError || error instanceof JobError) return { code: error.code, reason: error.message };
+  if (error instanceof EngineError || error instanceof JobError || error instanceof TrashError || error instanceof SecurityError) {
+    return { code: error.code, reason: error.message };
+  }
   if (error instanceof NodeError || error instanceof CatalogError) {
     return { code: error.code, reason: error.message, index: COLLECTION_CODES.has(error.code) ? collection : undefined };
   }
@@ -147,7 +162,9 @@ export function renderError(error: unknown, collection?: string): RenderedError 
   const { code, reason, index } = classifyError(error, collection);
   const cause = errorCause(code, reason, index);
   const status = ERROR_TABLE[code].status;
-  return { status, body: { error: { ...cause, root_cause: [cause] }, status } };
+  // Extra fields an error carries (a trash item's verify findings) sit beside type and reason, as ES puts `index`.
+  const details = error instanceof TrashError ? error.details : {};
+  return { status, body: { error: { ...details, ...cause, root_cause: [cause] }, status } };
 }
 
 /** The shape Fastify gives schema validation failures (ajv errors plus the request part). */

@@ -1,34 +1,70 @@
 /**
  * Roles of PRODUCT.md 4.8. Every route declares the least role it needs in its Fastify route
- * `config`; the security plugin (a later issue) reads it in one `onRequest` hook.
+ * `config`; registration collects them into one table (`app.routeRoles`), and the security
+ * plugin (src/api/auth) checks them in one `onRequest` hook.
  */
 import type { FastifyInstance } from 'fastify';
 
 /** Roles from least to most privileged (`monitor` and `read` are siblings; see `ROLE_GRANTS`). */
 export type Role = 'monitor' | 'read' | 'write' | 'manage' | 'admin';
 
-/** The roles each role includes. */
+/**
+ * What a route may require: a role, or `authenticated` for routes any valid key may call
+ * (`GET /`, `GET /_security/_authenticate`).
+ */
+export type RouteRole = Role | 'authenticated';
+
+/**
+ * The roles each role includes. `manage` includes `monitor`: whoever compacts and restores must
+ * be able to follow the jobs and list the trash it acts on.
+ */
 export const ROLE_GRANTS: Readonly<Record<Role, readonly Role[]>> = {
   monitor: ['monitor'],
   read: ['read'],
   write: ['read', 'write'],
-  manage: ['read', 'write', 'manage'],
+  manage: ['monitor', 'read', 'write', 'manage'],
   admin: ['monitor', 'read', 'write', 'manage', 'admin'],
 };
+
+/** One registered route (one method of it) and the role it requires. */
+export interface RouteRoleEntry {
+  method: string;
+  url: string;
+  role: RouteRole;
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Least role a caller needs for this route. */
-    role?: Role;
+    role?: RouteRole;
+  }
+  interface FastifyInstance {
+    /** Every registered route with the role it requires, in registration order. */
+    routeRoles: readonly RouteRoleEntry[];
   }
 }
 
-/** Makes route registration fail when a route does not declare its role. */
+/** True when a key with role `held` may call a route that requires `required`. */
+export function roleAllows(held: Role, required: RouteRole): boolean {
+  return required === 'authenticated' || ROLE_GRANTS[held].includes(required);
+}
+
+/** True for the five role names. */
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && Object.hasOwn(ROLE_GRANTS, value);
+}
+
+/** Makes route registration fail when a route does not declare its role, and records the table. */
 export function requireRouteRoles(app: FastifyInstance): void {
+  const table: RouteRoleEntry[] = [];
+  app.decorate('routeRoles', table);
   app.addHook('onRoute', (route) => {
     const role = (route.config as { role?: unknown } | undefined)?.role;
-    if (typeof role !== 'string' || !(role in ROLE_GRANTS)) {
+    if (role !== 'authenticated' && !isRole(role)) {
       throw new Error(`route ${String(route.method)} ${route.url} does not declare config.role`);
+    }
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      table.push({ method: String(method), url: route.url, role });
     }
   });
 }

@@ -20,8 +20,10 @@ import { compactRoutes } from './routes/compact.ts';
 import { documentRoutes } from './routes/documents.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { mgetRoutes } from './routes/mget.ts';
+import { namespaceRoutes } from './routes/namespaces.ts';
 import { rootRoutes } from './routes/root.ts';
 import { searchRoutes } from './routes/search.ts';
+import { trashRoutes } from './routes/trash.ts';
 
 /** What every route plugin receives. */
 export interface RouteOptions {
@@ -74,6 +76,8 @@ async function apiRoutes(instance: FastifyInstance, options: RouteOptions): Prom
   await instance.register(documentRoutes, options);
   await instance.register(mgetRoutes, options);
   await instance.register(changesRoutes, options);
+  await instance.register(namespaceRoutes, options);
+  await instance.register(trashRoutes, options);
   await instance.register(collectionRoutes, options);
 }
 

@@ -251,7 +251,12 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
           await recordFailure({ line, lines: text }, 'mapper_parsing_exception', 'a document must be a JSON object');
           continue;
         }
-        batch.entries.push({ line, lines: `${JSON.stringify(actionFor(parsed as Record<string, unknown>, options.idField))}\n${text}\n` });
+        const action = actionFor(parsed as Record<string, unknown>, options.idField);
+        if (action === null) {
+          await recordFailure({ line, lines: text }, 'illegal_argument_exception', `the document has no string or number [${options.idField}]`);
+          continue;
+        }
+        batch.entries.push({ line, lines: `${JSON.stringify(action)}\n${text}\n` });
       }
       if (batch.entries.length >= options.batch) {
         await dispatch(batch);
@@ -364,14 +369,17 @@ function isBulkAction(value: unknown): boolean {
   return meta !== null && typeof meta === 'object' && !Array.isArray(meta);
 }
 
-function actionFor(document: Record<string, unknown>, idField: string | undefined): { index: { _id?: string } } {
+/** The bulk action for a plain document; null when `--id-field` is set but the document lacks it. */
+function actionFor(document: Record<string, unknown>, idField: string | undefined): { index: { _id?: string } } | null {
   if (idField === undefined) return { index: {} };
   let value: unknown = document;
   for (const part of idField.split('.')) {
     value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
   }
-  if (typeof value === 'string' || typeof value === 'number') return { index: { _id: String(value) } };
-  return { index: {} };
+  if ((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))) {
+    return { index: { _id: String(value) } };
+  }
+  return null;
 }
 
 /** Yields the file's lines from a byte offset, each with its 1-based number and end offset. */

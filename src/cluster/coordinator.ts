@@ -12,6 +12,7 @@
  */
 import type { Mapping } from '../engine/mapping/mapping.ts';
 import type {
+  ApiKeyRecord,
   Catalog,
   CatalogEvent,
   CollectionMeta,
@@ -117,6 +118,25 @@ export interface Coordinator {
   registerNode(registration: NodeRegistration, options?: RegisterNodeOptions): Promise<NodeLease>;
   /** Nodes currently in the registry, sorted by id. */
   listNodes(): NodeRecord[];
+
+  /** An API key record (hash only) by id, or null. */
+  getApiKey(id: string): ApiKeyRecord | null;
+  /** Every API key record, sorted by id. */
+  listApiKeys(): ApiKeyRecord[];
+  /** Stores a new API key record; `resource_already_exists` when the id is taken. */
+  createApiKey(record: ApiKeyRecord): Promise<ApiKeyRecord>;
+  /**
+   * Stores `record` only if the catalog holds no API key at all (the first start's admin key),
+   * atomically, so that nodes starting together create one. False when a key already existed.
+   */
+  createFirstApiKey(record: ApiKeyRecord): Promise<boolean>;
+  /** Removes an API key at once; returns the removed record, or null when no key has this id. */
+  deleteApiKey(id: string): Promise<ApiKeyRecord | null>;
+  /**
+   * Records when keys were last used (id → epoch millis) in one change. Unknown ids are skipped
+   * and a time never replaces a later one. Callers batch these: not one catalog write per request.
+   */
+  recordApiKeyUse(lastUsed: ReadonlyMap<string, number>): Promise<void>;
 
   /** Subscribes to catalog events; returns the function that unsubscribes. */
   watch(listener: CatalogListener): () => void;

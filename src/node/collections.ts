@@ -1,6 +1,6 @@
 /**
- * Collection and namespace management: create (parsing the ES `PUT /{index}` body), get, delete,
- * list with statistics and health, and mappings. Every change goes through the coordinator; the
+ * Collection and namespace management: create (parsing the ES `PUT /{index}` body), get, list
+ * with statistics and health, and mappings (deleting moves to the trash: src/ops/trash). Every change goes through the coordinator; the
  * call returns once this node has applied the resulting catalog revision (shards opened, closed
  * or remapped), so a client can use the collection as soon as it gets the answer.
  */

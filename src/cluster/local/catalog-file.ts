@@ -40,6 +40,8 @@ function checkCatalog(value: unknown, path: string): Catalog {
   for (const section of ['namespaces', 'collections', 'nodes']) {
     if (!isRecord(catalog[section])) throw corrupt(`section ${section} is not an object`);
   }
+  // Catalogs written before API keys existed have no `apiKeys` section: they hold no key.
+  if (catalog.apiKeys !== undefined && !isRecord(catalog.apiKeys)) throw corrupt('section apiKeys is not an object');
   return (value as unknown as CatalogFile).catalog;
 }
 

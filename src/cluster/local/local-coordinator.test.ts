@@ -161,3 +161,33 @@ test('a damaged catalog file stops the start instead of starting empty', async (
     await assert.rejects(LocalCoordinator.open({ dataPath, clusterName: 'trove' }), /damaged/);
   });
 });
+
+test('restoreCollections puts collections back with their recorded metadata, all or nothing', async () => {
+  await withDataPath(async (dataPath) => {
+    const coordinator = await LocalCoordinator.open({ dataPath, clusterName: 'trove' });
+    await coordinator.registerNode(NODE);
+    const shop = await coordinator.createNamespace('shop');
+    const orders = await coordinator.createCollection({ name: 'orders', namespace: 'shop', settings: { number_of_shards: 2, number_of_replicas: 0 }, mapping: MAPPING });
+    await coordinator.deleteNamespace('shop');
+    const revision = coordinator.revision;
+
+    await coordinator.createCollection({ name: 'orders', settings: { number_of_shards: 1, number_of_replicas: 0 }, mapping: MAPPING });
+    await assert.rejects(coordinator.restoreCollections({ namespace: shop, collections: [orders] }), isCatalogError('resource_already_exists'));
+    assert.equal(coordinator.getNamespace('shop'), null, 'a refused restore changes nothing');
+    await assert.rejects(coordinator.restoreCollections({ collections: [{ ...orders, name: 'elsewhere' }] }), isCatalogError('namespace_not_found'));
+    await assert.rejects(
+      coordinator.restoreCollections({ namespace: shop, collections: [{ ...orders, name: 'copy' }, { ...orders, name: 'again' }] }),
+      isCatalogError('resource_already_exists'),
+      'a shard UUID cannot be live twice',
+    );
+
+    await coordinator.restoreCollections({ namespace: shop, collections: [{ ...orders, name: 'orders-restored' }] });
+    assert.ok(coordinator.revision > revision);
+    const back = coordinator.getCollection('orders-restored');
+    assert.deepEqual(back?.shards, orders.shards);
+    assert.deepEqual(back?.placements, orders.placements);
+    assert.equal(back?.uuid, orders.uuid);
+    assert.deepEqual(coordinator.getNamespace('shop'), shop);
+    await coordinator.close();
+  });
+});

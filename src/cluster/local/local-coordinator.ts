@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { Mapping } from '../../engine/mapping/mapping.ts';
 import {
   DEFAULT_NAMESPACE,
+  type ApiKeyRecord,
   deepFreeze,
   diffCatalogs,
   emptyCatalog,
@@ -249,6 +250,54 @@ export class LocalCoordinator implements Coordinator {
         collection.version += 1;
       }
       return collection;
+    });
+  }
+
+  getApiKey(id: string): ApiKeyRecord | null {
+    const keys = this.current.apiKeys ?? {};
+    return Object.hasOwn(keys, id) ? keys[id] : null;
+  }
+
+  listApiKeys(): ApiKeyRecord[] {
+    return sortedByKey(this.current.apiKeys ?? {});
+  }
+
+  createApiKey(record: ApiKeyRecord): Promise<ApiKeyRecord> {
+    return this.mutate((draft) => {
+      const keys = (draft.apiKeys ??= {});
+      if (Object.hasOwn(keys, record.id)) {
+        throw new CatalogError('resource_already_exists', `API key [${record.id}] already exists`);
+      }
+      keys[record.id] = structuredClone(record);
+      return keys[record.id];
+    });
+  }
+
+  createFirstApiKey(record: ApiKeyRecord): Promise<boolean> {
+    return this.mutate((draft) => {
+      const keys = (draft.apiKeys ??= {});
+      if (Object.keys(keys).length > 0) return false;
+      keys[record.id] = structuredClone(record);
+      return true;
+    });
+  }
+
+  deleteApiKey(id: string): Promise<ApiKeyRecord | null> {
+    return this.mutate((draft) => {
+      const keys = draft.apiKeys ?? {};
+      const record = Object.hasOwn(keys, id) ? keys[id] : null;
+      if (record) delete keys[id];
+      return record;
+    });
+  }
+
+  recordApiKeyUse(lastUsed: ReadonlyMap<string, number>): Promise<void> {
+    return this.mutate((draft) => {
+      const keys = draft.apiKeys ?? {};
+      for (const [id, usedAt] of lastUsed) {
+        const record = Object.hasOwn(keys, id) ? keys[id] : undefined;
+        if (record && (record.lastUsedAt === null || record.lastUsedAt < usedAt)) record.lastUsedAt = usedAt;
+      }
     });
   }
 

@@ -21,19 +21,36 @@ export function bm25Idf(docFreq: number, docCount: number): number {
   return Math.log(1 + (docCount - docFreq + 0.5) / (docFreq + 0.5));
 }
 
+/** Length-factor tables by average field length (negative key: not length-normalised), reused across searches. */
+const lengthFactorTables = new Map<number, Float64Array>();
+const MAX_CACHED_TABLES = 256;
+
+/** k1 · (1 − b + b · dl / avgdl) for every norm byte. */
+function lengthFactorTable(avgFieldLength: number, lengthNormalised: boolean): Float64Array {
+  const key = lengthNormalised ? avgFieldLength : -avgFieldLength;
+  let table = lengthFactorTables.get(key);
+  if (table === undefined) {
+    table = new Float64Array(256);
+    for (let norm = 0; norm < 256; norm++) {
+      const length = lengthNormalised ? decodeNorm(norm) : 1;
+      table[norm] = BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgFieldLength);
+    }
+    if (lengthFactorTables.size >= MAX_CACHED_TABLES) lengthFactorTables.clear();
+    lengthFactorTables.set(key, table);
+  }
+  return table;
+}
+
 /** Precomputed BM25 scoring of one term (or phrase) in one field. */
 export class Bm25Scoring {
   /** boost · idf · (k1 + 1). */
   readonly weight: number;
   /** k1 · (1 − b + b · dl / avgdl) for every norm byte. */
-  private readonly lengthFactor = new Float64Array(256);
+  private readonly lengthFactor: Float64Array;
 
   constructor(boost: number, idf: number, avgFieldLength: number, lengthNormalised: boolean) {
     this.weight = boost * idf * (BM25_K1 + 1);
-    for (let norm = 0; norm < 256; norm++) {
-      const length = lengthNormalised ? decodeNorm(norm) : 1;
-      this.lengthFactor[norm] = BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgFieldLength);
-    }
+    this.lengthFactor = lengthFactorTable(avgFieldLength, lengthNormalised);
   }
 
   /** Score of a doc with term frequency `freq` and norm byte `norm`. */

@@ -18,9 +18,9 @@ const fields = fieldsOf({
 });
 
 /** Two fixture leaves (blocks of 128 postings with real block-max data), some docs deleted. */
-function corpus(seed: number): TestLeaf[] {
+function corpus(seed: number, deletedShare = 0.08): TestLeaf[] {
   const random = seededRandom(seed * 31 + 1);
-  const docs = generateTestDocs(1600, seed).map((doc) => ({ ...doc, deleted: random() < 0.08 }));
+  const docs = generateTestDocs(1600, seed).map((doc) => ({ ...doc, deleted: random() < deletedShare }));
   return [new TestLeaf(docs.slice(0, 1000), [], 'first'), new TestLeaf(docs.slice(1000), [], 'second')];
 }
 
@@ -43,7 +43,8 @@ const QUERIES: unknown[] = [
 
 test('pruned top-k equals exhaustive top-k on random corpora', () => {
   for (const seed of [1, 2, 3]) {
-    const leaves = corpus(seed);
+    // Seed 3 has no deletions, so single-term leaves are counted up front from docFreq.
+    const leaves = corpus(seed, seed === 3 ? 0 : 0.08);
     for (const query of QUERIES) {
       const windows = seed === 1 ? [[0, 10], [0, 1], [5, 40]] : [[0, 10], [3, 25]];
       for (const [from, size] of windows as [number, number][]) {

@@ -40,15 +40,16 @@ const LAST_DOC = NO_MORE_DOCS - 1;
 /** Docs per term-at-a-time window (a multiple of 32). */
 const WINDOW_SIZE = 2048;
 
+/** Term-at-a-time window buffers, shared by every search (searches run to completion one at a time). */
+const windowScores = new Float64Array(WINDOW_SIZE);
+const windowBits = new Uint32Array(WINDOW_SIZE >>> 5);
+
 /** Per-leaf working state of the loop (typed arrays indexed by clause). */
 class LoopState {
   readonly order: Int32Array;
   readonly windowMax: Float64Array;
   readonly clauseScores: Float64Array;
   readonly matchedDoc: Int32Array;
-  /** Term-at-a-time window: summed scores and the bitset of docs seen. */
-  readonly windowScores = new Float64Array(WINDOW_SIZE);
-  readonly windowBits = new Uint32Array(WINDOW_SIZE >>> 5);
   readonly hasDeletions: boolean;
   essentialStart = 0;
   nonEssentialBound = 0;
@@ -128,7 +129,7 @@ function planWindow(state: LoopState, target: number): boolean {
  * target doc. The window starts at the first doc any clause has at or after `target`.
  */
 function scoreAllInWindow(state: LoopState, target: number): number {
-  const { clauses, windowScores, windowBits, leaf, sink } = state;
+  const { clauses, leaf, sink } = state;
   let start = NO_MORE_DOCS;
   for (let i = 0; i < clauses.length; i++) {
     const clause = clauses[i]!;

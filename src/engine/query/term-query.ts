@@ -25,6 +25,11 @@ export class TermQuery implements Query {
 class TermWeight implements Weight {
   private readonly scoring: Bm25Scoring | null;
   private readonly lengthNormalised: boolean;
+  /**
+   * Each leaf's cursor, opened once: its docFreq feeds the idf and the scorer then uses it
+   * (one term-dictionary lookup per leaf). Null: the leaf lacks the term; undefined: handed out.
+   */
+  private readonly cursors: (PostingsCursor | null | undefined)[];
 
   constructor(
     private readonly query: TermQuery,
@@ -33,8 +38,10 @@ class TermWeight implements Weight {
     boost: number,
   ) {
     this.lengthNormalised = context.field(query.field)?.type === 'text';
+    this.cursors = context.leaves.map((leaf) => leaf.postings(query.field, query.term));
     if (needsScores) {
-      const docFreq = context.docFreq(query.field, query.term);
+      let docFreq = 0;
+      for (const cursor of this.cursors) docFreq += cursor ? cursor.docFreq : 0;
       const idf = bm25Idf(docFreq, Math.max(context.fieldStats(query.field).docCount, docFreq));
       this.scoring = Bm25Scoring.forField(context, query.field, idf, boost, this.lengthNormalised);
     } else {
@@ -42,19 +49,23 @@ class TermWeight implements Weight {
     }
   }
 
-  scorer(leaf: LeafReader): Scorer | null {
-    const cursor = leaf.postings(this.query.field, this.query.term);
+  scorer(leaf: LeafReader, leafIndex: number): Scorer | null {
+    let cursor = this.cursors[leafIndex];
+    if (cursor === undefined) cursor = leaf.postings(this.query.field, this.query.term);
+    else this.cursors[leafIndex] = undefined;
     if (cursor === null || cursor.docFreq === 0) return null;
     return new TermScorer(cursor, this.scoring, leaf, this.query.field, this.lengthNormalised);
   }
 
-  disjunctionClauses(leaf: LeafReader): Scorer[] | null {
-    const scorer = this.scorer(leaf);
+  disjunctionClauses(leaf: LeafReader, leafIndex: number): Scorer[] | null {
+    const scorer = this.scorer(leaf, leafIndex);
     return scorer === null ? [] : [scorer];
   }
 
-  count(leaf: LeafReader): number {
-    return leaf.numLiveDocs() === leaf.maxDoc ? leaf.docFreq(this.query.field, this.query.term) : -1;
+  count(leaf: LeafReader, leafIndex: number): number {
+    if (leaf.numLiveDocs() !== leaf.maxDoc) return -1;
+    const cursor = this.cursors[leafIndex];
+    return cursor !== undefined && cursor !== null ? cursor.docFreq : leaf.docFreq(this.query.field, this.query.term);
   }
 }
 

@@ -54,6 +54,8 @@ export interface WriteResult {
   primaryTerm: number;
   /** For updates with `returnSource` (and upserts): the document after the update. */
   source?: Record<string, unknown>;
+  /** For updates: true when only inplace column slots were written (no re-index). */
+  inplace?: boolean;
 }
 
 /** A live document as `GET _doc` returns it: `_source` has inplace column values overlaid. */

@@ -251,7 +251,7 @@ export class Shard {
       const record: ShardRecord = { type: 'inplace', id: op.id, version, primaryTerm: this.primaryTerm, writes };
       const { seq, durable } = this.append(record);
       this.applyRecord(seq, record);
-      return { result: { id: op.id, result: 'updated', seqNo: seq, version, primaryTerm: this.primaryTerm, source: resultSource() }, durable };
+      return { result: { id: op.id, result: 'updated', seqNo: seq, version, primaryTerm: this.primaryTerm, source: resultSource(), inplace: true }, durable };
     }
     // A column-only plan that turned out to need the whole document is redone on the source.
     const fullPlan = columnsOnly ? planUpdate(readSource(location.leaf, location.doc, this.inplace), { doc: op.doc, ops: op.ops }, this.fieldMap) : plan;

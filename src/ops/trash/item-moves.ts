@@ -1,5 +1,5 @@
 /**
- * The two directions an item's shards travel: into the trash once a delete committed (seal,
+ * The two directions an item's shards travel: into the trash once a delete committed (close,
  * snapshot, rename), and back out once a restore committed. Both are idempotent, so the store's
  * normal path and crash recovery run the same code.
  */
@@ -16,8 +16,8 @@ export interface StoreContext {
 }
 
 /**
- * Seals and snapshots the item's shards still under `shards/` (state `pending` → `moving`), renames
- * them into the item, and marks it `trashed`. Safe to run again after a crash at any point.
+ * Closes and snapshots the item's shards still under `shards/` (state `pending` → `moving`),
+ * renames them into the item, and marks it `trashed`. Safe to run again after a crash at any point.
  */
 export async function moveItemIn(
   context: StoreContext,

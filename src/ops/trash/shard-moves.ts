@@ -8,9 +8,9 @@ import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { CollectionMeta } from '../../cluster/catalog.ts';
 import { fsyncDirectory } from '../../cluster/local/atomic-file.ts';
-import { Shard, type EngineSettings } from '../../engine/shard/shard.ts';
+import type { EngineSettings, Shard } from '../../engine/shard/shard.ts';
+import { closeForTrash, reopenAndClose, type ClosedShardFigures } from './shard-close.ts';
 import { inventoryShard } from './shard-files.ts';
-import { sealClosedShard, sealOpenShard, type SealedShard } from './shard-seal.ts';
 import type { TrashShardSnapshot } from './trash-manifest.ts';
 
 /** Where shard data lives under `path.data`. */
@@ -57,7 +57,7 @@ export async function moveDirectory(from: string, to: string): Promise<void> {
   await fsyncDirectory(dirname(from));
 }
 
-/** What `snapshotShard` needs to seal a shard. */
+/** What `snapshotShard` needs to close a shard. */
 export interface SnapshotSource {
   collection: CollectionMeta;
   shardId: number;
@@ -68,21 +68,21 @@ export interface SnapshotSource {
 }
 
 /**
- * Seals the shard (its directory still under `shards/`), closes it and records its snapshot.
- * A shard that cannot be opened keeps its files as they are; its document count is then unknown.
+ * Closes the shard (its directory still under `shards/`; a shard a crash left open is opened
+ * and closed to recover its WAL first) and records its snapshot. A shard that cannot be opened
+ * keeps its files as they are; its document count is then unknown.
  */
 export async function snapshotShard(layout: DataLayout, source: SnapshotSource): Promise<TrashShardSnapshot> {
   const { collection, shardId } = source;
   const uuid = collection.shards[shardId].uuid;
   const dir = liveShardDir(layout, uuid);
-  const sealOptions = { dir, uuid, mapping: collection.mapping, settings: source.settings, logger: source.logger };
-  let sealed: SealedShard | null = null;
+  let closed: ClosedShardFigures | null = null;
   try {
-    sealed = source.open
-      ? await sealOpenShard(source.open, () => Shard.open({ ...sealOptions, settings: { ...source.settings, mergeEnabled: false } }))
-      : await sealClosedShard(sealOptions);
+    closed = source.open
+      ? await closeForTrash(source.open)
+      : await reopenAndClose({ dir, uuid, mapping: collection.mapping, settings: source.settings, logger: source.logger });
   } catch (error) {
-    source.logger.error({ err: error, collection: collection.name, shard: shardId, uuid }, 'could not seal the shard; it goes to the trash as it is');
+    source.logger.error({ err: error, collection: collection.name, shard: shardId, uuid }, 'could not open the shard; it goes to the trash as it is');
   }
   const inventory = await inventoryShard(dir).catch(() => ({ files: [], segments: 0, bytes: 0 }));
   return {
@@ -90,9 +90,9 @@ export async function snapshotShard(layout: DataLayout, source: SnapshotSource):
     collectionUuid: collection.uuid,
     shard: shardId,
     uuid,
-    documents: sealed?.documents ?? null,
-    deletedDocuments: sealed?.deletedDocuments ?? null,
-    seqNo: sealed?.seqNo ?? null,
+    documents: closed?.documents ?? null,
+    deletedDocuments: closed?.deletedDocuments ?? null,
+    seqNo: closed?.seqNo ?? null,
     segments: inventory.segments,
     bytes: inventory.bytes,
     files: inventory.files,

@@ -2,13 +2,16 @@
  * Read-only verification of one trashed shard directory against its delete-time snapshot: every
  * recorded file present with its size, every file intact by its checksum (segment files by their
  * CRC32C footer and the checksum the segment meta recorded, WAL files frame by frame, the shard
- * manifest by the CRC32C recorded at delete time), and the live documents counted from the
- * segments' live-docs files equal to the recorded count. Files are opened with `O_NOATIME` and
- * never written, so verification changes nothing, not even access times.
+ * manifest by the CRC32C recorded at delete time), and the documents counted from the files equal
+ * to the count recorded at delete time. The count is rebuilt the way the shard rebuilds its state
+ * when it opens: the live ids of the segments (doc meta + live docs), then the WAL records past the
+ * checkpoint replayed over them. Files are opened with `O_NOATIME` and never written, so
+ * verification changes nothing, not even access times.
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ByteReader } from '../../engine/segment/byte-io.ts';
+import { DocMetaStore } from '../../engine/segment/doc-meta-store.ts';
 import { parseInplaceFileName } from '../../engine/segment/inplace-file.ts';
 import { LiveDocs, liveDocsFileName } from '../../engine/segment/live-docs.ts';
 import {
@@ -20,7 +23,8 @@ import {
   updateCrc,
   type FileChecksum,
 } from '../../engine/segment/segment-file.ts';
-import { MANIFEST_FORMAT_VERSION, type Manifest } from '../../engine/shard/manifest.ts';
+import { MANIFEST_FORMAT_VERSION, type Manifest, type ManifestSegment } from '../../engine/shard/manifest.ts';
+import { decodeRecord } from '../../engine/shard/wal-records.ts';
 import { crcOfRange, openReadOnly, readWholeFile, SHARD_MANIFEST_FILE } from './shard-files.ts';
 import type { TrashShardSnapshot } from './trash-manifest.ts';
 import { verifyWalFiles } from './wal-verify.ts';
@@ -76,17 +80,32 @@ async function checkSegmentFile(path: string, magic: string, expected: FileCheck
   }
 }
 
-/** Live documents of a segment from its current live-docs generation (the file was checked). */
-async function countLiveDocs(segmentDir: string, generation: number, maxDoc: number, present: boolean): Promise<number> {
-  if (generation === 0 && !present) return maxDoc;
+/** The current live docs of a segment (the files were checked); a missing generation 0 means all live. */
+async function readLiveDocs(segmentDir: string, generation: number, maxDoc: number, present: boolean): Promise<LiveDocs> {
+  if (generation === 0 && !present) return LiveDocs.allLive(maxDoc);
   const data = await readWholeFile(join(segmentDir, liveDocsFileName(generation)));
   const reader = new ByteReader(data, HEADER_BYTES);
   const storedMaxDoc = reader.readVarint();
   const byteCount = Math.ceil(maxDoc / 8);
   if (storedMaxDoc !== maxDoc || reader.pos + byteCount + FOOTER_BYTES !== data.length) {
-    throw new Error(`live docs of ${segmentDir} hold ${storedMaxDoc} docs, the segment has ${maxDoc}`);
+    throw new Error(`live docs hold ${storedMaxDoc} docs, the segment has ${maxDoc}`);
   }
-  return LiveDocs.fromBits(reader.readBytes(byteCount), maxDoc).liveCount;
+  return LiveDocs.fromBits(reader.readBytes(byteCount), maxDoc);
+}
+
+/** Adds the ids of a segment's live documents to `liveIds`. */
+async function collectLiveIds(segmentDir: string, entry: ManifestSegment, liveDocsPresent: boolean, liveIds: Set<string>): Promise<void> {
+  const { maxDoc } = entry.meta;
+  const liveDocs = await readLiveDocs(segmentDir, entry.liveDocsGen, maxDoc, liveDocsPresent);
+  const docMeta = new DocMetaStore(await readWholeFile(join(segmentDir, SegmentFileName.docMeta)), HEADER_BYTES, maxDoc);
+  for (let doc = 0; doc < maxDoc; doc++) if (liveDocs.isLive(doc)) liveIds.add(docMeta.meta(doc).id);
+}
+
+/** Applies one WAL record past the checkpoint to the set of live ids, as the shard's replay does. */
+function replayRecord(payload: Buffer, liveIds: Set<string>): void {
+  const record = decodeRecord(payload);
+  if (record.type === 'index') liveIds.add(record.id);
+  else if (record.type === 'delete') liveIds.delete(record.id);
 }
 
 /** Parses and checks the shard manifest; records problems and returns it when usable. */
@@ -159,31 +178,38 @@ export async function verifyShard(dir: string, snapshot: TrashShardSnapshot): Pr
     check.bytesChecked += file.bytes;
     if (problem !== null) damage.push(`${file.path}: ${problem}`);
   }
+  const liveIds = new Set<string>();
+  let countable = manifest !== null || snapshot.segments === 0;
+  for (const entry of manifest?.segments ?? []) {
+    const base = `segments/${entry.meta.name}`;
+    const referenced = [
+      ...Object.keys(entry.meta.files),
+      ...(entry.liveDocsGen > 0 ? [liveDocsFileName(entry.liveDocsGen)] : []),
+      ...(entry.metaGen > 0 ? [`meta.${entry.metaGen}`] : []),
+    ];
+    for (const name of referenced) if (!snapshot.files.some((file) => file.path === `${base}/${name}`)) damage.push(`${base}/${name}: not recorded`);
+    try {
+      await collectLiveIds(join(dir, base), entry, present.has(`${base}/${liveDocsFileName(entry.liveDocsGen)}`), liveIds);
+    } catch (error) {
+      damage.push(`${base}: cannot read its documents (${(error as Error).message})`);
+      countable = false;
+    }
+  }
+
   const walFiles = snapshot.files.filter((file) => file.path.startsWith('wal/') && present.has(file.path));
-  const wal = await verifyWalFiles(dir, walFiles.map((file) => file.path), snapshot.seqNo, manifest?.checkpointSeq ?? 0);
+  let replayFailure: string | null = null;
+  const wal = await verifyWalFiles(dir, walFiles.map((file) => file.path), snapshot.seqNo, manifest?.checkpointSeq ?? 0, (payload) => {
+    try {
+      replayRecord(payload, liveIds);
+    } catch (error) {
+      replayFailure ??= (error as Error).message;
+    }
+  });
   check.filesChecked += walFiles.length + (present.has(SHARD_MANIFEST_FILE) ? 1 : 0);
   check.bytesChecked += walFiles.reduce((sum, file) => sum + file.bytes, 0);
   damage.push(...wal.problems);
-
-  if (manifest !== null) {
-    let documents = 0;
-    for (const entry of manifest.segments) {
-      const base = `segments/${entry.meta.name}`;
-      const referenced = [
-        ...Object.keys(entry.meta.files),
-        ...(entry.liveDocsGen > 0 ? [liveDocsFileName(entry.liveDocsGen)] : []),
-        ...(entry.metaGen > 0 ? [`meta.${entry.metaGen}`] : []),
-      ];
-      for (const name of referenced) if (!snapshot.files.some((file) => file.path === `${base}/${name}`)) damage.push(`${base}/${name}: not recorded`);
-      const liveName = `${base}/${liveDocsFileName(entry.liveDocsGen)}`;
-      try {
-        documents += await countLiveDocs(join(dir, base), entry.liveDocsGen, entry.meta.maxDoc, present.has(liveName));
-      } catch (error) {
-        damage.push(`${liveName}: ${(error as Error).message}`);
-      }
-    }
-    check.foundDocuments = documents;
-  }
+  if (replayFailure !== null) damage.push(`a write-ahead log record cannot be decoded: ${replayFailure}`);
+  if (countable) check.foundDocuments = liveIds.size;
   if (damage.length > 0) return { ...check, status: 'damaged', problems: damage };
   if (snapshot.documents !== null && check.foundDocuments !== snapshot.documents) {
     return {

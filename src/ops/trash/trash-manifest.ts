@@ -42,7 +42,7 @@ export interface TrashShardSnapshot {
   collectionUuid: string;
   shard: number;
   uuid: string;
-  /** Live documents when the shard was sealed; null when the shard could not be opened. */
+  /** Live documents when the shard was closed; null when the shard could not be opened. */
   documents: number | null;
   deletedDocuments: number | null;
   /** Highest WAL seq of the shard (its change-feed position); null when unknown. */

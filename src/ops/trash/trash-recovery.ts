@@ -4,7 +4,7 @@
  *
  * | state | the catalog holds the item's collections (or namespace) | it does not |
  * |---|---|---|
- * | `pending` | delete never committed: drop the intent, the item stays live | delete committed: seal, move in, `trashed` |
+ * | `pending` | delete never committed: drop the intent, the item stays live | delete committed: close, move in, `trashed` |
  * | `moving` | (cannot happen) | finish moving in, `trashed` |
  * | `restoring` | restore committed: move every shard back, drop the item | restore never committed: back to `trashed` |
  *

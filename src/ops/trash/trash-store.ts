@@ -4,7 +4,7 @@
  * changes one at a time, and implements the node's half of each trash operation:
  *
  * - delete: `prepareDelete` writes the intent (`pending`); once the catalog change is durable,
- *   LocalShards hands the departing shards to `retire`, which seals them, records their snapshots
+ *   LocalShards hands the departing shards to `retire`, which closes them, records their snapshots
  *   (`moving`), renames their directories into the item and marks it `trashed`;
  * - restore: `prepareRestore` marks the item `restoring`; once the catalog holds the collections
  *   again, LocalShards calls `reclaim` before opening each shard, which renames its directory
@@ -52,7 +52,7 @@ export interface PurgedItem {
 export interface TrashStoreOptions {
   dataPath: string;
   nodeId: string;
-  /** Engine tunables for shards the store must open to seal them (after a crash). */
+  /** Engine tunables for shards the store must open to recover their WAL (after a crash). */
   engineSettings: EngineSettings;
   logger: Logger;
   faults: TrashFaults;

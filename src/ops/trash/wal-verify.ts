@@ -1,12 +1,13 @@
 /**
  * Read-only check of a trashed shard's write-ahead log (docs/formats/wal.md): each file's header
  * (magic, version, first seq equal to its name, header CRC32C), every frame's CRC32C, seqs
- * contiguous within and across files, no torn tail, and the last seq equal to the one recorded
- * at delete time and not beyond the shard's checkpoint (so the segments alone hold every document).
+ * contiguous within and across files, no torn tail, every record past the shard's checkpoint
+ * retained (the segments do not hold those), and the last seq equal to the one recorded at delete
+ * time. The payloads past the checkpoint are handed to the caller, in seq order, to replay.
  */
 import { join } from 'node:path';
 import { updateCrc } from '../../engine/segment/segment-file.ts';
-import { checkFrame, FRAME_TORN, frameSeq, readUint64 } from '../../engine/wal/frame.ts';
+import { checkFrame, FRAME_TORN, framePayload, frameSeq, readUint64 } from '../../engine/wal/frame.ts';
 import { FILE_HEADER_BYTES, parseWalFileName, WAL_FORMAT_VERSION } from '../../engine/wal/wal-file.ts';
 import { readWholeFile } from './shard-files.ts';
 
@@ -17,8 +18,11 @@ export interface WalCheck {
   problems: string[];
 }
 
+/** Receives the payload of each record past the checkpoint. */
+export type TailRecordHandler = (payload: Buffer) => void;
+
 /** Checks one file; returns the seq after its last record, or null when its header is unusable. */
-function checkWalFile(path: string, bytes: Buffer, firstSeq: number, problems: string[]): number | null {
+function checkWalFile(path: string, bytes: Buffer, firstSeq: number, problems: string[], checkpointSeq: number, onTail: TailRecordHandler): number | null {
   if (bytes.length < FILE_HEADER_BYTES) {
     problems.push(`${path}: shorter than its header`);
     return null;
@@ -47,6 +51,7 @@ function checkWalFile(path: string, bytes: Buffer, firstSeq: number, problems: s
       problems.push(`${path}: frame at byte ${offset} has seq ${seq}, expected ${nextSeq}`);
       return nextSeq;
     }
+    if (seq > checkpointSeq) onTail(framePayload(bytes, offset, total));
     nextSeq++;
     offset += total;
   }
@@ -57,9 +62,16 @@ function checkWalFile(path: string, bytes: Buffer, firstSeq: number, problems: s
  * Verifies the WAL files `paths` (relative to `dir`, e.g. `wal/000...1.wal`). `recordedLastSeq`
  * is the shard's last seq at delete time (null: unknown); `checkpointSeq` is its manifest's.
  */
-export async function verifyWalFiles(dir: string, paths: readonly string[], recordedLastSeq: number | null, checkpointSeq: number): Promise<WalCheck> {
+export async function verifyWalFiles(
+  dir: string,
+  paths: readonly string[],
+  recordedLastSeq: number | null,
+  checkpointSeq: number,
+  onTail: TailRecordHandler,
+): Promise<WalCheck> {
   const problems: string[] = [];
   let expectedFirst: number | null = null;
+  let firstRetained: number | null = null;
   let lastSeq: number | null = null;
   for (const path of [...paths].sort()) {
     const firstSeq = parseWalFileName(path.slice(path.lastIndexOf('/') + 1));
@@ -72,16 +84,18 @@ export async function verifyWalFiles(dir: string, paths: readonly string[], reco
       problems.push(`${path}: cannot read (${(error as Error).message})`);
       return { lastSeq, problems };
     }
-    const next = checkWalFile(path, bytes, firstSeq, problems);
+    const next = checkWalFile(path, bytes, firstSeq, problems, checkpointSeq, onTail);
     if (next === null) return { lastSeq, problems };
+    firstRetained ??= firstSeq;
     expectedFirst = next;
     lastSeq = next - 1;
   }
   if (lastSeq !== null && recordedLastSeq !== null && lastSeq !== recordedLastSeq) {
     problems.push(`the write-ahead log ends at seq ${lastSeq}, seq ${recordedLastSeq} was recorded at delete time`);
   }
-  if (lastSeq !== null && lastSeq > checkpointSeq) {
-    problems.push(`the write-ahead log holds ${lastSeq - checkpointSeq} records past the shard's checkpoint ${checkpointSeq}`);
+  const expectedLast = recordedLastSeq ?? lastSeq ?? checkpointSeq;
+  if (expectedLast > checkpointSeq && (firstRetained === null || firstRetained > checkpointSeq + 1)) {
+    problems.push(`the write-ahead log lacks records past the checkpoint (seq ${checkpointSeq + 1} onwards) that no segment holds`);
   }
   return { lastSeq, problems };
 }

@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseBulkBody } from './bulk-body.ts';
+import { ApiError } from './errors.ts';
+
+function refusedWith(text: string, pattern: RegExp): void {
+  assert.throws(
+    () => parseBulkBody(text),
+    (error: unknown) => error instanceof ApiError && error.code === 'malformed_bulk' && pattern.test(error.message),
+  );
+}
+
+test('parses the four actions with their metadata, CRLF and blank lines', () => {
+  const text = [
+    '{"index":{"_index":"a","_id":"1","routing":"r"}}',
+    '{"x":1}',
+    '',
+    '{"create":{"_id":2}}\r',
+    '{"x":2}\r',
+    '{"update":{"_id":"3","retry_on_conflict":2,"_source":true,"if_seq_no":4,"if_primary_term":1}}',
+    '{"doc":{"x":3}}',
+    '{"delete":{"_id":"4"}}',
+    '{"index":{"op_type":"create"}}',
+    '{"x":5}',
+  ].join('\n');
+  const entries = parseBulkBody(text);
+  assert.equal(entries.length, 5);
+  const items = entries.map((entry) => (entry.kind === 'item' ? entry.item : null));
+  assert.deepEqual(items[0], { action: 'index', collection: 'a', id: '1', routing: 'r', ifSeqNo: undefined, ifPrimaryTerm: undefined, retryOnConflict: undefined, body: { x: 1 } });
+  assert.equal(items[1]!.action, 'create');
+  assert.equal(items[1]!.id, '2');
+  assert.deepEqual(items[1]!.body, { x: 2 });
+  assert.equal(items[2]!.retryOnConflict, 2);
+  assert.equal(items[2]!.ifSeqNo, 4);
+  assert.deepEqual(items[2]!.source, { source: true });
+  assert.deepEqual(items[3]!.body, undefined);
+  assert.equal(items[3]!.action, 'delete');
+  assert.equal(items[4]!.action, 'create');
+});
+
+test('a source line that does not parse fails only its item', () => {
+  const entries = parseBulkBody('{"index":{"_id":"1"}}\n{"x": \n{"index":{"_id":"2"}}\n{"x":2}\n');
+  assert.equal(entries[0]!.kind, 'failed');
+  if (entries[0]!.kind === 'failed') {
+    assert.equal(entries[0]!.id, '1');
+    assert.equal(entries[0]!.error.code, 'invalid_json');
+  }
+  assert.equal(entries[1]!.kind, 'item');
+  let deep: unknown = 0;
+  for (let level = 0; level < 25; level++) deep = { level: deep };
+  const tooDeep = parseBulkBody(`{"index":{}}\n${JSON.stringify(deep)}\n`);
+  assert.equal(tooDeep[0]!.kind === 'failed' && tooDeep[0]!.error.code, 'nesting_too_deep');
+});
+
+test('malformed action lines and missing sources refuse the whole body', () => {
+  refusedWith('', /at least one action/);
+  refusedWith('{"index": \n{}\n', /line \[1\]/);
+  refusedWith('{"upsert":{}}\n{}\n', /expected exactly one of/);
+  refusedWith('{"index":{},"delete":{}}\n{}\n', /expected exactly one of/);
+  refusedWith('{"index":[]}\n{}\n', /must be an object/);
+  refusedWith('{"index":{"_type":"doc"}}\n{}\n', /unknown parameter \[_type\]/);
+  refusedWith('{"index":{"_id":""}}\n{}\n', /\[_id\] must be a non-empty string/);
+  refusedWith('{"index":{"if_seq_no":-1}}\n{}\n', /\[if_seq_no\]/);
+  refusedWith('{"delete":{"_id":"1"}}\n{"index":{"_id":"2"}}\n', /line \[2\] has no source line/);
+});

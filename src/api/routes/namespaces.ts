@@ -1,0 +1,46 @@
+/**
+ * Namespace routes: `PUT /_namespace/{name}` creates one, `GET /_namespace` lists them with their
+ * collections, `GET /_namespace/{name}` shows one, and `DELETE /_namespace/{name}` moves the
+ * namespace with all its collections to the trash as a single item.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { querySchema } from '../params.ts';
+import type { RouteOptions } from '../server.ts';
+
+const NamespaceParams = Type.Object({ name: Type.String({ minLength: 1 }) });
+
+const ADMIN_QUERY = querySchema({
+  timeout: Type.Optional(Type.String()),
+  master_timeout: Type.Optional(Type.String()),
+  cluster_manager_timeout: Type.Optional(Type.String()),
+});
+
+/** Namespace routes. */
+export async function namespaceRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { node } = options;
+
+  app.put(
+    '/_namespace/:name',
+    { config: { role: 'manage' }, schema: { params: NamespaceParams, querystring: ADMIN_QUERY } },
+    async (request) => node.createNamespace(request.params.name),
+  );
+
+  app.get('/_namespace', { config: { role: 'read' }, schema: { querystring: querySchema({}) } }, async () => ({
+    namespaces: await node.listNamespaces(),
+  }));
+
+  app.get(
+    '/_namespace/:name',
+    { config: { role: 'read' }, schema: { params: NamespaceParams, querystring: querySchema({}) } },
+    async (request) => node.getNamespace(request.params.name),
+  );
+
+  app.delete(
+    '/_namespace/:name',
+    { config: { role: 'manage' }, schema: { params: NamespaceParams, querystring: ADMIN_QUERY } },
+    async (request) => node.deleteNamespace(request.params.name),
+  );
+}
