@@ -1,10 +1,11 @@
 /**
  * Compaction suite: one real Trove server, the e-mail collection (`--docs`, one shard, default
  * settings: epochs and background merges as they come) bulk-loaded through `_bulk`, then every
- * 20th document deleted, as after a bulk import with clean-up, and the epochs left to catch up. Measured: the e-mail queries of
- * the HTTP mix with one client (p50, p99) before compaction; `POST /emails/_compact` to the end of
- * its job (wall time, segments and bytes before and after, deleted documents purged, throughput);
- * the same queries after.
+ * 20th document deleted, as after a bulk import with clean-up, and the epoch timer left to move
+ * the rest into segments. Measured: the e-mail queries of the HTTP mix with one client (p50,
+ * p99) before compaction; `POST /emails/_compact` to the end of its job (wall time, merge time,
+ * segments and bytes before and after, deleted documents purged, throughput); the same queries
+ * after.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';

@@ -165,6 +165,7 @@ describe('wrong types and values', () => {
     ['PUT', '/target/_doc/1', 'just a string'],
     ['PUT', '/target/_doc/1', { count: 'not a number' }],
     ['PUT', '/target/_doc/1', { when: 'not a date' }],
+    ['PUT', '/target/_doc/1', { count: 2 ** 70 }],
     ['POST', '/target/_update/1', { ops: 'incr' }],
     ['POST', '/target/_update/1', { ops: [{ op: 'incr', field: 'count', value: 'x' }] }],
     ['POST', '/target/_update/1', { ops: [{ op: 'toggle', field: 'count' }] }],
@@ -263,6 +264,7 @@ describe('unknown collections, names and routes', () => {
     const wrongMethod = await refused('PATCH', '/target', { json: {} }, 405);
     assert.match(wrongMethod.error.reason, /allowed/);
     await refused('DELETE', '/target/_search', {}, 405);
+    await refused('GET', '/target/_doc/%E0%A4%A', {}, 400);
   });
 });
 

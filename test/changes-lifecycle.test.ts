@@ -27,7 +27,7 @@ let app: FastifyInstance;
 let url: string;
 
 async function openNode(): Promise<NodeService> {
-  const config = loadConfig({ flags: { 'path.data': dataPath, 'wal.segment_bytes': '4096', 'epoch.interval_ms': '3600000' }, env: {} });
+  const config = loadConfig({ flags: { 'path.data': dataPath, 'security.enabled': 'false', 'wal.segment_bytes': '4096', 'epoch.interval_ms': '3600000' }, env: {} });
   const opened = await NodeService.open({ config, logger });
   await opened.register('http://127.0.0.1:0');
   return opened;
@@ -53,7 +53,7 @@ function pendingTimeouts(): number {
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 200 && !condition(); attempt++) await sleep(10);
+  for (let attempt = 0; attempt < 500 && !condition(); attempt++) await sleep(10);
   assert.ok(condition(), what);
 }
 
@@ -182,7 +182,7 @@ test('a graceful stop ends an endless feed with a complete body', async () => {
   await until(() => node.changeFeeds.heldResources().feeds === 1, 'the feed is open');
   const began = Date.now();
   await app.close();
-  assert.ok(Date.now() - began < 2000, 'the stop waited for the feed');
+  assert.ok(Date.now() - began < 5000, 'the stop waited for the feed');
   let line = await stream.nextLine();
   while (line === '') line = await stream.nextLine();
   assert.match(line!, /^\{"last_seq":"[^"]+","pending":0\}$/);

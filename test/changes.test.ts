@@ -142,7 +142,7 @@ test('longpoll returns as soon as a change arrives, or at the timeout with the s
   const written = Date.now();
   await call(server, 'PUT', '/poll/_doc/wake', { json: { n: 1 } });
   const woken = await waiting;
-  assert.ok(Date.now() - written < 2000, 'longpoll answered late');
+  assert.ok(Date.now() - written < 5000, 'longpoll answered late (it waited for its timeout)');
   assert.deepEqual(woken.results.map(summary), ['wake index 1']);
 
   const immediate = await changes(server, 'poll', { since: start.last_seq, feed: 'longpoll', timeout: 20_000 });

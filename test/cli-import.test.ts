@@ -139,16 +139,18 @@ test('failed items: exit code 1, a summary by error type, the rest imported', as
     '',
     JSON.stringify({ id: 'e', name: 'Epsilon', population: 'lots' }),
     JSON.stringify({ id: 'f', name: 'Phi', population: 6 }),
+    JSON.stringify({ name: 'No id', population: 7 }),
   ];
   await writeFile(file, lines.join('\n') + '\n');
   const run = await importHere(file, { collection: 'failures', idField: 'id' });
   assert.equal(run.exitCode, 1, run.stdout);
-  assert.match(run.stdout, /imported 3 documents, 3 failed/);
+  assert.match(run.stdout, /imported 3 documents, 4 failed/);
   assert.match(run.stdout, /mapper_parsing_exception: 2/);
   assert.match(run.stdout, /json_parse_exception: 1/);
+  assert.match(run.stdout, /illegal_argument_exception: 1 \(e\.g\. line 8: the document has no string or number \[id\]\)/);
   assert.equal(await count('failures'), 3);
   const failed = (await readFile(`${file}.trove-import.failed.ndjson`, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
-  assert.deepEqual(failed.map((entry: { line: number }) => entry.line).sort(), [2, 3, 6]);
+  assert.deepEqual(failed.map((entry: { line: number }) => entry.line).sort(), [2, 3, 6, 8]);
 });
 
 test('bulk-format files (action and source lines) are imported as they are', async () => {

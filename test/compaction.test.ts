@@ -151,6 +151,17 @@ test('compaction and jobs requests that cannot be served answer with ES errors',
   const badState = await call(server, 'GET', '/_jobs?state=sleeping');
   assert.equal(badState.status, 400);
 
+  const hostileId = await call(server, 'GET', `/_jobs/${encodeURIComponent('../../node.json\u0000')}`);
+  assert.equal(hostileId.status, 404);
+  const longId = await call(server, 'GET', `/_jobs/${'x'.repeat(500)}`);
+  assert.equal(longId.status, 400);
+
+  const malformed = await call(server, 'POST', '/mail/_compact', { body: '{"oops', headers: { 'content-type': 'application/json' } });
+  assert.equal(malformed.status, 400);
+  const emptyJson = await call(server, 'POST', '/mail/_compact', { body: '', headers: { 'content-type': 'application/json' } });
+  assert.equal(emptyJson.status, 200);
+  assert.equal((await waitForJob(server, emptyJson.body.nodes[0].job_id)).state, 'done');
+
   const wrongMethod = await call(server, 'GET', '/mail/_compact');
   assert.equal(wrongMethod.status, 405);
 });

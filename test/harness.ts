@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -25,6 +25,10 @@ const OUTPUT_KEEP = 64 * 1024;
 export interface StartOptions {
   /** Extra `--key value` settings, e.g. `{'http.max_content_length': '64kb'}`. */
   settings?: Record<string, string>;
+  /** Start with API keys required (`security.enabled: true`); off by default so suites need no key. */
+  security?: boolean;
+  /** Extra environment variables of the server process, e.g. `{TROVE_API_KEY: '...'}`. */
+  env?: Record<string, string>;
 }
 
 /** A running (or stopped) Trove server process under test. */
@@ -37,6 +41,8 @@ export interface TroveServer {
   pid(): number | undefined;
   /** The last 64 KiB of the process' stdout and stderr, for diagnostics. */
   output(): string;
+  /** The admin key a first start with security on wrote to `<dataDir>/bootstrap-admin.key`. */
+  bootstrapKey(): Promise<string>;
   /** Sends a signal and waits for the process to exit. */
   kill(signal?: NodeJS.Signals): Promise<void>;
   /** Starts the server again on the same data directory and port; waits for readiness. */
@@ -68,7 +74,7 @@ export async function startServer(options: StartOptions = {}): Promise<TroveServ
     'http.host': '127.0.0.1',
     'http.port': String(port),
     'path.data': dataDir,
-    'security.enabled': 'false',
+    'security.enabled': options.security === true ? 'true' : 'false',
     'log.level': 'warn',
     ...options.settings,
   };
@@ -80,7 +86,7 @@ export async function startServer(options: StartOptions = {}): Promise<TroveServ
   let exited: Promise<void> = Promise.resolve();
 
   const launch = async (): Promise<void> => {
-    const current = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const current = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
     child = current;
     const append = (chunk: Buffer): void => {
       output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEEP);
@@ -98,7 +104,8 @@ export async function startServer(options: StartOptions = {}): Promise<TroveServ
       try {
         const response = await undiciRequest(`${url}/`, { method: 'GET' });
         await response.body.dump();
-        if (response.statusCode === 200) return;
+        // 401: the server is up and wants an API key (security on).
+        if (response.statusCode === 200 || response.statusCode === 401) return;
       } catch {
         // not listening yet
       }
@@ -114,13 +121,19 @@ export async function startServer(options: StartOptions = {}): Promise<TroveServ
     await exited;
   };
 
-  await launch();
+  try {
+    await launch();
+  } catch (error) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     url,
     port,
     dataDir,
     pid: () => child?.pid,
     output: () => output,
+    bootstrapKey: async () => (await readFile(join(dataDir, 'bootstrap-admin.key'), 'utf8')).trim(),
     kill,
     restart: async () => {
       await kill('SIGKILL');
@@ -146,6 +159,8 @@ export interface CallOptions {
   json?: unknown;
   body?: string | Buffer;
   headers?: Record<string, string>;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
 }
 
 /** Sends one HTTP request to the server and decodes the answer. */
@@ -156,6 +171,7 @@ export async function call<T = any>(
   options: CallOptions = {},
 ): Promise<HttpResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
+  if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
   let body: string | Buffer | undefined = options.body;
   if (options.json !== undefined) {
     body = JSON.stringify(options.json);

@@ -5,9 +5,11 @@
  * the change feed, the shard UUIDs on disk); and readers of the trash listing and data directory.
  */
 import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
 import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { call, ndjson, type TroveServer } from './harness.ts';
 
 const MAPPINGS = {
@@ -77,6 +79,21 @@ export async function collectionState(server: TroveServer, name: string): Promis
     documents,
     changes: { lastSeq: parsed.last_seq, results: parsed.results },
   };
+}
+
+/**
+ * The state once background epochs started by the last writes are done (an epoch drops deleted
+ * documents from the layer it freezes, which moves BM25 statistics): read until two reads agree.
+ */
+export async function settledState(server: TroveServer, name: string): Promise<CollectionState> {
+  let previous = await collectionState(server, name);
+  for (let attempt = 0; attempt < 20; attempt++) {
+    await sleep(150);
+    const current = await collectionState(server, name);
+    if (isDeepStrictEqual(current, previous)) return current;
+    previous = current;
+  }
+  throw new Error(`the state of [${name}] kept changing`);
 }
 
 /** One item of `GET /_cluster/trash`. */

@@ -43,9 +43,12 @@ export const MAX_BODY_CHARS = 8_192;
 export const REPLICA_LINE_SHARE = 0.5;
 
 /** Bumped whenever preparation changes, so stale caches are not reused. */
-const CORPUS_VERSION = 2;
+const CORPUS_VERSION = 3;
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const FALLBACK_DATE_MS = Date.UTC(2002, 0, 1);
+/** The corpus was collected 1997-2003; dates outside are broken sender clocks. */
+const EARLIEST_DATE_MS = Date.UTC(1997, 0, 1);
+const LATEST_DATE_MS = Date.UTC(2004, 0, 1);
 
 /** A message split into the header values the corpus keeps and its body lines. */
 interface ParsedMessage {
@@ -81,6 +84,19 @@ export function firstAddress(value: string): string {
   return (address ?? '').trim().toLowerCase();
 }
 
+/**
+ * Epoch millis of a `Date` header. Years below 1000 are the Y2K bug of old mailers (`102` for
+ * 2002); unparseable dates and dates outside the collection years become 2002-01-01, so a date
+ * histogram spans the real period instead of centuries of empty buckets.
+ */
+export function parseDate(header: string): number {
+  const parsed = new Date(header);
+  if (Number.isNaN(parsed.getTime())) return FALLBACK_DATE_MS;
+  if (parsed.getUTCFullYear() < 1000) parsed.setUTCFullYear(parsed.getUTCFullYear() + 1900);
+  const millis = parsed.getTime();
+  return millis >= EARLIEST_DATE_MS && millis < LATEST_DATE_MS ? millis : FALLBACK_DATE_MS;
+}
+
 /** Parses one raw message (headers, blank line, body). */
 export function parseMessage(key: string, raw: string): ParsedMessage {
   const text = raw.replace(/\r\n/g, '\n');
@@ -88,13 +104,12 @@ export function parseMessage(key: string, raw: string): ParsedMessage {
   const headerBlock = split === -1 ? text : text.slice(0, split);
   const body = split === -1 ? '' : text.slice(split + 2, split + 2 + MAX_BODY_CHARS);
   const headers = parseHeaders(headerBlock);
-  const parsedDate = Date.parse(headers.get('date') ?? '');
   return {
     key,
     subject: headers.get('subject') ?? '',
     from: firstAddress(headers.get('from') ?? ''),
     to: firstAddress(headers.get('to') ?? ''),
-    dateMs: Number.isFinite(parsedDate) ? parsedDate : FALLBACK_DATE_MS,
+    dateMs: parseDate(headers.get('date') ?? ''),
     bodyLines: body.split('\n'),
   };
 }

@@ -42,6 +42,15 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Fastify's `frameworkErrors` option: errors raised before routing (a URL that does not decode,
+ * for instance) get the same ES error body as everything else.
+ */
+export function renderFrameworkError(error: Error, _request: FastifyRequest, reply: FastifyReply): void {
+  const rendered = renderError(error);
+  void reply.status(rendered.status).type('application/json; charset=utf-8').send(rendered.body);
+}
+
 /** Turns a route URL such as `/:collection/_doc/:id` into a regular expression over paths. */
 function patternFor(url: string): RegExp {
   const parts = url.split('/').map((part) => {

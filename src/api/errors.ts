@@ -9,6 +9,8 @@ import { NodeError, type NodeErrorCode } from '../node/node-error.ts';
 import { JobError, type JobErrorCode } from '../ops/jobs/job-error.ts';
 import { TrashError, type TrashErrorCode } from '../ops/trash/trash-error.ts';
 import { SecurityError, type SecurityErrorCode } from '../ops/security/security-error.ts';
+import { SettingsError, type SettingsErrorCode } from '../ops/settings/settings-error.ts';
+import { LaneError, type LaneErrorCode } from '../ops/lanes/lane-error.ts';
 
 /** Error codes raised by the HTTP layer itself. */
 export type ApiErrorCode =
@@ -25,7 +27,15 @@ export type ApiErrorCode =
   | 'internal';
 
 /** Every code the table maps. */
-export type ErrorCode = EngineErrorCode | NodeErrorCode | JobErrorCode | TrashErrorCode | SecurityErrorCode | ApiErrorCode;
+export type ErrorCode =
+  | EngineErrorCode
+  | NodeErrorCode
+  | JobErrorCode
+  | TrashErrorCode
+  | SecurityErrorCode
+  | SettingsErrorCode
+  | LaneErrorCode
+  | ApiErrorCode;
 
 /** How one code appears to an HTTP client. */
 export interface ErrorKind {
@@ -73,6 +83,10 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorKind>> = {
   security_forbidden: { type: 'security_exception', status: 403 },
   api_key_not_found: { type: 'resource_not_found_exception', status: 404 },
   last_admin_key: { type: 'illegal_argument_exception', status: 400 },
+  // Node settings and search lanes (src/ops/settings/settings-error.ts, src/ops/lanes/lane-error.ts)
+  invalid_setting: { type: 'illegal_argument_exception', status: 400 },
+  lane_full: { type: 'es_rejected_execution_exception', status: 429 },
+  unknown_lane: { type: 'illegal_argument_exception', status: 400 },
   // HTTP layer
   invalid_json: { type: 'x_content_parse_exception', status: 400 },
   nesting_too_deep: { type: 'x_content_parse_exception', status: 400 },
@@ -124,7 +138,14 @@ const COLLECTION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['index_not_
  */
 export function classifyError(error: unknown, collection?: string): { code: ErrorCode; reason: string; index?: string } {
   if (error instanceof ApiError) return { code: error.code, reason: error.message, index: error.index };
-  if (error instanceof EngineError || error instanceof JobError || error instanceof TrashError || error instanceof SecurityError) {
+  if (
+    error instanceof EngineError ||
+    error instanceof JobError ||
+    error instanceof TrashError ||
+    error instanceof SecurityError ||
+    error instanceof SettingsError ||
+    error instanceof LaneError
+  ) {
     return { code: error.code, reason: error.message };
   }
   if (error instanceof NodeError || error instanceof CatalogError) {

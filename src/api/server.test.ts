@@ -15,7 +15,7 @@ let app: FastifyInstance;
 
 before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'trove-api-'));
-  const config = loadConfig({ flags: { 'path.data': dataDir, 'http.max_content_length': '2kb' }, env: {} });
+  const config = loadConfig({ flags: { 'path.data': dataDir, 'http.max_content_length': '2kb', 'security.enabled': 'false' }, env: {} });
   const logger = pino({ level: 'silent' });
   node = await NodeService.open({ config, logger });
   app = await buildServer({ node, config, logger });
@@ -39,6 +39,10 @@ test('unknown paths are 400 "no handler", known paths with another method 405', 
   assert.equal(unknown.statusCode, 400);
   assert.equal(unknown.json().error.type, 'no_handler_found_exception');
   assert.equal(unknown.json().error.reason, 'no handler found for uri [/things/_nothing/1/2] and method [GET]');
+  const undecodable = await app.inject({ method: 'GET', url: '/things/_doc/%E0%A4%A' });
+  assert.equal(undecodable.statusCode, 400);
+  assert.equal(undecodable.json().error.type, 'illegal_argument_exception');
+  assert.equal(undecodable.json().status, 400);
   const wrong = await app.inject({ method: 'DELETE', url: '/things/_search' });
   assert.equal(wrong.statusCode, 405);
   assert.equal(wrong.headers.allow, 'GET, POST');

@@ -8,8 +8,9 @@ import type { Logger } from 'pino';
 import type { NodeConfig } from '../config/load-config.ts';
 import type { NodeService } from '../node/node-service.ts';
 import { installJsonParsers } from './content-types.ts';
-import { installErrorHandling } from './error-handler.ts';
+import { installErrorHandling, renderFrameworkError } from './error-handler.ts';
 import { applyFilterPath } from './filter-path.ts';
+import { installSecurity } from './auth/security-plugin.ts';
 import { requireRouteRoles } from './roles.ts';
 import { bulkRoutes } from './routes/bulk.ts';
 import { catRoutes } from './routes/cat.ts';
@@ -23,6 +24,7 @@ import { mgetRoutes } from './routes/mget.ts';
 import { namespaceRoutes } from './routes/namespaces.ts';
 import { rootRoutes } from './routes/root.ts';
 import { searchRoutes } from './routes/search.ts';
+import { securityRoutes } from './routes/security.ts';
 import { trashRoutes } from './routes/trash.ts';
 
 /** What every route plugin receives. */
@@ -47,6 +49,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     bodyLimit: config.values['http.max_content_length'],
     exposeHeadRoutes: false,
     return503OnClosing: true,
+    frameworkErrors: renderFrameworkError,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 4096 },
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
@@ -66,6 +69,8 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
 
 /** Every API route, in one encapsulated context (the auth hook point). */
 async function apiRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+  await installSecurity(instance, options);
+  await instance.register(securityRoutes, options);
   await instance.register(rootRoutes, options);
   await instance.register(catRoutes, options);
   await instance.register(catSegmentsRoutes, options);
@@ -83,19 +88,27 @@ async function apiRoutes(instance: FastifyInstance, options: RouteOptions): Prom
 
 /** `filter_path` (ES response filtering) and `pretty` (indented JSON) on every JSON response. */
 function installResponseFormatting(app: FastifyInstance): void {
-  app.addHook('preSerialization', async (request, _reply, payload) => {
+  // Callback-style hooks: they run on every response, and most requests use neither parameter.
+  app.addHook('preSerialization', (request, _reply, payload, done) => {
     const filterPath = (request.query as Record<string, unknown> | undefined)?.filter_path;
-    if (typeof filterPath !== 'string' || payload === null || typeof payload !== 'object') return payload;
-    return applyFilterPath(payload, filterPath);
-  });
-  app.addHook('onSend', async (request, reply, payload) => {
-    const query = request.query as Record<string, unknown> | undefined;
-    if (query?.pretty === undefined || query.pretty === false || query.pretty === 'false') return payload;
-    if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
-    try {
-      return JSON.stringify(JSON.parse(payload), null, 2) + '\n';
-    } catch {
-      return payload;
+    if (typeof filterPath !== 'string' || payload === null || typeof payload !== 'object') {
+      done(null, payload);
+      return;
     }
+    done(null, applyFilterPath(payload, filterPath));
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const pretty = (request.query as Record<string, unknown> | undefined)?.pretty;
+    if (pretty === undefined || pretty === 'false' || typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').includes('json')) {
+      done(null, payload);
+      return;
+    }
+    let formatted = payload;
+    try {
+      formatted = JSON.stringify(JSON.parse(payload), null, 2) + '\n';
+    } catch {
+      // not JSON after all: send it as it is
+    }
+    done(null, formatted);
   });
 }

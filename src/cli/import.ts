@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { Pool } from 'undici';
+import { DEFAULT_CLI_DATA_PATH, resolveApiKey } from './api-key.ts';
 
 /** Options of one import run, as the command line gives them. */
 export interface ImportOptions {
@@ -25,6 +26,8 @@ export interface ImportOptions {
   batch: number;
   concurrency: number;
   idField?: string;
+  /** API key sent as `Authorization: Bearer <key>` (needed when the server has security enabled). */
+  apiKey?: string;
   format: 'auto' | 'docs' | 'bulk';
   restart: boolean;
   progress: boolean;
@@ -84,6 +87,8 @@ export function registerImportCommand(program: Command): void {
     .option('--batch <n>', 'documents per _bulk request', positiveInteger, 1000)
     .option('--concurrency <n>', 'bulk requests in flight', positiveInteger, 2)
     .option('--id-field <field>', 'use this (dotted) field of each document as its _id')
+    .addOption(new Option('--api-key <key>', 'API key with the write role (default: $TROVE_API_KEY, else <data>/bootstrap-admin.key)').env('TROVE_API_KEY'))
+    .option('--data <path>', "the local node's path.data, where its first start wrote bootstrap-admin.key", DEFAULT_CLI_DATA_PATH)
     .addOption(new Option('--format <format>', 'line format: documents, bulk action/source pairs, or detect').choices(['auto', 'docs', 'bulk']).default('auto'))
     .option('--restart', 'ignore the resume state and import from the start', false)
     .option('--no-progress', 'do not draw the progress bar')
@@ -96,6 +101,7 @@ export function registerImportCommand(program: Command): void {
         batch: flags.batch as number,
         concurrency: flags.concurrency as number,
         idField: flags.idField as string | undefined,
+        apiKey: await resolveApiKey({ apiKey: flags.apiKey as string | undefined, dataPath: flags.data as string }),
         format,
         restart: flags.restart === true,
         progress: flags.progress !== false,
@@ -141,8 +147,12 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   const failedBefore = state.failed;
 
   const pool = new Pool(options.url, { connections: options.concurrency, keepAliveTimeout: 30_000 });
+  const server: TroveConnection = {
+    pool,
+    headers: options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` },
+  };
   try {
-    await checkCollection(pool, options.collection);
+    await checkCollection(server, options.collection);
   } catch (error) {
     summary.fatal = (error as Error).message;
     await pool.close();
@@ -201,7 +211,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
 
   const dispatch = async (batch: Batch): Promise<void> => {
     inFlight.push(batch);
-    const task = sendBatch(pool, options.collection, batch.entries, summary, recordFailure).then(async () => {
+    const task = sendBatch(server, options.collection, batch.entries, summary, recordFailure).then(async () => {
       batch.done = true;
       await commit();
     });
@@ -284,14 +294,27 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   return summary;
 }
 
+/** The server an import talks to: a connection pool and the headers of every request. */
+interface TroveConnection {
+  pool: Pool;
+  headers: Record<string, string>;
+}
+
 /** Fails unless the collection exists; retries while the server is unreachable. */
-async function checkCollection(pool: Pool, collection: string): Promise<void> {
+async function checkCollection(server: TroveConnection, collection: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const response = await pool.request({ method: 'HEAD', path: `/${encodeURIComponent(collection)}` });
+      const response = await server.pool.request({ method: 'HEAD', path: `/${encodeURIComponent(collection)}`, headers: server.headers });
       await response.body.dump();
       if (response.statusCode === 200) return;
       if (response.statusCode === 404) throw new Error(`no such index [${collection}]`);
+      if (response.statusCode === 401 || response.statusCode === 403) {
+        throw new Error(
+          response.statusCode === 401
+            ? 'the server requires a valid API key: pass --api-key, set TROVE_API_KEY, or point --data at the node data holding bootstrap-admin.key'
+            : 'the API key lacks the write role or the namespace of this collection (HTTP 403)',
+        );
+      }
       if (!TRANSIENT_STATUS.has(response.statusCode) || attempt >= MAX_ATTEMPTS) {
         throw new Error(`checking collection [${collection}] failed with HTTP ${response.statusCode}`);
       }
@@ -304,7 +327,7 @@ async function checkCollection(pool: Pool, collection: string): Promise<void> {
 
 /** Sends entries through `_bulk`, retrying transient failures (whole request or per item). */
 async function sendBatch(
-  pool: Pool,
+  server: TroveConnection,
   collection: string,
   entries: BulkEntry[],
   summary: ImportSummary,
@@ -316,10 +339,10 @@ async function sendBatch(
     let status: number;
     let body: { items?: Array<Record<string, { status: number; error?: { type?: string; reason?: string } }>> } | null = null;
     try {
-      const response = await pool.request({
+      const response = await server.pool.request({
         method: 'POST',
         path: `/${encodeURIComponent(collection)}/_bulk`,
-        headers: { 'content-type': 'application/x-ndjson' },
+        headers: { ...server.headers, 'content-type': 'application/x-ndjson' },
         body: pending.map((entry) => entry.lines).join(''),
       });
       status = response.statusCode;

@@ -152,6 +152,7 @@ export async function bulk(context: NodeContext, items: readonly BulkItem[], def
     [...byShard.values()].map(async (indexes) => {
       const first = prepared[indexes[0]]!;
       let results: Array<WriteResult | EngineError>;
+      const batchStarted = performance.now();
       try {
         const shard = startedShard(requireCollection(context, first.hosted.meta.name), first.shardId);
         results = await shard.writeBatch(indexes.map((index) => prepared[index]!.op));
@@ -159,14 +160,26 @@ export async function bulk(context: NodeContext, items: readonly BulkItem[], def
         for (const index of indexes) fail(index, error);
         return;
       }
+      const perItemMs = (performance.now() - batchStarted) / indexes.length;
       results.forEach((result, position) => {
         const index = indexes[position];
         if (result instanceof EngineError) fail(index, result);
-        else outcomes[index] = { action: items[index].action, response: renderWrite(prepared[index]!, result) };
+        else {
+          context.stats.recordWrite(prepared[index]!.op.kind, result, perItemMs);
+          outcomes[index] = { action: items[index].action, response: renderWrite(prepared[index]!, result) };
+        }
       });
     }),
   );
 
   const finished = outcomes as BulkItemResult[];
-  return { took: Date.now() - started, errors: finished.some((outcome) => 'error' in outcome), items: finished };
+  let failedItems = 0;
+  for (const outcome of finished) {
+    if (!('error' in outcome)) continue;
+    failedItems++;
+    context.stats.recordWrite(outcome.action === 'create' ? 'index' : outcome.action, outcome.error, 0);
+  }
+  const took = Date.now() - started;
+  context.stats.recordBulk(finished.length, failedItems, took);
+  return { took, errors: failedItems > 0, items: finished };
 }

@@ -24,20 +24,24 @@ export function shardSetFingerprint(shardUuids: readonly string[]): number {
   return CRC32C.str(shardUuids.join(',')) >>> 0;
 }
 
+/** Reused for encoding: a cursor is encoded for every result of a feed. */
+let scratch = Buffer.alloc(256);
+
 /** Encodes per-shard positions (seq of the last change seen, 0 = none) as cursor text. */
 export function encodeCursor(fingerprint: number, positions: ArrayLike<number>): string {
-  const bytes: number[] = [CURSOR_VERSION];
-  pushUint32(bytes, fingerprint);
-  pushVarint(bytes, positions.length);
+  const worstCase = 1 + 4 + 8 + positions.length * 8 + CHECKSUM_BYTES;
+  if (scratch.length < worstCase) scratch = Buffer.alloc(worstCase * 2);
+  scratch[0] = CURSOR_VERSION;
+  scratch.writeUInt32LE(fingerprint >>> 0, 1);
+  let offset = writeVarint(scratch, 5, positions.length);
   let sum = 0;
   for (let shard = 0; shard < positions.length; shard++) {
     const seq = positions[shard]!;
-    pushVarint(bytes, seq);
+    offset = writeVarint(scratch, offset, seq);
     sum += seq;
   }
-  const body = Buffer.from(bytes);
-  pushUint32(bytes, CRC32C.buf(body) >>> 0);
-  return `${sum}-${Buffer.from(bytes).toString('base64url')}`;
+  scratch.writeUInt32LE(CRC32C.buf(scratch.subarray(0, offset)) >>> 0, offset);
+  return `${sum}-${scratch.toString('base64url', 0, offset + CHECKSUM_BYTES)}`;
 }
 
 /**
@@ -75,18 +79,16 @@ function invalidCursor(text: string, problem: string): NodeError {
   return new NodeError('invalid_cursor', `invalid change-feed cursor [${shown}]: ${problem}`);
 }
 
-function pushUint32(bytes: number[], value: number): void {
-  bytes.push(value & 0xff, (value >>> 8) & 0xff, (value >>> 16) & 0xff, (value >>> 24) & 0xff);
-}
-
-/** LEB128 of a non-negative safe integer (arithmetic, not bit operations: seqs pass 2^32). */
-function pushVarint(bytes: number[], value: number): void {
+/** Writes the LEB128 of a non-negative safe integer (arithmetic, not bit operations: seqs pass 2^32). */
+function writeVarint(target: Buffer, offset: number, value: number): number {
   let rest = value;
+  let position = offset;
   while (rest >= 0x80) {
-    bytes.push((rest % 0x80) | 0x80);
+    target[position++] = (rest % 0x80) | 0x80;
     rest = Math.floor(rest / 0x80);
   }
-  bytes.push(rest);
+  target[position++] = rest;
+  return position;
 }
 
 function readVarint(reader: { bytes: Buffer; offset: number }, text: string): number {

@@ -12,7 +12,7 @@
 import { Readable } from 'node:stream';
 import type { StoredDocument } from '../engine/shard/operations.ts';
 import { encodeCursor } from './changes-cursor.ts';
-import { currentDoc, FRAMINGS, renderResult, type FeedMode } from './changes-format.ts';
+import { currentDocJson, FRAMINGS, renderResult, type FeedMode } from './changes-format.ts';
 import type { ChangeMerge, MergedChange, ShardChangeLog } from './changes-merge.ts';
 
 /** What a feed needs of one shard (an engine `Shard` is one). */
@@ -57,6 +57,8 @@ export class ChangeFeed extends Readable {
   private stopping = false;
   private aborted = false;
   private wake: (() => void) | null = null;
+  /** Normal and longpoll feeds: per shard, the durable seq when the feed opened. */
+  private readonly openedAt: number[] | undefined;
   private heldListeners = 0;
   private timerArmed = false;
 
@@ -68,6 +70,7 @@ export class ChangeFeed extends Readable {
   ) {
     super();
     this.contentType = FRAMINGS[options.mode].contentType;
+    this.openedAt = options.mode === 'normal' || options.mode === 'longpoll' ? durablePositions(source.shards()) : undefined;
     this.producer = this.produce();
   }
 
@@ -124,8 +127,10 @@ export class ChangeFeed extends Readable {
     const { mode, limit, timeoutMs, heartbeatMs } = this.options;
     const framing = FRAMINGS[mode];
     let shards = this.source.shards();
-    // A normal feed ends at what is durable when it opens, however fast writers go.
-    const until = mode === 'normal' ? shards.map((shard) => shard.changeBounds().durableSeq) : undefined;
+    // Normal and longpoll feeds end at what was durable when they opened (longpoll: when it woke),
+    // however fast writers go; the streaming styles follow the log.
+    const bounded = this.openedAt !== undefined;
+    let until = this.openedAt;
     const idleTimeout = mode === 'continuous' || mode === 'eventsource';
     const timed = mode === 'longpoll' || heartbeatMs === null;
     let deadline = Date.now() + timeoutMs;
@@ -160,9 +165,11 @@ export class ChangeFeed extends Readable {
           continue;
         }
         shards = this.source.shards();
+        if (bounded) until = durablePositions(shards);
         // Checked in the same turn as the subscription below, so no commit can slip between.
         if (this.merge.hasAvailable(shards)) continue;
         await this.waitForChange(shards, Math.min(timed ? deadline : Number.POSITIVE_INFINITY, nextHeartbeat) - now);
+        if (bounded) until = durablePositions(shards);
       }
       if (this.aborted) return;
       yield text + framing.close(this.lastSeq, this.merge.pending(shards), count);
@@ -198,13 +205,17 @@ export class ChangeFeed extends Readable {
 
   private render(merged: MergedChange, shards: readonly FeedShard[], seq: string | null): string {
     const { change, shard } = merged;
-    const doc = this.options.includeDocs ? currentDoc(change, shards[shard]!.get(change.id)) : undefined;
+    const doc = this.options.includeDocs ? currentDocJson(change, shards[shard]!.get(change.id)) : undefined;
     return renderResult(change, seq, doc);
   }
 
   private seqFor(ordinal: number): string | null {
     return ordinal % this.options.seqInterval === 0 ? this.lastSeq : null;
   }
+}
+
+function durablePositions(shards: readonly FeedShard[]): number[] {
+  return shards.map((shard) => shard.changeBounds().durableSeq);
 }
 
 function errorType(error: unknown): string {

@@ -63,22 +63,30 @@ export function revisionOf(version: number, seq: number): string {
 }
 
 /**
- * The `doc` of a result with `include_docs`: the document as it is now (as CouchDB does, not as it
- * was at that change), with `_id` and `_rev`; `{_id, _rev, _deleted: true}` once it is gone.
+ * The `doc` of a result with `include_docs`, as JSON text: the document as it is now (as CouchDB
+ * does, not as it was at that change) with `_id` and `_rev` first; `{_id, _rev, _deleted: true}`
+ * once it is gone.
  */
-export function currentDoc(change: ChangeEntry, stored: StoredDocument | null): Record<string, unknown> {
-  if (stored === null) return { _id: change.id, _rev: revisionOf(change.version, change.seq), _deleted: true };
-  const identity = { _id: stored.id, _rev: revisionOf(stored.version, stored.seqNo) };
-  return Object.assign({ ...identity }, stored.source, identity);
+export function currentDocJson(change: ChangeEntry, stored: StoredDocument | null): string {
+  if (stored === null) return `{"_id":${JSON.stringify(change.id)},"_rev":"${revisionOf(change.version, change.seq)}","_deleted":true}`;
+  const head = `{"_id":${JSON.stringify(stored.id)},"_rev":"${revisionOf(stored.version, stored.seqNo)}"`;
+  let source = stored.source;
+  if (Object.hasOwn(source, '_id') || Object.hasOwn(source, '_rev')) {
+    source = { ...source };
+    delete source._id;
+    delete source._rev;
+  }
+  const body = JSON.stringify(source);
+  return body === '{}' ? `${head}}` : `${head},${body.slice(1)}`;
 }
 
 /** One result as JSON text, fields in the documented order. */
-export function renderResult(change: ChangeEntry, seq: string | null, doc?: Record<string, unknown>): string {
+export function renderResult(change: ChangeEntry, seq: string | null, docJson?: string): string {
   const rev = revisionOf(change.version, change.seq);
   let json =
     `{"seq":${seq === null ? 'null' : JSON.stringify(seq)},"id":${JSON.stringify(change.id)},"op":"${change.op}",` +
     `"version":${change.version},"changes":[{"rev":"${rev}"}]`;
   if (change.op === 'delete') json += ',"deleted":true';
-  if (doc !== undefined) json += `,"doc":${JSON.stringify(doc)}`;
+  if (docJson !== undefined) json += `,"doc":${docJson}`;
   return `${json}}`;
 }

@@ -261,11 +261,20 @@ export function renderWrite(prepared: PreparedWrite, result: WriteResult): Write
 
 /** Runs one prepared write: mapping step, then the shard. */
 export async function executeWrite(context: NodeContext, prepared: PreparedWrite): Promise<WriteResponse | UpdateResponse> {
-  startedShard(prepared.hosted, prepared.shardId); // fail before touching the mapping
-  const [refused] = await context.mappings.ensure(prepared.hosted.meta.name, [prepared.mapping]);
-  if (refused) throw refused;
-  const shard = startedShard(requireCollection(context, prepared.hosted.meta.name), prepared.shardId);
-  return renderWrite(prepared, await shard.write(prepared.op));
+  const started = performance.now();
+  let result: WriteResult;
+  try {
+    startedShard(prepared.hosted, prepared.shardId); // fail before touching the mapping
+    const [refused] = await context.mappings.ensure(prepared.hosted.meta.name, [prepared.mapping]);
+    if (refused) throw refused;
+    const shard = startedShard(requireCollection(context, prepared.hosted.meta.name), prepared.shardId);
+    result = await shard.write(prepared.op);
+  } catch (error) {
+    context.stats.recordWrite(prepared.op.kind, error instanceof Error ? error : new Error(String(error)), performance.now() - started);
+    throw error;
+  }
+  context.stats.recordWrite(prepared.op.kind, result, performance.now() - started);
+  return renderWrite(prepared, result);
 }
 
 /** Renders a stored document as a get response. */

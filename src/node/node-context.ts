@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Coordinator } from '../cluster/coordinator.ts';
 import type { NodeSettingValues } from '../config/load-config.ts';
 import type { Shard } from '../engine/shard/shard.ts';
+import type { NodeCounters } from '../ops/stats/node-counters.ts';
 import type { HostedCollection, LocalShards } from './local-shards.ts';
 import type { MappingUpdater } from './mapping-updater.ts';
 import { NodeError, collectionNotFound } from './node-error.ts';
@@ -20,6 +21,8 @@ export interface NodeContext {
   readonly logger: Logger;
   /** The node's current setting values (dynamic settings may change between calls). */
   settings(): Readonly<NodeSettingValues>;
+  /** Counters of writes, updates and bulk requests for node stats (src/ops/stats). */
+  readonly stats: NodeCounters;
 }
 
 /** The hosted collection with this name; index_not_found when there is none. */

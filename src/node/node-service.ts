@@ -48,6 +48,11 @@ import { maintenanceStats, segmentRows, type MaintenanceStats, type SegmentRow }
 import { count, search, type CountResponse, type SearchResponse } from './search.ts';
 import type { SearchParams } from './search-body.ts';
 import { TROVE_VERSION } from './version.ts';
+import type { EngineSettings } from '../engine/shard/settings.ts';
+import { NodeOps, type NodeStatsInputs } from '../ops/node-ops.ts';
+import type { AuthCountersSnapshot } from '../ops/security/auth-counters.ts';
+import type { SettingsChange } from '../ops/settings/dynamic-settings.ts';
+import type { NodeStats } from '../ops/stats/node-stats.ts';
 
 export type { BulkItem, BulkDefaults, BulkResponse, BulkItemResult, BulkItemFailure, BulkItemSuccess, BulkAction } from './bulk.ts';
 export type { GetParams, GetResponse, IndexParams, UpdateParams, UpdateResponse, WriteParams, WriteResponse } from './documents.ts';
@@ -85,7 +90,7 @@ async function openCoordinator(config: NodeConfig, logger: Logger): Promise<Coor
   return LocalCoordinator.open({
     dataPath: config.values['path.data'],
     clusterName: config.values['cluster.name'],
-    logger: logger.child({ component: 'catalog' }),
+    logger,
   });
 }
 
@@ -93,7 +98,6 @@ async function openCoordinator(config: NodeConfig, logger: Logger): Promise<Coor
 export class NodeService {
   private readonly context: NodeContext;
   private readonly trash: TrashService;
-  private currentSettings: NodeSettingValues;
   private address: string | null = null;
   private closing: Promise<void> | null = null;
   private inFlight = 0;
@@ -109,8 +113,15 @@ export class NodeService {
     private readonly jobs: JobQueue,
     private readonly faults: NodeFaults,
     private readonly trashBin: Trash,
+    /** Log targets, runtime settings, counters, search lanes, host facts (src/ops/node-ops.ts). */
+    readonly ops: NodeOps,
   ) {
-    this.currentSettings = { ...config.values };
+    ops.settings.onChange((change) => {
+      const before = engineSettingsFromConfig(change.previous);
+      const after = engineSettingsFromConfig(change.values);
+      const changed = Object.fromEntries(Object.entries(after).filter(([key, value]) => before[key as keyof EngineSettings] !== value));
+      if (Object.keys(changed).length > 0) shards.updateEngineSettings(changed);
+    });
     this.trash = trashBin.start({
       coordinator,
       nodeName: config.values['node.name'],
@@ -123,7 +134,8 @@ export class NodeService {
       shards,
       mappings: new MappingUpdater(coordinator, shards),
       logger,
-      settings: () => this.currentSettings,
+      settings: () => ops.settings.values(),
+      stats: ops.counters,
     };
   }
 
@@ -132,27 +144,30 @@ export class NodeService {
     const { config, logger } = options;
     const dataPath = config.values['path.data'];
     const lock = await lockDataPath(dataPath);
+    const ops = new NodeOps({ config, logger });
     let coordinator: Coordinator | null = null;
     try {
       const identity = await loadNodeIdentity(dataPath);
-      coordinator = await openCoordinator(config, logger);
+      coordinator = await openCoordinator(config, ops.logs.target('catalog'));
       const faults = parseFaults(process.env[FAULTS_ENV]);
       if (faults.active.length > 0) logger.warn({ faults: faults.active }, `fault injection is active (${FAULTS_ENV}); for tests only`);
-      const jobs = await JobQueue.open({ dir: join(dataPath, 'jobs'), nodeId: identity.nodeId, logger: logger.child({ component: 'jobs' }) });
+      const jobs = await JobQueue.open({ dir: join(dataPath, 'jobs'), nodeId: identity.nodeId, logger: ops.logs.target('jobs') });
       const engineSettings = engineSettingsFromConfig(config.values);
-      const trashLogger = logger.child({ component: 'trash' });
+      const trashLogger = ops.logs.target('trash');
       const trash = await Trash.open({ dataPath, nodeId: identity.nodeId, engineSettings, logger: trashLogger, faults, catalog: coordinator.catalog() });
       const shards = new LocalShards({
         dataPath,
         nodeId: identity.nodeId,
         engineSettings,
-        logger: logger.child({ component: 'shards' }),
+        logger: ops.logs.target('engine'),
         custodian: trash.store,
         faults: (uuid) => faults.shardFaults(uuid),
       });
       await shards.start(coordinator);
-      return new NodeService(identity.nodeId, config, coordinator, shards, lock, logger, jobs, faults, trash);
+      await ops.start();
+      return new NodeService(identity.nodeId, config, coordinator, shards, lock, logger, jobs, faults, trash, ops);
     } catch (error) {
+      await ops.close();
       await coordinator?.close();
       await lock.release();
       throw error;
@@ -187,15 +202,40 @@ export class NodeService {
     };
   }
 
-  /** Current setting values (start-up values, plus dynamic changes). */
+  /** Current setting values (start-up values, plus runtime overrides). */
   settings(): Readonly<NodeSettingValues> {
-    return this.currentSettings;
+    return this.ops.settings.values();
   }
 
-  /** Applies new values of dynamic settings (validated by the caller) to the running node. */
-  applySettings(values: Partial<NodeSettingValues>): void {
-    this.currentSettings = { ...this.currentSettings, ...values } as NodeSettingValues;
-    this.shards.updateEngineSettings(engineSettingsFromConfig(this.currentSettings));
+  /**
+   * `PUT /_node/_local/settings`: validates a flat map of key → value (`null` resets) against the
+   * settings table and applies all of it at once (engine keys reach every open shard), or throws
+   * SettingsError and applies nothing. Works without the coordinator.
+   */
+  applySettings(changes: Readonly<Record<string, unknown>>): SettingsChange {
+    return this.ops.settings.update(changes);
+  }
+
+  /** Every figure of `GET /_node/_local/stats`; `security` comes from the HTTP layer's counters. */
+  nodeStats(security: AuthCountersSnapshot | null): Promise<NodeStats> {
+    return this.ops.nodeStats(this.statsInputs(security));
+  }
+
+  /** The node stats in Prometheus text format (`GET /_metrics`). */
+  metrics(security: AuthCountersSnapshot | null): Promise<{ contentType: string; text: string }> {
+    return this.ops.metrics(this.statsInputs(security));
+  }
+
+  private statsInputs(security: AuthCountersSnapshot | null): NodeStatsInputs {
+    return {
+      nodeId: this.nodeId,
+      nodeName: this.config.values['node.name'],
+      collections: this.shards.collections(),
+      maintenance: this.maintenanceStats(),
+      security,
+      openFeeds: this.changeFeeds.heldResources().feeds,
+      dataPath: this.config.values['path.data'],
+    };
   }
 
   /** The collection as hosted here (meta, fields, local shard copies), for stats, compaction and the change feed. */
@@ -214,7 +254,9 @@ export class NodeService {
   /** `GET|POST /{collection}/_changes`: checks the cursor, then opens the feed (a stream of response text). */
   changes(collection: string, request: ChangesRequest): ChangeFeed {
     if (this.closing) throw new NodeError('node_closed', 'the node is shutting down');
-    return this.changeFeeds.open(requireCollection(this.context, collection), request);
+    const feed = this.changeFeeds.open(requireCollection(this.context, collection), request);
+    this.ops.counters.recordChangesRequest(request.feed ?? 'normal');
+    return feed;
   }
 
   // Collections and namespaces.
@@ -364,7 +406,7 @@ export class NodeService {
 
   /** `GET|POST /{target}/_search`; target is a name, comma list, wildcard or `_all`. */
   search(target: string, body: unknown, params: SearchParams = {}): Promise<SearchResponse> {
-    return this.track(async () => search(this.context, target, body, params));
+    return this.track(() => this.ops.lanes.run({ lane: params.lane, target, body }, () => search(this.context, target, body, params)));
   }
 
   /** `GET|POST /{target}/_count`. */
@@ -382,6 +424,7 @@ export class NodeService {
         await this.trashBin.close();
         await this.shards.close();
         await this.coordinator.close();
+        await this.ops.close();
       } finally {
         await this.lock.release();
       }

@@ -22,6 +22,8 @@ export interface SearchParams {
   trackTotalHits?: boolean | number;
   /** ES time value such as `500ms` or `2s`. */
   timeout?: string;
+  /** Search lane to run in (src/ops/lanes); the default lane when absent. */
+  lane?: string;
 }
 
 /** A validated search, ready for the query and fetch phases. */

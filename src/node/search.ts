@@ -4,8 +4,10 @@
  * `query_then_fetch`), the shard results are merged into one global page, and only the winning
  * hits are fetched. Aggregation partials are merged across shards, then rendered once.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { mergeAggregations, mergeTopHits, mergeTotals, renderAggregations } from '../engine/collect/merge.ts';
 import { highlight } from '../engine/query/highlight.ts';
+import type { ShardQueryResult } from '../engine/query/search-request.ts';
 import type { Searcher } from '../engine/shard/searcher.ts';
 import { resolveCollections } from './collections.ts';
 import type { HostedCollection } from './local-shards.ts';
@@ -86,15 +88,20 @@ function openTargets(context: NodeContext, target: string): { targets: SearchTar
   return { targets, header };
 }
 
-/** Executes `_search` over a target (`name`, `a,b*`, `_all`). */
-export function search(context: NodeContext, target: string, body: unknown, params: SearchParams = {}): SearchResponse {
+/**
+ * Executes `_search` over a target (`name`, `a,b*`, `_all`). Yields to the event loop after each
+ * shard's query phase, so concurrent searches interleave (search lanes bound how many) and a long
+ * search does not hold up other requests for its whole duration.
+ */
+export async function search(context: NodeContext, target: string, body: unknown, params: SearchParams = {}): Promise<SearchResponse> {
   const started = performance.now();
   const request = parseSearch(body, params, context.settings()['search.default_timeout_ms']);
   const { targets, header } = openTargets(context, target);
   try {
     const deadline = request.timeoutMs === undefined ? undefined : started + request.timeoutMs;
-    const results = targets.map((shardTarget) =>
-      shardTarget.searcher.query({
+    const results: ShardQueryResult[] = [];
+    for (const shardTarget of targets) {
+      const result = shardTarget.searcher.query({
         query: request.query,
         from: 0,
         size: request.from + request.size,
@@ -104,8 +111,10 @@ export function search(context: NodeContext, target: string, body: unknown, para
         trackTotalHits: request.trackTotalHits,
         minScore: request.minScore,
         timeoutMs: deadline === undefined ? undefined : Math.max(0, deadline - performance.now()),
-      }),
-    );
+      });
+      results.push(result);
+      await nextTurn();
+    }
     const page = mergeTopHits(
       results.map((result, shard) => ({ shard, result })),
       { from: request.from, size: request.size, sort: request.sort },

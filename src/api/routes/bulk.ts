@@ -12,6 +12,7 @@ import { installRawTextParser } from '../content-types.ts';
 import { ERROR_TABLE, classifyError, errorCause } from '../errors.ts';
 import type { RouteOptions } from '../server.ts';
 import { CollectionParams, WRITE_QUERY, querySchema } from '../params.ts';
+import type { AuthScope } from '../auth/auth-scope.ts';
 
 const BulkQuery = querySchema({
   ...WRITE_QUERY,
@@ -25,9 +26,14 @@ export async function bulkRoutes(instance: FastifyInstance, options: RouteOption
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { node } = options;
 
-  const run = async (collection: string | undefined, body: unknown, routing: string | undefined) => {
+  const run = async (collection: string | undefined, body: unknown, routing: string | undefined, scope: AuthScope) => {
     const entries = parseBulkBody(body);
     const items = entries.flatMap((entry) => (entry.kind === 'item' ? [entry.item] : []));
+    // A key limited to namespaces may not reach any item's collection outside them: nothing is applied.
+    for (const item of items) {
+      const target = item.collection ?? collection;
+      if (target !== undefined) scope.requireCollection(target);
+    }
     const response = items.length > 0 ? await node.bulk(items, { collection, routing }) : { took: 0, errors: false, items: [] };
     return renderBulk(entries, response, collection);
   };
@@ -37,7 +43,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: RouteOption
     url: '/_bulk',
     config: { role: 'write' },
     schema: { querystring: BulkQuery },
-    handler: async (request) => run(undefined, request.body, request.query.routing),
+    handler: async (request) => run(undefined, request.body, request.query.routing, request.authScope),
   });
 
   app.route({
@@ -45,7 +51,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: RouteOption
     url: '/:collection/_bulk',
     config: { role: 'write' },
     schema: { params: CollectionParams, querystring: BulkQuery },
-    handler: async (request) => run(request.params.collection, request.body, request.query.routing),
+    handler: async (request) => run(request.params.collection, request.body, request.query.routing, request.authScope),
   });
 }
 

@@ -41,7 +41,7 @@ export async function catSegmentsRoutes(instance: FastifyInstance, options: Rout
   const { node } = options;
 
   app.get('/_cat/segments', { config: { role: 'monitor' }, schema: { querystring: SegmentsQuery } }, async (request, reply) =>
-    sendCat(reply, SEGMENTS_TABLE, node.segments(), request.query),
+    sendCat(reply, SEGMENTS_TABLE, node.segments().filter((row) => request.authScope.allowsCollection(row.collection)), request.query),
   );
   app.get(
     '/_cat/segments/:target',
@@ -49,7 +49,10 @@ export async function catSegmentsRoutes(instance: FastifyInstance, options: Rout
     async (request, reply) => {
       const patterns = request.params.target.split(',').map((part) => part.trim()).filter((part) => part !== '');
       const all = patterns.some((pattern) => pattern === '_all');
-      const rows = node.segments().filter((row) => all || patterns.some((pattern) => matchesWildcard(pattern, row.collection)));
+      const rows = node
+        .segments()
+        .filter((row) => request.authScope.allowsCollection(row.collection))
+        .filter((row) => all || patterns.some((pattern) => matchesWildcard(pattern, row.collection)));
       return sendCat(reply, SEGMENTS_TABLE, rows, request.query);
     },
   );

@@ -8,6 +8,7 @@ import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { matchesWildcard } from '../../cluster/names.ts';
 import type { CollectionSummary } from '../../node/node-service.ts';
+import type { AuthScope } from '../auth/auth-scope.ts';
 import { CAT_QUERY, formatBytes, sendCat, type CatColumn, type CatTable } from '../cat-table.ts';
 import type { RouteOptions } from '../server.ts';
 import { FlagParam, querySchema } from '../params.ts';
@@ -47,8 +48,8 @@ export async function catRoutes(instance: FastifyInstance, options: RouteOptions
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { node } = options;
 
-  const handle = async (target: string | undefined, query: CatQueryType, reply: FastifyReply) => {
-    let rows = await node.listCollections();
+  const handle = async (target: string | undefined, query: CatQueryType, scope: AuthScope, reply: FastifyReply) => {
+    let rows = (await node.listCollections()).filter((row) => scope.allows(row.namespace));
     if (target !== undefined && target !== '_all' && target !== '*') {
       const patterns = target.split(',').map((part) => part.trim()).filter((part) => part !== '');
       rows = rows.filter((row) => patterns.some((pattern) => matchesWildcard(pattern, row.name)));
@@ -59,12 +60,12 @@ export async function catRoutes(instance: FastifyInstance, options: RouteOptions
 
   for (const url of ['/_cat/collections', '/_cat/indices']) {
     app.get(url, { config: { role: 'monitor' }, schema: { querystring: CatQuery } }, async (request, reply) =>
-      handle(undefined, request.query, reply),
+      handle(undefined, request.query, request.authScope, reply),
     );
     app.get(
       `${url}/:target`,
       { config: { role: 'monitor' }, schema: { params: Type.Object({ target: Type.String({ minLength: 1 }) }), querystring: CatQuery } },
-      async (request, reply) => handle(request.params.target, request.query, reply),
+      async (request, reply) => handle(request.params.target, request.query, request.authScope, reply),
     );
   }
 }

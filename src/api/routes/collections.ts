@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { DEFAULT_NAMESPACE } from '../../cluster/catalog.ts';
 import type { RouteOptions } from '../server.ts';
 import { AnyObject, CollectionParams, optionalBody, querySchema } from '../params.ts';
 
@@ -47,18 +48,21 @@ export async function collectionRoutes(instance: FastifyInstance, options: Route
   app.put(
     '/:collection',
     { config: { role: 'manage' }, schema: { params: CollectionParams, querystring: querySchema(ADMIN_QUERY), body: optionalBody(CreateBody) } },
-    async (request) => node.createCollection(request.params.collection, request.body ?? {}),
+    async (request) => {
+      request.authScope.requireNamespace(request.body?.namespace ?? DEFAULT_NAMESPACE);
+      return node.createCollection(request.params.collection, request.body ?? {});
+    },
   );
 
   app.get(
     '/:collection',
-    { config: { role: 'read' }, schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }) } },
+    { config: { role: 'read', collectionTarget: true }, schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }) } },
     async (request) => node.getCollection(request.params.collection),
   );
 
   app.head(
     '/:collection',
-    { config: { role: 'read' }, schema: { params: CollectionParams, querystring: querySchema(TARGET_QUERY) } },
+    { config: { role: 'read', collectionTarget: true }, schema: { params: CollectionParams, querystring: querySchema(TARGET_QUERY) } },
     async (request, reply) => {
       const found = await node.getCollection(request.params.collection).then(
         (collections) => Object.keys(collections).length > 0,
@@ -77,28 +81,28 @@ export async function collectionRoutes(instance: FastifyInstance, options: Route
   app.get(
     '/_mapping',
     { config: { role: 'read' }, schema: { querystring: querySchema(ADMIN_QUERY) } },
-    async () => node.getMapping('_all'),
+    async (request) => node.getMapping(request.authScope.narrowTarget('_all')),
   );
 
   app.get(
     '/:collection/_mapping',
-    { config: { role: 'read' }, schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }) } },
+    { config: { role: 'read', collectionTarget: true }, schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }) } },
     async (request) => node.getMapping(request.params.collection),
   );
 
   app.route({
     method: ['PUT', 'POST'],
     url: '/:collection/_mapping',
-    config: { role: 'manage' },
+    config: { role: 'manage', collectionTarget: true },
     schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }), body: MappingBody },
     handler: async (request) => node.putMapping(request.params.collection, request.body),
   });
 
   const refresh = async (target: string) => {
+    const selected = new Set(Object.keys(await node.getCollection(target)));
     const shards = (await node.listCollections())
-      .filter((summary) => target === '_all' || summary.name === target)
+      .filter((summary) => selected.has(summary.name))
       .reduce((total, summary) => total + summary.primaries, 0);
-    if (target !== '_all') await node.getCollection(target);
     return { _shards: { total: shards, successful: shards, failed: 0 } };
   };
   app.route({
@@ -106,12 +110,12 @@ export async function collectionRoutes(instance: FastifyInstance, options: Route
     url: '/_refresh',
     config: { role: 'write' },
     schema: { querystring: querySchema(TARGET_QUERY) },
-    handler: async () => refresh('_all'),
+    handler: async (request) => refresh(request.authScope.narrowTarget('_all')),
   });
   app.route({
     method: ['GET', 'POST'],
     url: '/:collection/_refresh',
-    config: { role: 'write' },
+    config: { role: 'write', collectionTarget: true },
     schema: { params: CollectionParams, querystring: querySchema(TARGET_QUERY) },
     handler: async (request) => refresh(request.params.collection),
   });

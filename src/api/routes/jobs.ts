@@ -77,11 +77,18 @@ export async function jobRoutes(instance: FastifyInstance, options: RouteOptions
 
   app.get('/_jobs', { config: { role: 'monitor' }, schema: { querystring: ListQuery } }, async (request) => {
     const { state, collection } = request.query;
-    const jobs = (await node.listJobs()).filter((job) => (state === undefined || job.state === state) && (collection === undefined || job.collection === collection));
+    const jobs = (await node.listJobs()).filter(
+      (job) =>
+        (state === undefined || job.state === state) &&
+        (collection === undefined || job.collection === collection) &&
+        request.authScope.allowsCollection(job.collection),
+    );
     return { jobs: jobs.map((job) => renderJob(job, nodeName())) };
   });
 
-  app.get('/_jobs/:job_id', { config: { role: 'monitor' }, schema: { params: JobParams, querystring: querySchema({}) } }, async (request) =>
-    renderJob(await node.job(request.params.job_id), nodeName()),
-  );
+  app.get('/_jobs/:job_id', { config: { role: 'monitor' }, schema: { params: JobParams, querystring: querySchema({}) } }, async (request) => {
+    const job = await node.job(request.params.job_id);
+    request.authScope.requireCollection(job.collection);
+    return renderJob(job, nodeName());
+  });
 }

@@ -50,6 +50,7 @@ export async function mgetRoutes(instance: FastifyInstance, options: RouteOption
       const missing = (request.body.docs ?? []).findIndex((doc) => doc._index === undefined);
       if (missing >= 0) throw new EngineError('action_request_validation', `Validation Failed: 1: index is missing for doc ${missing};`);
       if (request.body.ids !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: [ids] needs a collection in the URL;');
+      for (const doc of request.body.docs ?? []) request.authScope.requireCollection(doc._index!);
       return render(await node.mget(request.body, { routing: request.query.routing, source: sourceOptions(request.query) }));
     },
   });
@@ -59,14 +60,16 @@ export async function mgetRoutes(instance: FastifyInstance, options: RouteOption
     url: '/:collection/_mget',
     config: { role: 'read' },
     schema: { params: CollectionParams, querystring: MgetQuery, body: MgetBody },
-    handler: async (request) =>
-      render(
+    handler: async (request) => {
+      for (const doc of request.body.docs ?? []) if (doc._index !== undefined) request.authScope.requireCollection(doc._index);
+      return render(
         await node.mget(request.body, {
           collection: request.params.collection,
           routing: request.query.routing,
           source: sourceOptions(request.query),
         }),
-      ),
+      );
+    },
   });
 }
 

@@ -25,22 +25,31 @@ export async function namespaceRoutes(instance: FastifyInstance, options: RouteO
   app.put(
     '/_namespace/:name',
     { config: { role: 'manage' }, schema: { params: NamespaceParams, querystring: ADMIN_QUERY } },
-    async (request) => node.createNamespace(request.params.name),
+    async (request) => {
+      request.authScope.requireNamespace(request.params.name);
+      return node.createNamespace(request.params.name);
+    },
   );
 
-  app.get('/_namespace', { config: { role: 'read' }, schema: { querystring: querySchema({}) } }, async () => ({
-    namespaces: await node.listNamespaces(),
+  app.get('/_namespace', { config: { role: 'read' }, schema: { querystring: querySchema({}) } }, async (request) => ({
+    namespaces: (await node.listNamespaces()).filter((namespace) => request.authScope.allows(namespace.name)),
   }));
 
   app.get(
     '/_namespace/:name',
     { config: { role: 'read' }, schema: { params: NamespaceParams, querystring: querySchema({}) } },
-    async (request) => node.getNamespace(request.params.name),
+    async (request) => {
+      request.authScope.requireNamespace(request.params.name);
+      return node.getNamespace(request.params.name);
+    },
   );
 
   app.delete(
     '/_namespace/:name',
     { config: { role: 'manage' }, schema: { params: NamespaceParams, querystring: ADMIN_QUERY } },
-    async (request) => node.deleteNamespace(request.params.name),
+    async (request) => {
+      request.authScope.requireNamespace(request.params.name);
+      return node.deleteNamespace(request.params.name);
+    },
   );
 }

@@ -9,7 +9,7 @@ export async function rootRoutes(instance: FastifyInstance, options: RouteOption
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { node } = options;
 
-  app.get('/', { config: { role: 'read' }, schema: { querystring: querySchema({}) } }, async () => {
+  app.get('/', { config: { role: 'authenticated' }, schema: { querystring: querySchema({}) } }, async () => {
     const info = node.info();
     return {
       name: info.nodeName,
@@ -26,7 +26,7 @@ export async function rootRoutes(instance: FastifyInstance, options: RouteOption
     };
   });
 
-  app.head('/', { config: { role: 'read' }, schema: { querystring: querySchema({}) } }, async (_request, reply) => {
+  app.head('/', { config: { role: 'authenticated' }, schema: { querystring: querySchema({}) } }, async (_request, reply) => {
     return reply.status(200).send();
   });
 }

@@ -1,7 +1,7 @@
 /**
  * `_search` and `_count` on one collection, a comma list / wildcard of collections, or all
- * (`/_search`). URL parameters override the body as in Elasticsearch; `lane` is accepted and
- * reserved for search lanes (PRODUCT.md 4.6).
+ * (`/_search`). URL parameters override the body as in Elasticsearch; `lane` picks the search
+ * lane the search runs in (PRODUCT.md 4.6, src/ops/lanes): a full lane answers 429.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -66,6 +66,7 @@ function searchParams(query: Static<typeof SearchQuery>): SearchParams {
     sourceIncludes: commaList(query._source_includes),
     sourceExcludes: commaList(query._source_excludes),
     timeout: query.timeout,
+    lane: query.lane,
   };
   if (query._source !== undefined) params.source = query._source === '' ? true : query._source;
   const track = query.track_total_hits;
@@ -83,13 +84,13 @@ export async function searchRoutes(instance: FastifyInstance, options: RouteOpti
     url: '/_search',
     config: { role: 'read' },
     schema: { querystring: SearchQuery, body: optionalBody(SearchBody) },
-    handler: async (request) => node.search('_all', request.body ?? {}, searchParams(request.query)),
+    handler: async (request) => node.search(request.authScope.narrowTarget('_all'), request.body ?? {}, searchParams(request.query)),
   });
 
   app.route({
     method: ['GET', 'POST'],
     url: '/:collection/_search',
-    config: { role: 'read' },
+    config: { role: 'read', collectionTarget: true },
     schema: { params: CollectionParams, querystring: SearchQuery, body: optionalBody(SearchBody) },
     handler: async (request) => node.search(request.params.collection, request.body ?? {}, searchParams(request.query)),
   });
@@ -99,13 +100,13 @@ export async function searchRoutes(instance: FastifyInstance, options: RouteOpti
     url: '/_count',
     config: { role: 'read' },
     schema: { querystring: CountQuery, body: optionalBody(CountBody) },
-    handler: async (request) => node.count('_all', request.body ?? {}, { q: request.query.q }),
+    handler: async (request) => node.count(request.authScope.narrowTarget('_all'), request.body ?? {}, { q: request.query.q }),
   });
 
   app.route({
     method: ['GET', 'POST'],
     url: '/:collection/_count',
-    config: { role: 'read' },
+    config: { role: 'read', collectionTarget: true },
     schema: { params: CollectionParams, querystring: CountQuery, body: optionalBody(CountBody) },
     handler: async (request) => node.count(request.params.collection, request.body ?? {}, { q: request.query.q }),
   });

@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { NodeFailure } from '../../ops/trash/node-trash.ts';
-import type { NodesHeader } from '../../ops/trash/trash-views.ts';
+import type { NodesHeader, TrashListView } from '../../ops/trash/trash-views.ts';
+import type { AuthScope } from '../auth/auth-scope.ts';
 import { classifyError, errorCause } from '../errors.ts';
 import { AnyObject, optionalBody, querySchema } from '../params.ts';
 import type { RouteOptions } from '../server.ts';
@@ -29,13 +30,30 @@ function renderNodes(header: NodesHeader) {
   };
 }
 
+/** The listing as a caller limited to some namespaces sees it: their items only. */
+function visibleListing(listing: TrashListView, scope: AuthScope): TrashListView {
+  if (scope.unrestricted) return listing;
+  const namespaces = Object.fromEntries(Object.entries(listing.namespaces).filter(([namespace]) => scope.allows(namespace)));
+  const totalItems = Object.values(namespaces).reduce((total, group) => total + group.items.length, 0);
+  // Unreadable items have no known namespace: only unrestricted callers see them.
+  return { ...listing, namespaces, total_items: totalItems, unreadable: [] };
+}
+
 /** Trash routes. */
 export async function trashRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { node } = options;
 
-  app.get('/_cluster/trash', { config: { role: 'monitor' }, schema: { querystring: querySchema({}) } }, async () => {
-    const listing = await node.listTrash();
+  /** Refuses (403) an item of a namespace the caller may not reach; an unknown item is left to the route's 404. */
+  const requireItemInScope = async (scope: AuthScope, itemId: string): Promise<void> => {
+    if (scope.unrestricted) return;
+    for (const [namespace, group] of Object.entries((await node.listTrash()).namespaces)) {
+      if (group.items.some((item) => item.item_id === itemId)) scope.requireNamespace(namespace);
+    }
+  };
+
+  app.get('/_cluster/trash', { config: { role: 'monitor' }, schema: { querystring: querySchema({}) } }, async (request) => {
+    const listing = visibleListing(await node.listTrash(), request.authScope);
     return { ...listing, _nodes: renderNodes(listing._nodes) };
   });
 
@@ -43,6 +61,7 @@ export async function trashRoutes(instance: FastifyInstance, options: RouteOptio
     '/_cluster/trash/:item_id/_verify',
     { config: { role: 'manage' }, schema: { params: ItemParams, querystring: querySchema({}), body: optionalBody(AnyObject) } },
     async (request) => {
+      await requireItemInScope(request.authScope, request.params.item_id);
       const verification = await node.verifyTrashItem(request.params.item_id);
       return { ...verification, _nodes: renderNodes(verification._nodes) };
     },
@@ -51,19 +70,24 @@ export async function trashRoutes(instance: FastifyInstance, options: RouteOptio
   app.post(
     '/_cluster/trash/:item_id/_restore',
     { config: { role: 'manage' }, schema: { params: ItemParams, querystring: querySchema({}), body: optionalBody(RestoreBody) } },
-    async (request) => node.restoreTrashItem(request.params.item_id, request.body ?? {}),
+    async (request) => {
+      await requireItemInScope(request.authScope, request.params.item_id);
+      return node.restoreTrashItem(request.params.item_id, request.body ?? {});
+    },
   );
 
   app.delete(
     '/_cluster/trash/:item_id',
     { config: { role: 'manage' }, schema: { params: ItemParams, querystring: querySchema({}) } },
     async (request) => {
+      await requireItemInScope(request.authScope, request.params.item_id);
       const purged = await node.purgeTrashItem(request.params.item_id);
       return { ...purged, _nodes: renderNodes(purged._nodes) };
     },
   );
 
-  app.delete('/_cluster/trash', { config: { role: 'admin' }, schema: { querystring: querySchema({}) } }, async () => {
+  app.delete('/_cluster/trash', { config: { role: 'admin' }, schema: { querystring: querySchema({}) } }, async (request) => {
+    request.authScope.requireUnrestricted('DELETE /_cluster/trash');
     const purged = await node.emptyTrash();
     return { ...purged, _nodes: renderNodes(purged._nodes) };
   });

@@ -100,8 +100,12 @@ export class ShardCollector {
     if (this.countOnlyRequest && this.count > this.trackTotalHits) this.stopped = true;
   }
 
-  /** True while the count has not passed track_total_hits, so every match must be visited. */
+  /**
+   * True while every match must be visited: when sorting by field or aggregating, and while the
+   * count has not passed track_total_hits (unless the leaf was counted up front).
+   */
   mustVisitAll(): boolean {
+    if (this.scoreHits === null || this.aggregators !== null) return true;
     return !this.leafCounted && this.count <= this.trackTotalHits;
   }
 

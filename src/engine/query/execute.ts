@@ -1,7 +1,8 @@
 /**
  * The query phase of one shard: parse the request, bind the query to the shard's statistics,
- * and drive each leaf's scorer into the collectors. Top-k by score with a bounded hit count
- * uses the pruning loop (max-score.ts); everything else visits every matching doc.
+ * and drive each leaf's clauses into the collectors through one loop (max-score.ts), which
+ * visits every match while the collectors need it (counting, sorting by field, aggregating)
+ * and prunes by block-max bounds once only the top hits by score remain to be found.
  */
 import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
@@ -15,7 +16,6 @@ import { TopFieldCollector } from '../collect/top-field-collector.ts';
 import { TopScoreCollector } from '../collect/top-score-collector.ts';
 import { collectDisjunction } from './max-score.ts';
 import { parseQuery } from './parse-query.ts';
-import type { Scorer } from './scorer.ts';
 import { SearchContext } from './search-context.ts';
 import { DEFAULT_TRACK_TOTAL_HITS, MAX_RESULT_WINDOW, type ShardQueryResult, type ShardSearchRequest } from './search-request.ts';
 
@@ -78,23 +78,17 @@ export function executeQuery(
   });
   const context = new SearchContext(leaves, fields);
   const weight = query.createWeight(context, needsScores, 1);
-  const prune = scoreOrder && aggregators === null && trackTotalHits !== Infinity;
   for (let leafIndex = 0; leafIndex < leaves.length && !collector.stopped; leafIndex++) {
     const leaf = leaves[leafIndex]!;
-    const knownMatches = prune && collector.canCountUpFront ? weight.count(leaf, leafIndex) : -1;
+    const knownMatches = collector.canCountUpFront ? weight.count(leaf, leafIndex) : -1;
     collector.setLeaf(leafIndex, leaf, context.docBases[leafIndex]!, knownMatches);
     if (knownMatches >= 0 && capacity === 0) continue;
-    if (prune) {
-      let clauses = weight.disjunctionClauses(leaf, leafIndex);
-      if (clauses === null) {
-        const scorer = weight.scorer(leaf, leafIndex);
-        clauses = scorer === null ? [] : [scorer];
-      }
-      collectDisjunction(clauses, leaf, collector);
-    } else {
+    let clauses = weight.disjunctionClauses(leaf, leafIndex);
+    if (clauses === null) {
       const scorer = weight.scorer(leaf, leafIndex);
-      if (scorer !== null) collectAll(scorer, leaf, collector, needsScores);
+      clauses = scorer === null ? [] : [scorer];
     }
+    collectDisjunction(clauses, leaf, collector);
   }
   const hits = collector.topHits();
   if (scoreOrder && sortKeys !== null) for (const hit of hits) hit.sort = [hit.score];
@@ -105,15 +99,6 @@ export function executeQuery(
     aggs: collector.aggregationPartials(),
     timedOut: collector.timedOut,
   };
-}
-
-/** Feeds every matching live doc of a leaf to the collector. */
-function collectAll(scorer: Scorer, leaf: LeafReader, collector: ShardCollector, needsScores: boolean): void {
-  for (let doc = scorer.nextDoc(); doc !== NO_MORE_DOCS; doc = scorer.nextDoc()) {
-    if (!leaf.isLive(doc)) continue;
-    collector.collect(doc, needsScores ? scorer.score() : 0);
-    if (collector.stopped) return;
-  }
 }
 
 /** Number of live docs matching a query (ES `_count`). */

@@ -60,6 +60,22 @@ test('pruned top-k equals exhaustive top-k on random corpora', () => {
   }
 });
 
+test('scoring term-at-a-time and matching doc-at-a-time find the same docs', () => {
+  const leaves = corpus(7);
+  for (const query of QUERIES) {
+    // Sorting by _doc needs no scores, so the weight's own scorer (doc-at-a-time) iterates.
+    const byDoc = executeQuery(leaves, fields, { query, from: 0, size: 10_000, sort: '_doc' });
+    const byScore = executeQuery(leaves, fields, { query, from: 0, size: 10_000, trackTotalHits: true });
+    const key = (hit: { leaf: number; doc: number }): string => `${hit.leaf}:${hit.doc}`;
+    assert.deepEqual(byDoc.hits.map(key), byScore.hits.map(key).sort((a, b) => {
+      const [leafA, docA] = a.split(':').map(Number) as [number, number];
+      const [leafB, docB] = b.split(':').map(Number) as [number, number];
+      return leafA - leafB || docA - docB;
+    }), JSON.stringify(query));
+    assert.deepEqual(byDoc.total, byScore.total);
+  }
+});
+
 test('min_score with pruning keeps exactly the docs at or above it', () => {
   const leaves = corpus(5);
   const query = { match: { body: 'w0 w1 w2' } };

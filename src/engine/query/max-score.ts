@@ -44,7 +44,23 @@ const WINDOW_SIZE = 2048;
 const windowScores = new Float64Array(WINDOW_SIZE);
 const windowBits = new Uint32Array(WINDOW_SIZE >>> 5);
 
-/** Per-leaf working state of the loop (typed arrays indexed by clause). */
+/** Per-clause arrays, shared like the window buffers and grown to the largest clause count seen. */
+let clauseCapacity = 0;
+let sharedOrder = new Int32Array(0);
+let sharedWindowMax = new Float64Array(0);
+let sharedClauseScores = new Float64Array(0);
+let sharedMatchedDoc = new Int32Array(0);
+
+function ensureClauseCapacity(count: number): void {
+  if (count <= clauseCapacity) return;
+  clauseCapacity = Math.max(count, 2 * clauseCapacity, 16);
+  sharedOrder = new Int32Array(clauseCapacity);
+  sharedWindowMax = new Float64Array(clauseCapacity);
+  sharedClauseScores = new Float64Array(clauseCapacity);
+  sharedMatchedDoc = new Int32Array(clauseCapacity);
+}
+
+/** Per-leaf working state of the loop (arrays indexed by clause). */
 class LoopState {
   readonly order: Int32Array;
   readonly windowMax: Float64Array;
@@ -64,10 +80,12 @@ class LoopState {
     readonly sink: PruningSink,
   ) {
     const count = clauses.length;
-    this.order = new Int32Array(count);
-    this.windowMax = new Float64Array(count);
-    this.clauseScores = new Float64Array(count);
-    this.matchedDoc = new Int32Array(count).fill(-1);
+    ensureClauseCapacity(count);
+    this.order = sharedOrder;
+    this.windowMax = sharedWindowMax;
+    this.clauseScores = sharedClauseScores;
+    this.matchedDoc = sharedMatchedDoc;
+    this.matchedDoc.fill(-1, 0, count);
     for (let i = 0; i < count; i++) this.order[i] = i;
     this.hasDeletions = leaf.numLiveDocs() !== leaf.maxDoc;
   }
@@ -114,7 +132,7 @@ function planWindow(state: LoopState, target: number): boolean {
     windowMax[i] = clause.doc === NO_MORE_DOCS || clause.doc > state.windowEnd ? 0 : clause.maxScore(state.windowEnd);
   }
   for (let i = 0; i < clauseCount; i++) order[i] = i;
-  sortByWindowMax(order, windowMax);
+  sortByWindowMax(order, windowMax, clauseCount);
   while (state.essentialStart < clauseCount) {
     const bound = state.nonEssentialBound + windowMax[order[state.essentialStart]!]!;
     if (bound > state.threshold) break;
@@ -138,6 +156,17 @@ function scoreAllInWindow(state: LoopState, target: number): number {
   }
   if (start === NO_MORE_DOCS) return NO_MORE_DOCS;
   const end = start + WINDOW_SIZE - 1;
+  const hasDeletions = state.hasDeletions;
+  if (clauses.length === 1) {
+    // One clause is already in doc order: no need for the window buffers.
+    const clause = clauses[0]!;
+    for (let doc = clause.doc; doc <= end; doc = clause.nextDoc()) {
+      if (hasDeletions && !leaf.isLive(doc)) continue;
+      sink.collect(doc, clause.score());
+      if (sink.stopped) return NO_MORE_DOCS;
+    }
+    return end + 1;
+  }
   windowBits.fill(0);
   for (let i = 0; i < clauses.length; i++) {
     const clause = clauses[i]!;
@@ -154,7 +183,6 @@ function scoreAllInWindow(state: LoopState, target: number): number {
       }
     }
   }
-  const hasDeletions = state.hasDeletions;
   for (let word = 0; word < windowBits.length; word++) {
     let bits = windowBits[word]!;
     while (bits !== 0) {
@@ -170,8 +198,8 @@ function scoreAllInWindow(state: LoopState, target: number): number {
 }
 
 /** Insertion sort of clause indexes by ascending window bound (few clauses). */
-function sortByWindowMax(order: Int32Array, windowMax: Float64Array): void {
-  for (let i = 1; i < order.length; i++) {
+function sortByWindowMax(order: Int32Array, windowMax: Float64Array, count: number): void {
+  for (let i = 1; i < count; i++) {
     const clause = order[i]!;
     const bound = windowMax[clause]!;
     let j = i - 1;

@@ -17,7 +17,7 @@ import {
   type DslObject,
 } from './dsl-reader.ts';
 import type { MatchOptions } from './field-queries.ts';
-import { DEFAULT_MATCH_OPTIONS, expandFieldPattern, matchQuery, phraseQuery } from './field-queries.ts';
+import { expandFieldPattern, matchQuery, phraseQuery } from './field-queries.ts';
 import type { Query } from './scorer.ts';
 
 /** Analyzers a query may name. */

@@ -57,6 +57,42 @@ test('malformed queries are parsing errors naming the query and key', () => {
   parsingError({ dis_max: { queries: {} } }, /requires 'queries' field/);
 });
 
+test('random malformed requests fail only with engine errors', () => {
+  const leaves = [buildLeaf([{ id: '1', source: { title: 'quick fox', tag: 'a', price: 3, published: '2020-01-01' } }], fields)];
+  let state = 12345;
+  const random = (): number => {
+    state = (state * 1103515245 + 12345) >>> 0;
+    return state / 4294967296;
+  };
+  const words = ['match', 'term', 'terms', 'range', 'bool', 'must', 'should', 'filter', 'must_not', 'title', 'tag', 'price', 'published', 'query', 'gte', 'lt', 'boost', 'order', 'field', 'terms', 'avg', 'histogram', 'interval', 'ranges', 'size', 'function_score', 'field_value_factor', 'multi_match', 'fields', 'simple_query_string', 'prefix', 'exists', 'ids', 'values', 'slop', 'match_phrase', 'minimum_should_match'];
+  const value = (depth: number): unknown => {
+    const choice = random();
+    if (depth > 4 || choice < 0.3) {
+      const scalars = [null, true, -1, 0, 2.5, 1e308, '', 'quick', '75%', 'now-1d', '2020-01-01', '*', '"quick fox"~2', 'asc', NaN];
+      return scalars[Math.floor(random() * scalars.length)];
+    }
+    if (choice < 0.45) return Array.from({ length: Math.floor(random() * 3) }, () => value(depth + 1));
+    const object: Record<string, unknown> = {};
+    const keys = 1 + Math.floor(random() * 2);
+    for (let i = 0; i < keys; i++) object[words[Math.floor(random() * words.length)]!] = value(depth + 1);
+    return object;
+  };
+  const shapes = ['match', 'term', 'range', 'bool', 'function_score', 'multi_match', 'simple_query_string', 'prefix', 'terms', 'match_phrase'];
+  let succeeded = 0;
+  for (let i = 0; i < 3000; i++) {
+    const shape = shapes[i % shapes.length]!;
+    const query = random() < 0.8 ? { [shape]: value(1) } : value(0);
+    const request = { query, from: 0, size: 5, sort: random() < 0.2 ? value(2) : undefined, aggs: random() < 0.2 ? value(1) : undefined };
+    try {
+      executeQuery(leaves, fields, request);
+      succeeded++;
+    } catch (error) {
+      assert.ok(error instanceof EngineError, `${JSON.stringify(request)} threw ${String(error)}`);
+    }
+  }
+  assert.ok(succeeded > 20, `only ${succeeded} random requests were valid`);
+});
+
 test('absurdly deep nesting is rejected, not a stack overflow', () => {
   let dsl: unknown = { match_all: {} };
   for (let i = 0; i < 200; i++) dsl = { bool: { must: dsl } };

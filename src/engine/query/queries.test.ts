@@ -256,10 +256,12 @@ test('inplace column updates are visible to the next search', () => {
 test('a timeout stops collection and flags the result', () => {
   const many = Array.from({ length: 3000 }, (_, n) => ({ id: `m${n}`, source: { title: `quick ${n}` } }));
   const local = [buildLeaf(many, fields)];
-  const result = executeQuery(local, fields, { query: { match: { title: 'quick' } }, from: 0, size: 5, timeoutMs: -1, trackTotalHits: true });
+  // Two terms, so the leaf cannot be counted up front from docFreq.
+  const query = { match: { title: 'quick fox' } };
+  const result = executeQuery(local, fields, { query, from: 0, size: 5, timeoutMs: -1, trackTotalHits: true });
   assert.equal(result.timedOut, true);
   assert.ok(result.total.value < 3000);
-  const full = executeQuery(local, fields, { query: { match: { title: 'quick' } }, from: 0, size: 5, trackTotalHits: true });
+  const full = executeQuery(local, fields, { query, from: 0, size: 5, trackTotalHits: true });
   assert.equal(full.timedOut, false);
   assert.equal(full.total.value, 3000);
 });

@@ -8,7 +8,7 @@ import type { FieldStats, LeafReader } from '../segment/leaf-reader.ts';
 /** Shard-level view shared by every weight of one request. */
 export class SearchContext {
   /** First global doc number of each leaf (leaf order), used for `_doc` sort values. */
-  readonly docBases: Int32Array;
+  readonly docBases: number[] = [];
   private readonly fieldStatsCache = new Map<string, FieldStats>();
   private readonly docFreqCache = new Map<string, number>();
 
@@ -16,11 +16,10 @@ export class SearchContext {
     readonly leaves: readonly LeafReader[],
     readonly fields: ReadonlyMap<string, FlatField>,
   ) {
-    this.docBases = new Int32Array(leaves.length);
     let base = 0;
-    for (let i = 0; i < leaves.length; i++) {
-      this.docBases[i] = base;
-      base += leaves[i]!.maxDoc;
+    for (const leaf of leaves) {
+      this.docBases.push(base);
+      base += leaf.maxDoc;
     }
   }
 

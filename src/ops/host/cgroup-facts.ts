@@ -58,7 +58,7 @@ async function controllerDir(files: HostFiles, controller: 'cpu' | 'memory', v2F
     files.text('/proc/self/mountinfo').then(parseMountInfo),
   ]);
   const lines = cgroups.split('\n').filter((line) => line !== '').map((line) => {
-    const [, controllers, path] = /^(\d+):([^:]*):(.*)$/.exec(line) ?? [];
+    const [, , controllers, path] = /^(\d+):([^:]*):(.*)$/.exec(line) ?? [];
     return { controllers: (controllers ?? '').split(','), path: path ?? '/' };
   });
   const within = (mount: MountEntry, path: string): string => {

@@ -47,14 +47,18 @@ async function detectContainer(files: HostFiles): Promise<ContainerEnvironment> 
   const environ = await files.text('/proc/1/environ').catch(() => '');
   const variable = environ.split('\0').find((entry) => entry.startsWith('container='));
   if (variable) clues.push({ runtime: variable.slice('container='.length) || null, evidence: `process 1 has ${variable}` });
-  const cgroups = await files.text('/proc/self/cgroup').catch(() => '');
+  const cgroups = await files.text('/proc/self/cgroup').catch(() => null);
+  const mountinfo = await files.text('/proc/self/mountinfo').catch(() => null);
+  if (clues.length === 0 && cgroups === null && mountinfo === null) {
+    throw new Error('cannot tell: neither /proc/self/cgroup nor /proc/self/mountinfo can be read, and no runtime marker file exists');
+  }
   for (const [pattern, runtime] of CGROUP_MARKERS) {
-    if (pattern.test(cgroups)) {
+    if (pattern.test(cgroups ?? '')) {
       clues.push({ runtime, evidence: `cgroup path mentions ${runtime}` });
       break;
     }
   }
-  const mounts = parseMountInfo(await files.text('/proc/self/mountinfo').catch(() => ''));
+  const mounts = parseMountInfo(mountinfo ?? '');
   const root = mountOf(mounts, '/');
   if (root?.fsType === 'overlay') clues.push({ runtime: null, evidence: 'the root file system is an overlay' });
   return {

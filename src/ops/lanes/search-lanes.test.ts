@@ -31,7 +31,7 @@ function lanes(values: Record<string, unknown>, threshold = -1, lines: string[] 
       done();
     },
   });
-  const slowLog = new SlowLog(() => threshold, pino({ level: 'warn' }, stream).child({ target: 'slowlog' }));
+  const slowLog = new SlowLog(() => threshold, pino({ level: 'warn' }, stream).child({ component: 'slowlog' }));
   return new SearchLanes({ 'search.lanes.default.max_concurrent': 4, 'search.lanes.default.max_queue': 10, ...values }, slowLog);
 }
 
@@ -121,7 +121,7 @@ test('searches at or over the threshold are logged under slowlog and counted', a
   assert.equal(searchLanes.stats().default.slow, 1);
   assert.equal(lines.length, 1);
   const line = JSON.parse(lines[0]);
-  assert.equal(line.target, 'slowlog');
+  assert.equal(line.component, 'slowlog');
   assert.equal(line.collection, 'books');
   assert.equal(line.took, 12);
   assert.equal(line.source, '{"query":{"match":{"title":"x"}}}');

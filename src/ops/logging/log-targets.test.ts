@@ -17,7 +17,7 @@ function capture(level: string): { lines: Array<Record<string, unknown>>; root: 
 }
 
 function messages(lines: Array<Record<string, unknown>>): string[] {
-  return lines.map((line) => `${String(line.target ?? '-')}:${String(line.msg)}`);
+  return lines.map((line) => `${String(line.component ?? '-')}:${String(line.msg)}`);
 }
 
 test('target directives apply to target loggers and to loggers derived from them', async () => {

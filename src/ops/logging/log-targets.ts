@@ -1,7 +1,7 @@
 /**
  * Named log targets on one pino root logger. Every module logs through the logger of its target
- * (`http`, `catalog`, `engine`, `slowlog`, ...): a child of the root bound to `{target: name}`
- * whose level comes from the `log.level` directives. Loggers derived from a target logger with
+ * (`http`, `catalog`, `engine`, `slowlog`, ...): a child of the root bound to `{component: name}`
+ * (so every line names its target) whose level comes from the `log.level` directives. Loggers derived from a target logger with
  * `child()` inherit its level through pino's prototype chain, so changing a target's level
  * reaches every logger already made from it (per-shard and per-request loggers included) without
  * tracking them. Applying new directives never recreates a logger, so nothing in flight is lost.
@@ -30,7 +30,7 @@ export class LogTargets {
   target(name: string): Logger {
     let logger = this.loggers.get(name);
     if (logger === undefined) {
-      logger = this.root.child({ target: name });
+      logger = this.root.child({ component: name });
       logger.level = pinoLevel(levelForTarget(this.directives, name));
       this.loggers.set(name, logger);
     }

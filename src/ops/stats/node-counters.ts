@@ -1,7 +1,7 @@
 /**
  * The counters the node layer and the HTTP server increment as work happens: writes by kind and
- * outcome, updates by path (inplace column write vs full re-index), bulk requests, change-feed
- * reads and HTTP traffic. Plain numbers in plain objects: incrementing one is a field write, cheap
+ * outcome, updates by path (inplace column write vs full re-index), bulk requests, change feeds
+ * opened and HTTP traffic. Plain numbers in plain objects: incrementing one is a field write, cheap
  * enough for every request. Figures computed from other sources (shards, lanes, the process) are
  * gathered when stats are read, see `node-stats.ts`.
  */
@@ -41,11 +41,12 @@ export interface BulkCounters {
   time_in_millis: number;
 }
 
-/** Change-feed read counters. */
+/** Change-feed counters. */
 export interface ChangesCounters {
+  /** Feeds opened. */
   requests: number;
-  /** Change entries returned to readers. */
-  entries: number;
+  /** Feeds opened, by `feed` mode (`normal`, `longpoll`, `continuous`, `eventsource`). */
+  by_feed: Record<string, number>;
 }
 
 /** HTTP traffic counters. */
@@ -75,7 +76,7 @@ export class NodeCounters {
   };
   readonly updates: UpdateCounters = { total: 0, inplace: 0, full: 0, noop: 0, upserts: 0, failed: 0, time_in_millis: 0 };
   readonly bulk: BulkCounters = { requests: 0, items: 0, failed_items: 0, time_in_millis: 0 };
-  readonly changes: ChangesCounters = { requests: 0, entries: 0 };
+  readonly changes: ChangesCounters = { requests: 0, by_feed: {} };
   readonly http: HttpCounters = { current_open: 0, total_opened: 0, requests_total: 0, responses: {}, time_in_millis: 0 };
 
   /** Counts one finished write: its result, or the error it failed with. */
@@ -117,10 +118,10 @@ export class NodeCounters {
     this.bulk.time_in_millis += elapsedMs;
   }
 
-  /** Counts one change-feed read that returned `entries` changes. */
-  recordChangesRead(entries: number): void {
+  /** Counts one opened change feed. */
+  recordChangesRequest(feed: string): void {
     this.changes.requests++;
-    this.changes.entries += entries;
+    this.changes.by_feed[feed] = (this.changes.by_feed[feed] ?? 0) + 1;
   }
 
   /** Counts one answered HTTP request. */

@@ -45,6 +45,8 @@ export interface NodeTrash {
   prepareDelete(intent: TrashIntent): Promise<void>;
   /** Undoes `prepareDelete` when the catalog change did not happen. */
   abortDelete(itemId: string): Promise<void>;
+  /** Delete, last step: once the node applied catalog revision `revision` (the delete), completes the item there. */
+  finishDelete(itemId: string, revision: number): Promise<void>;
   /** Read-only check of the shards this node holds; null when it holds no such item. */
   verify(itemId: string): Promise<NodeItemVerification | null>;
   /** Restore, step 1: marks the item `restoring`. */
@@ -63,6 +65,7 @@ export class LocalNodeTrash implements NodeTrash {
     readonly nodeId: string,
     readonly nodeName: string,
     private readonly store: TrashStore,
+    private readonly waitForRevision: (revision: number) => Promise<void>,
   ) {}
 
   async list(): Promise<NodeTrashListing> {
@@ -87,6 +90,11 @@ export class LocalNodeTrash implements NodeTrash {
 
   abortDelete(itemId: string): Promise<void> {
     return this.store.abortDelete(itemId);
+  }
+
+  async finishDelete(itemId: string, revision: number): Promise<void> {
+    await this.waitForRevision(revision);
+    await this.store.finishDelete(itemId);
   }
 
   async verify(itemId: string): Promise<NodeItemVerification | null> {

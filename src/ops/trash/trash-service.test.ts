@@ -38,6 +38,10 @@ class FakeNode implements NodeTrash {
     this.record('abortDelete');
     this.items.delete(itemId);
   }
+  async finishDelete(itemId: string): Promise<void> {
+    this.record('finishDelete');
+    this.items.get(itemId)!.state = 'trashed';
+  }
   async verify(itemId: string): Promise<NodeItemVerification | null> {
     const item = this.items.get(itemId);
     return item ? { state: item.state, shards: this.checks.get(itemId) ?? [] } : null;
@@ -123,6 +127,7 @@ test('a node that cannot record the delete stops it: the others forget their int
   const deleted = await service([alpha, beta]).deleteCollections('kept');
   assert.equal(coordinator.getCollection('kept'), null);
   assert.ok(alpha.items.has(deleted.trash_items[0].item_id) && beta.items.has(deleted.trash_items[0].item_id), 'every node got the intent');
+  assert.deepEqual(beta.calls, ['prepareDelete', 'prepareDelete', 'finishDelete']);
 });
 
 test('a restore needs every shard intact on its node; otherwise 409 with the findings and nothing changes', async () => {

@@ -5,7 +5,7 @@
  * of deletes and restores (see trash-recovery.ts for what a crash on either side of it leaves).
  *
  * - delete: every node records the intent → the catalog drops the collections (names free at
- *   once) → each node moves its shards into the item as it applies that change;
+ *   once) → each node moves its shards into the item as it applies that change, then completes it;
  * - restore: find the item, check names and completeness (verify) → every holder marks it
  *   `restoring` → the catalog takes the collections back with their recorded metadata → each node
  *   moves its shards back before reopening them → holders drop the item;
@@ -292,7 +292,12 @@ export class TrashService {
       await onEveryNode(nodes, (node) => node.abortDelete(intent.itemId));
       throw asNodeError(error);
     }
-    await this.options.waitForRevision(this.options.coordinator.revision);
+    const revision = this.options.coordinator.revision;
+    await this.options.waitForRevision(revision);
+    const finished = await onEveryNode(nodes, (node) => node.finishDelete(intent.itemId, revision));
+    for (const failure of finished.failures) {
+      this.options.logger.error({ itemId: intent.itemId, nodeId: failure.nodeId, err: failure.error }, 'a node could not finish the delete; it finishes at its next start');
+    }
     return result;
   }
 

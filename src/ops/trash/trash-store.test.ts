@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type { Catalog, CollectionMeta } from '../../cluster/catalog.ts';
+import { emptyCatalog, type Catalog, type CollectionMeta } from '../../cluster/catalog.ts';
 import { DEFAULT_ENGINE_SETTINGS, Shard } from '../../engine/shard/shard.ts';
 import { NO_TRASH_FAULTS } from './trash-faults.ts';
 import { TrashStore, type TrashIntent } from './trash-store.ts';
@@ -40,14 +40,7 @@ function collection(name: string, shards: number): CollectionMeta {
 }
 
 function catalog(collections: CollectionMeta[]): Catalog {
-  return {
-    clusterName: 'trove',
-    clusterUuid: 'cluster',
-    revision: 9,
-    namespaces: { default: { name: 'default', uuid: 'default-uuid', createdAt: 1 } },
-    collections: Object.fromEntries(collections.map((meta) => [meta.name, meta])),
-    nodes: {},
-  };
+  return { ...emptyCatalog('trove', 'cluster', 1), collections: Object.fromEntries(collections.map((meta) => [meta.name, meta])) };
 }
 
 function intent(meta: CollectionMeta, deletedAt = Date.now()): TrashIntent {
@@ -75,7 +68,7 @@ async function fill(shards: Shard[]): Promise<number[]> {
   return shards.map((shard) => shard.stats().docs);
 }
 
-test('delete seals and moves shards into the item; restore brings them back intact', async () => {
+test('delete closes and moves shards into the item; restore brings them back intact', async () => {
   const path = await dataPath();
   const meta = collection('books', 2);
   const shards = [await openShard(path, meta, 0), await openShard(path, meta, 1)];
@@ -149,15 +142,19 @@ test('verification is read-only, even for access times, and finds damaged, missi
 
   const walFile = files.find((file) => file.endsWith('.wal'))!;
   const wal = await readFile(walFile);
+  const intact = Buffer.from(wal);
   wal[wal.length - 3] ^= 0x01;
   await writeFile(walFile, wal);
   assert.match((await store.verify(itemId))!.shards[0].problems.join('\n'), /corrupt frame/);
   await rm(walFile);
-  assert.match((await store.verify(itemId))!.shards[0].problems.join('\n'), /\.wal: missing/);
+  const withoutWal = (await store.verify(itemId))!.shards[0].problems.join('\n');
+  assert.match(withoutWal, /\.wal: missing/);
+  assert.match(withoutWal, /lacks records past the checkpoint/);
+  await writeFile(walFile, intact);
+  assert.equal((await store.verify(itemId))!.shards[0].status, 'ok');
 
   const manifestPath = join(path, 'trash', itemId, 'manifest.json');
   const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
-  manifest.shards[0].files = manifest.shards[0].files.filter((file: { path: string }) => !file.path.endsWith('.wal'));
   manifest.shards[0].documents += 1;
   await writeFile(manifestPath, JSON.stringify(manifest));
   const miscounted = (await (await openStore(path)).verify(itemId))!.shards[0];
@@ -192,7 +189,7 @@ test('recovery resolves every interrupted state against the catalog', async () =
   assert.ok(existsSync(join(path, 'shards', live.shards[0].uuid)), 'a delete that never committed leaves the collection live');
   assert.ok(existsSync(join(path, 'shards', restored.shards[0].uuid)), 'a committed restore completes');
   const goneItem = recovered.items().find((item) => item.name === 'gone')!;
-  assert.deepEqual(goneItem.shards.map((shard) => shard.documents), [counts[1], counts[2]], 'the WAL tail was replayed and sealed');
+  assert.deepEqual(goneItem.shards.map((shard) => shard.documents), [counts[1], counts[2]], 'the WAL tail was recovered and counted');
   const verified = await recovered.verify(goneItem.itemId);
   assert.deepEqual(verified?.shards.map((shard) => shard.status), ['ok', 'ok']);
   assert.ok(existsSync(join(path, 'trash', 'item-abandoned', 'shards', abandoned.shards[0].uuid)), 'an uncommitted restore goes back to the trash');
@@ -212,6 +209,11 @@ test('purges are atomic per node, expire by deletedAt, and refuse items mid-oper
   }
   await store.prepareDelete(intent(pending));
   await assert.rejects(store.purge('item-pending'), /is pending/);
+  const emptyNamespace = { name: 'empty', uuid: 'empty-uuid', createdAt: 1 };
+  await store.prepareDelete({ itemId: 'item-empty', kind: 'namespace', name: 'empty', namespace: emptyNamespace, deletedAt: now, collections: [] });
+  await store.finishDelete('item-empty');
+  assert.equal(store.items().find((item) => item.itemId === 'item-empty')?.state, 'trashed', 'an empty namespace has nothing to move');
+  assert.ok(await store.purge('item-empty'));
   assert.equal(await store.purge('nope'), null);
 
   assert.deepEqual(await store.purgeExpired(60, now), []);

@@ -167,6 +167,17 @@ export class TrashStore implements ShardCustodian {
     });
   }
 
+  /**
+   * Delete, last step (once this node applied the catalog change): completes the item if `retire`
+   * had nothing to hand over, as for an empty namespace or a collection with no data here.
+   */
+  finishDelete(itemId: string): Promise<void> {
+    return this.exclusive(async () => {
+      const manifest = this.manifests.get(itemId);
+      if (manifest?.state === 'pending' || manifest?.state === 'moving') await moveItemIn(this.context(), manifest, new Map());
+    });
+  }
+
   /** Restore, step 1: marks the item `restoring` (it must be `trashed`). */
   prepareRestore(itemId: string): Promise<void> {
     return this.exclusive(async () => {

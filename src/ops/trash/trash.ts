@@ -61,7 +61,7 @@ export class Trash {
 
   /** Starts the retention sweeper and returns the cluster-wide service. */
   start(options: TrashStartOptions): TrashService {
-    const local = new LocalNodeTrash(this.options.nodeId, options.nodeName, this.store);
+    const local = new LocalNodeTrash(this.options.nodeId, options.nodeName, this.store, options.waitForRevision);
     this.sweeper = new TrashSweeper({ store: this.store, retentionSecs: options.retentionSecs, logger: this.options.logger });
     this.sweeper.start();
     return new TrashService({
