@@ -16,6 +16,7 @@ export function invalidNameReason(name: string): string | null {
   if (forbidden !== undefined) {
     return `must not contain the following characters [${FORBIDDEN_CHARACTERS.join(', ')}]`;
   }
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'must not contain control characters';
   if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) return `is too long, must be at most ${MAX_NAME_BYTES} bytes`;
   return null;
 }

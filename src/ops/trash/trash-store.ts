@@ -217,17 +217,21 @@ export class TrashStore implements ShardCustodian {
   }
 
   /** Purges one item of this node; null when this node does not hold it. */
-  purge(itemId: string): Promise<PurgedItem | null> {
-    return this.exclusive(() => this.purgeNow(itemId));
+  async purge(itemId: string): Promise<PurgedItem | null> {
+    const committed = await this.exclusive(async () => this.commitPurge(itemId));
+    return committed && this.removePurged(committed);
   }
 
   /** Purges every `trashed` item whose `deletedAt + retentionSecs` has passed; returns their ids. */
-  purgeExpired(retentionSecs: number, now: number): Promise<string[]> {
-    return this.exclusive(async () => {
-      const expired = this.items().filter((manifest) => manifest.state === 'trashed' && manifest.deletedAt + retentionSecs * 1000 <= now);
-      for (const manifest of expired) await this.purgeNow(manifest.itemId);
-      return expired.map((manifest) => manifest.itemId);
-    });
+  async purgeExpired(retentionSecs: number, now: number): Promise<string[]> {
+    const expired = this.items().filter((manifest) => manifest.state === 'trashed' && manifest.deletedAt + retentionSecs * 1000 <= now);
+    const purged: string[] = [];
+    for (const manifest of expired) {
+      // An item that changed state meanwhile (a restore began) is refused by commitPurge and stays.
+      const committed = await this.exclusive(async () => this.commitPurge(manifest.itemId)).catch(() => null);
+      if (committed) purged.push((await this.removePurged(committed)).itemId);
+    }
+    return purged;
   }
 
   /** Read-only check of every shard this node holds for the item; null when it holds no such item. */
@@ -239,24 +243,31 @@ export class TrashStore implements ShardCustodian {
     return { manifest, shards };
   }
 
-  private async purgeNow(itemId: string): Promise<PurgedItem | null> {
+  /** A purge's commit point (under the store's lock): the item directory is renamed away. */
+  private async commitPurge(itemId: string): Promise<{ itemId: string; dir: string; manifest: TrashManifest | undefined } | null> {
     const manifest = this.manifests.get(itemId);
     if (!manifest && !this.unreadable.has(itemId)) return null;
     if (manifest && manifest.state !== 'trashed') {
       throw new TrashError('trash_item_busy', `trash item [${itemId}] is ${manifest.state}; try again once that finishes`);
     }
-    const purging = join(trashRoot(this.options), `${PURGING_PREFIX}${itemId}`);
-    await rename(itemDir(this.options, itemId), purging);
+    const dir = join(trashRoot(this.options), `${PURGING_PREFIX}${itemId}`);
+    await rename(itemDir(this.options, itemId), dir);
     await fsyncDirectory(trashRoot(this.options));
     this.manifests.delete(itemId);
     this.unreadable.delete(itemId);
+    return { itemId, dir, manifest };
+  }
+
+  /** Removes a committed purge's directory, outside the lock: deleting a large item does not hold up moves. */
+  private async removePurged(committed: { itemId: string; dir: string; manifest: TrashManifest | undefined }): Promise<PurgedItem> {
+    const { itemId, dir, manifest } = committed;
     this.options.faults.crashAt('trash.purge.after_commit');
-    const shardDirs = await readdir(join(purging, 'shards')).catch(() => [] as string[]);
+    const shardDirs = await readdir(join(dir, 'shards')).catch(() => [] as string[]);
     for (const uuid of shardDirs) {
-      await rm(join(purging, 'shards', uuid), { recursive: true, force: true });
+      await rm(join(dir, 'shards', uuid), { recursive: true, force: true });
       this.options.faults.crashAt('trash.purge.mid_remove');
     }
-    await rm(purging, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
     this.options.logger.info({ itemId }, 'purged trash item');
     return {
       itemId,
