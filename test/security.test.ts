@@ -159,6 +159,11 @@ test('a key limited to namespaces sees only them in every listing and search', a
   });
   assert.equal(bulk.status, 403);
   assert.equal((await request('GET', '/shop-posts/_doc/9', shop)).body.found, false, 'a refused bulk applies nothing');
+
+  const shopAdmin = { apiKey: (await issue({ name: 'shop-admin', role: 'admin', namespaces: ['shop'] })).key };
+  const visibleKeys = await request('GET', '/_security/api_key', shopAdmin);
+  assert.deepEqual(visibleKeys.body.api_keys.map((entry: { name: string }) => entry.name).sort(), ['shop-admin', 'shop-ops']);
+  assert.equal((await request('POST', '/_security/api_key', { ...shopAdmin, json: { name: 'escalate', role: 'read' } })).status, 403);
 });
 
 test('requests without a key are refused before the body is read; with a key, too large is 413', async () => {
@@ -201,7 +206,7 @@ test('trove import finds the bootstrap key through --data', async () => {
     const run = async (extra: string[]) => {
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'main.ts'), 'import', file, '--collection', 'imported', '--url', server.url, '--no-progress', '--restart', ...extra],
+        [join(REPO_ROOT, 'bin', 'trove.js'), 'import', file, '--collection', 'imported', '--url', server.url, '--no-progress', '--restart', ...extra],
         { cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TROVE_API_KEY: '' } },
       );
       let output = '';

@@ -4,7 +4,7 @@
  * read-only (not even access times change), a restore gives back exactly what was there (search
  * results, counts, shard UUIDs, mappings, inplace values, change-feed history), conflicts and
  * incomplete items change nothing, purges remove items everywhere, and retention expires items
- * from their recorded delete time (trash-crash.test.ts shows a restart keeps that time).
+ * from their recorded delete time, across a restart, with the current `trash.retention_secs`.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -233,22 +233,39 @@ test('bad input on the namespace and trash routes is a clear 4xx and changes not
   assert.equal((await call(server, 'GET', '/guarded/_count')).body.count, 4);
 });
 
-test('row 4: retention purges an item once its recorded delete time plus trash.retention_secs has passed', async () => {
-  const short = await startServer({ settings: { 'trash.retention_secs': '3' } });
+test('row 4: retention counts from the recorded delete time, across a restart, and a new value applies to every item at once', async () => {
+  const node = await startServer();
   try {
-    await seedBooks(short, 'brief', { shards: 1, count: 5 });
-    const deleted = await call(short, 'DELETE', '/brief');
-    const itemId: string = deleted.body.trash_items[0].item_id;
-    const listed = await trashItem(short, itemId);
-    assert.equal(listed?.expires_at_millis, listed!.deleted_at_millis + 3000);
-    while ((await trashItem(short, itemId)) !== undefined) {
-      assert.ok(Date.now() < listed!.expires_at_millis + 4000, 'the item outlived its retention');
+    await seedBooks(node, 'early', { shards: 1, count: 5 });
+    const early: string = (await call(node, 'DELETE', '/early')).body.trash_items[0].item_id;
+    const listed = await trashItem(node, early);
+    await node.restart();
+    const relisted = await trashItem(node, early);
+    assert.equal(relisted?.deleted_at_millis, listed!.deleted_at_millis, 'a restart keeps the recorded delete time');
+    assert.equal(relisted?.expires_at_millis, listed!.deleted_at_millis + 7 * 24 * 3600 * 1000);
+
+    // Two seconds of retention: the early item is long past it and goes at once.
+    const changed = await call(node, 'PUT', '/_node/_local/settings', { json: { 'trash.retention_secs': 2 } });
+    assert.equal(changed.status, 200, changed.text);
+    const changedAt = Date.now();
+    while ((await trashItem(node, early)) !== undefined) {
+      assert.ok(Date.now() < changedAt + 3000, 'the new retention did not apply to the earlier item');
+      await sleep(50);
+    }
+    assert.equal(itemOnDisk(node, early), false);
+
+    // A later item lives exactly its two seconds.
+    await seedBooks(node, 'late', { shards: 1, count: 5 });
+    const late: string = (await call(node, 'DELETE', '/late')).body.trash_items[0].item_id;
+    const lateItem = await trashItem(node, late);
+    assert.equal(lateItem?.expires_at_millis, lateItem!.deleted_at_millis + 2000);
+    while ((await trashItem(node, late)) !== undefined) {
+      assert.ok(Date.now() < lateItem!.expires_at_millis + 4000, 'the item outlived its retention');
       await sleep(100);
     }
-    assert.ok(Date.now() >= listed!.expires_at_millis, 'the item was not purged before its deadline');
-    assert.equal(itemOnDisk(short, itemId), false);
-    assert.deepEqual(await trashedShardDirs(short, itemId), []);
+    assert.ok(Date.now() >= lateItem!.expires_at_millis, 'the item was not purged before its deadline');
+    assert.deepEqual(await trashedShardDirs(node, late), []);
   } finally {
-    await short.cleanup();
+    await node.cleanup();
   }
 });

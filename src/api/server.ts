@@ -15,6 +15,10 @@ import { requireRouteRoles } from './roles.ts';
 import { bulkRoutes } from './routes/bulk.ts';
 import { catRoutes } from './routes/cat.ts';
 import { catSegmentsRoutes } from './routes/cat-segments.ts';
+import { clusterRoutes } from './routes/cluster.ts';
+import { metricsRoutes } from './routes/metrics.ts';
+import { nodeRoutes } from './routes/node.ts';
+import { installHttpStats } from '../ops/stats/http-stats.ts';
 import { changesRoutes } from './routes/changes.ts';
 import { collectionRoutes } from './routes/collections.ts';
 import { compactRoutes } from './routes/compact.ts';
@@ -37,14 +41,15 @@ export interface RouteOptions {
 export interface BuildServerOptions {
   node: NodeService;
   config: NodeConfig;
-  logger: Logger;
+  /** The node's root logger; the server logs through the node's `http` log target, a child of it. */
+  logger?: Logger;
 }
 
 /** Builds (but does not start) the HTTP server of a node. */
 export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {
-  const { node, config, logger } = options;
+  const { node, config } = options;
   const app = Fastify({
-    loggerInstance: logger.child({ component: 'http' }) as FastifyBaseLogger,
+    loggerInstance: node.ops.logs.target('http') as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.values['http.max_content_length'],
     exposeHeadRoutes: false,
@@ -62,6 +67,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   installErrorHandling(app);
   requireRouteRoles(app);
   installResponseFormatting(app);
+  installHttpStats(app, node.ops.counters);
 
   await app.register(apiRoutes, { node, config });
   return app;
@@ -74,6 +80,9 @@ async function apiRoutes(instance: FastifyInstance, options: RouteOptions): Prom
   await instance.register(rootRoutes, options);
   await instance.register(catRoutes, options);
   await instance.register(catSegmentsRoutes, options);
+  await instance.register(clusterRoutes, options);
+  await instance.register(nodeRoutes, options);
+  await instance.register(metricsRoutes, options);
   await instance.register(compactRoutes, options);
   await instance.register(jobRoutes, options);
   await instance.register(searchRoutes, options);

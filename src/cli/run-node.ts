@@ -7,6 +7,7 @@ import { pino, type Logger } from 'pino';
 import { buildServer } from '../api/server.ts';
 import type { NodeConfig } from '../config/load-config.ts';
 import { NodeService } from '../node/node-service.ts';
+import { FALLBACK_LEVEL, parseDirectives, pinoLevel } from '../ops/logging/log-directives.ts';
 
 /** A started node with its HTTP server. */
 export interface RunningNode {
@@ -20,10 +21,13 @@ export interface RunningNode {
 
 /** The pino level of a `log.level` directive list: its bare (untargeted) level, `info` if none. */
 export function baseLogLevel(directives: string): string {
-  return directives.split(',').find((directive) => directive !== '' && !directive.includes('=')) ?? 'info';
+  return pinoLevel(parseDirectives(directives).defaultLevel ?? FALLBACK_LEVEL);
 }
 
-/** Creates the node's root logger (JSON lines on stdout). */
+/**
+ * Creates the node's root logger (JSON lines on stdout) at the default level of `log.level`;
+ * the node's log targets (src/ops/logging) apply the target directives.
+ */
 export function createLogger(config: NodeConfig): Logger {
   return pino({ level: baseLogLevel(config.values['log.level']), base: { node: config.values['node.name'] } });
 }

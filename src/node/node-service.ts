@@ -127,6 +127,7 @@ export class NodeService {
       nodeName: config.values['node.name'],
       waitForRevision: (revision) => shards.waitForRevision(revision),
       retentionSecs: () => this.settings()['trash.retention_secs'],
+      onRetentionChange: (listener) => ops.settings.onChange(listener, ['trash.retention_secs']),
     });
     this.context = {
       nodeId,

@@ -16,6 +16,8 @@ import type { NodeCredentialVerifier } from './node-credential.ts';
 let dataPath: string;
 let node: NodeService;
 let adminKey: string;
+/** Every log line the node and its security plugin wrote. */
+const logLines: string[] = [];
 
 const NODE_TOKEN = Buffer.from('cluster-internal-token-for-tests');
 
@@ -30,7 +32,8 @@ const verifier: NodeCredentialVerifier = {
 
 before(async () => {
   dataPath = await mkdtemp(join(tmpdir(), 'trove-auth-'));
-  node = await NodeService.open({ config: loadConfig({ flags: { 'path.data': dataPath }, env: {} }), logger: pino({ level: 'silent' }) });
+  const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) });
+  node = await NodeService.open({ config: loadConfig({ flags: { 'path.data': dataPath }, env: {} }), logger });
 });
 
 after(async () => {
@@ -108,9 +111,10 @@ test('the cluster-internal credential hook: a verified node acts as admin; witho
   }
 });
 
-test('with security disabled every request acts as an unrestricted admin', async () => {
+test('with security disabled every request acts as an unrestricted admin, and the start says so', async () => {
   const { app, security } = await server({}, false);
   try {
+    assert.ok(logLines.some((line) => line.includes('"level":40') && line.includes('security is disabled')));
     const response = await app.inject({ method: 'POST', url: '/admin-only' });
     assert.equal(response.statusCode, 200);
     assert.equal(response.json().kind, 'anonymous');

@@ -64,7 +64,7 @@ const ANONYMOUS: Principal = { kind: 'anonymous', id: '', name: 'anonymous', rol
 export async function installSecurity(instance: FastifyInstance, options: SecurityOptions): Promise<SecurityContext> {
   const { node, config, nodeCredential } = options;
   const enabled = config.values['security.enabled'];
-  const logger = node.logger.child({ component: 'security' });
+  const logger = node.ops.logs.target('security');
   const coordinator = node.coordinator;
   const keys = new ApiKeys({ coordinator, logger, lastUsedFlushMs: options.lastUsedFlushMs });
   const counters = new AuthCounters();

@@ -257,15 +257,17 @@ function scoreWindow(state: LoopState, windowStart: number): number {
           partial += score;
         }
       }
-      let score = 0;
-      if (competitive) for (let i = 0; i < clauseCount; i++) if (matchedDoc[i] === doc) score += clauseScores[i]!;
-      // While pruning nothing needs counting, so a doc the heap would reject is not handed over.
-      if (competitive && score > threshold) {
-        sink.collect(doc, score);
-        if (sink.stopped) return NO_MORE_DOCS;
-        if (sink.competitiveThreshold() !== threshold) {
-          advanceEssentials(state, doc);
-          return doc + 1;
+      if (competitive) {
+        let score = 0;
+        for (let i = 0; i < clauseCount; i++) if (matchedDoc[i] === doc) score += clauseScores[i]!;
+        // While pruning nothing needs counting, so a doc the heap would reject is not handed over.
+        if (score > threshold) {
+          sink.collect(doc, score);
+          if (sink.stopped) return NO_MORE_DOCS;
+          if (sink.competitiveThreshold() !== threshold) {
+            advanceEssentials(state, doc);
+            return doc + 1;
+          }
         }
       }
     }

@@ -152,17 +152,25 @@ class PhraseScorer extends Scorer {
     }
   }
 
+  /** Exact occurrences; a term's positions are decoded only once every earlier term lined up. */
   private exactFreq(): number {
-    this.loadPositions();
     const lists = this.positionLists;
     const pointers = this.pointers;
     const lengths = this.lengths;
     const offsets = this.offsets;
-    const first = lists[0]!;
+    const first = this.cursors[0]!.positions();
+    let loaded = 1;
     let count = 0;
     candidates: for (let p = 0; p < first.length; p++) {
       const base = first[p]! - offsets[0]!;
-      for (let i = 1; i < lists.length; i++) {
+      for (let i = 1; i < offsets.length; i++) {
+        if (i === loaded) {
+          const positions = this.cursors[i]!.positions();
+          lists[i] = positions;
+          lengths[i] = positions.length;
+          pointers[i] = 0;
+          loaded++;
+        }
         const list = lists[i]!;
         const target = base + offsets[i]!;
         let pointer = pointers[i]!;

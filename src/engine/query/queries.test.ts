@@ -86,6 +86,11 @@ test('match_phrase checks positions, slop, and does not cross array values', () 
   assert.deepEqual(sortedIds({ match_phrase: { title: { query: 'fox quick', slop: 2 } } }), []);
   assert.deepEqual(sortedIds({ match_phrase: { title: { query: 'fox brown', slop: 3 } } }), ['1']);
   assert.deepEqual(sortedIds({ match_phrase: { title: 'quick quick' } }), ['3']);
+  assert.deepEqual(sortedIds({ match_phrase: { title: 'the quick brown fox' } }), ['1']);
+  assert.deepEqual(sortedIds({ match_phrase: { title: 'quick brown fox' } }), ['1']);
+  assert.deepEqual(sortedIds({ match_phrase: { title: 'quick fox brown' } }), []);
+  assert.deepEqual(sortedIds({ match_phrase: { title: 'quick quick quick' } }), ['3']);
+  assert.deepEqual(sortedIds({ match_phrase: { title: { query: 'quick quick', slop: 2 } } }), ['3'], 'a repeated term needs two occurrences');
   assert.deepEqual(sortedIds({ match_phrase: { title: 'fox brown' } }), [], 'values of an array are far apart');
   assert.deepEqual(sortedIds({ match_phrase: { title: 'brown bear' } }), ['5']);
   const exact = scores({ match_phrase: { title: 'quick brown' } }).get('1')!;

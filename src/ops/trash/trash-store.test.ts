@@ -227,3 +227,15 @@ test('purges are atomic per node, expire by deletedAt, and refuse items mid-oper
   assert.deepEqual((await readdir(join(path, 'trash'))).sort(), ['item-pending']);
   assert.deepEqual(reopened.items().map((item) => item.itemId), ['item-pending']);
 });
+
+test('a collection that leaves the catalog without an intent here is kept as a new item, never lost', async () => {
+  const path = await dataPath();
+  const meta = collection('unannounced', 1);
+  const shard = await openShard(path, meta, 0);
+  const [count] = await fill([shard]);
+  const store = await openStore(path);
+  await store.retire([{ meta, openShards: [shard] }, { meta: collection('elsewhere', 1), openShards: [null] }]);
+  const items = (await openStore(path)).items();
+  assert.deepEqual(items.map((item) => [item.kind, item.name, item.state, item.shards[0]?.documents]), [['collection', 'unannounced', 'trashed', count]]);
+  assert.deepEqual(items[0].collections[0].shards, meta.shards);
+});

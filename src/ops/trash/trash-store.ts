@@ -148,7 +148,7 @@ export class TrashStore implements ShardCustodian {
       for (const collection of departed) {
         const holdsData = collection.openShards.some((shard) => shard !== null) ||
           (await Promise.all(collection.meta.shards.map((shard) => exists(liveShardDir(this.options, shard.uuid))))).includes(true);
-        const manifest = this.itemFor(collection) ?? (holdsData ? this.adoptOrphan(collection) : undefined);
+        const manifest = this.itemFor(collection) ?? (holdsData ? await this.adoptOrphan(collection) : undefined);
         if (!manifest) continue;
         kept.push(collection);
         const index = manifest.collections.findIndex((known) => known.uuid === collection.meta.uuid);
@@ -228,7 +228,10 @@ export class TrashStore implements ShardCustodian {
     const purged: string[] = [];
     for (const manifest of expired) {
       // An item that changed state meanwhile (a restore began) is refused by commitPurge and stays.
-      const committed = await this.exclusive(async () => this.commitPurge(manifest.itemId)).catch(() => null);
+      const committed = await this.exclusive(async () => this.commitPurge(manifest.itemId)).catch((error: unknown) => {
+        if (!(error instanceof TrashError)) this.options.logger.error({ err: error, itemId: manifest.itemId }, 'could not purge an expired trash item');
+        return null;
+      });
       if (committed) purged.push((await this.removePurged(committed)).itemId);
     }
     return purged;
@@ -293,7 +296,7 @@ export class TrashStore implements ShardCustodian {
   }
 
   /** A collection left the catalog without an intent here (a node that missed the delete): keep its data anyway. */
-  private adoptOrphan(collection: DepartedCollection): TrashManifest {
+  private async adoptOrphan(collection: DepartedCollection): Promise<TrashManifest> {
     const manifest: TrashManifest = {
       format: TRASH_FORMAT,
       version: TRASH_FORMAT_VERSION,
@@ -304,11 +307,11 @@ export class TrashStore implements ShardCustodian {
       deletedAt: Date.now(),
       nodeId: this.options.nodeId,
       state: 'pending',
-      collections: [],
+      collections: [structuredClone(collection.meta)],
       shards: [],
     };
     this.options.logger.warn({ collection: collection.meta.name, itemId: manifest.itemId }, 'collection left the catalog without a trash intent; keeping its data as a new item');
-    this.manifests.set(manifest.itemId, manifest);
+    await this.save(manifest);
     return manifest;
   }
 

@@ -1,8 +1,9 @@
 /**
  * Retention: a background timer purges this node's trash items whose `deletedAt +
- * trash.retention_secs` has passed. The setting is read at every sweep, so a new value applies
- * to every item at once (earlier items included); `deletedAt` comes from the manifest, so a
- * restart never moves a deadline. Items in the middle of a delete or restore are left alone.
+ * trash.retention_secs` has passed. The setting is read at every sweep (and a change of it
+ * triggers one at once), so a new value applies to every item, earlier items included;
+ * `deletedAt` comes from the manifest, so a restart never moves a deadline. Items in the middle of
+ * a delete or restore are left alone.
  */
 import type { Logger } from 'pino';
 import type { TrashStore } from './trash-store.ts';

@@ -33,6 +33,8 @@ export interface TrashStartOptions {
   waitForRevision: (revision: number) => Promise<void>;
   /** The current `trash.retention_secs` (read at every sweep and listing). */
   retentionSecs: () => number;
+  /** Subscribes to changes of `trash.retention_secs` (a new value is applied at once); returns the unsubscribe. */
+  onRetentionChange?: (listener: () => void) => () => void;
   /** The trash of the other nodes of the cluster (none on a single node). */
   peers?: () => NodeTrash[];
 }
@@ -40,6 +42,7 @@ export interface TrashStartOptions {
 /** See the module comment. */
 export class Trash {
   private sweeper: TrashSweeper | null = null;
+  private unsubscribe: (() => void) | null = null;
 
   private constructor(
     readonly store: TrashStore,
@@ -64,6 +67,8 @@ export class Trash {
     const local = new LocalNodeTrash(this.options.nodeId, options.nodeName, this.store, options.waitForRevision);
     this.sweeper = new TrashSweeper({ store: this.store, retentionSecs: options.retentionSecs, logger: this.options.logger });
     this.sweeper.start();
+    const sweeper = this.sweeper;
+    this.unsubscribe = options.onRetentionChange?.(() => void sweeper.sweep().catch(() => undefined)) ?? null;
     return new TrashService({
       coordinator: options.coordinator,
       nodes: () => [local, ...(options.peers?.() ?? [])],
@@ -76,6 +81,7 @@ export class Trash {
 
   /** Stops the sweeper (waiting for a sweep in progress). */
   async close(): Promise<void> {
+    this.unsubscribe?.();
     await this.sweeper?.stop();
   }
 }

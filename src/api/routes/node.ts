@@ -1,0 +1,55 @@
+/**
+ * The local node: `GET /_node/_local` (identity, addresses and the `host` facts with warnings),
+ * `GET /_node/_local/stats` (counters), and `GET|PUT /_node/_local/settings` (effective runtime
+ * settings with their sources; transient overrides, `null` resets, all or nothing). Settings are
+ * served by the node itself, so they work even when the coordinator cannot be reached.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { RouteOptions } from '../server.ts';
+import { AnyObject, querySchema } from '../params.ts';
+
+/** Node info, stats and settings routes. */
+export async function nodeRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { node } = options;
+  const NoQuery = querySchema({});
+
+  app.get('/_node/_local', { config: { role: 'monitor' }, schema: { querystring: NoQuery } }, async () => {
+    const info = node.info();
+    const registered = node.coordinator.catalog().nodes[info.nodeId];
+    const { host, warnings } = await node.ops.hostInfo();
+    return {
+      node_id: info.nodeId,
+      name: info.nodeName,
+      version: info.version,
+      roles: registered?.roles ?? [],
+      cluster_name: info.clusterName,
+      cluster_uuid: info.clusterUuid,
+      coordinator: info.coordinator,
+      addresses: { http: info.address },
+      process: { pid: process.pid, started_at: new Date(Date.now() - process.uptime() * 1000).toISOString(), node_version: process.version },
+      host,
+      warnings,
+    };
+  });
+
+  app.get('/_node/_local/stats', { config: { role: 'monitor' }, schema: { querystring: NoQuery } }, async () =>
+    node.nodeStats(instance.security?.counters.snapshot() ?? null),
+  );
+
+  app.get('/_node/_local/settings', { config: { role: 'monitor' }, schema: { querystring: NoQuery } }, async () => ({
+    node_id: node.nodeId,
+    ...node.ops.settings.view(),
+  }));
+
+  app.put('/_node/_local/settings', { config: { role: 'admin' }, schema: { querystring: NoQuery, body: AnyObject } }, async (request) => {
+    const change = node.applySettings(request.body as Record<string, unknown>);
+    const { transient } = node.ops.settings.view();
+    return {
+      acknowledged: true,
+      changed: Object.fromEntries(change.changed.map((key) => [key, change.values[key] ?? null])),
+      transient,
+    };
+  });
+}
