@@ -44,6 +44,8 @@ export async function nodeRoutes(instance: FastifyInstance, options: RouteOption
   }));
 
   app.put('/_node/_local/settings', { config: { role: 'admin' }, schema: { querystring: NoQuery, body: AnyObject } }, async (request) => {
+    // Node settings act on every namespace: not for an admin key limited to some.
+    request.authScope.requireUnrestricted('PUT /_node/_local/settings');
     const change = node.applySettings(request.body as Record<string, unknown>);
     const { transient } = node.ops.settings.view();
     return {
