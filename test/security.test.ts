@@ -69,6 +69,10 @@ test('no key, a malformed header, a wrong key: 401 with WWW-Authenticate: Bearer
     assert.equal(response.body.error.type, 'security_exception');
     assert.match(response.body.error.reason, reason);
   }
+  const stats = await request('GET', '/_node/_local/stats', { apiKey: adminKey });
+  assert.equal(stats.status, 200);
+  const failures = stats.body.security.authentication_failures;
+  assert.ok(failures.missing >= 1 && failures.malformed >= 2 && failures.unknown >= 1, JSON.stringify(failures));
 });
 
 test('a key is returned once; listings show id, name, role, namespaces, dates and last use, never a secret', async () => {

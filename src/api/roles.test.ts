@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
-import { ROLE_GRANTS, requireRouteRoles } from './roles.ts';
+import { ROLE_GRANTS, requireRouteRoles, roleAllows } from './roles.ts';
 
 test('a route without a declared role cannot be registered', async () => {
   const app = Fastify();
@@ -16,4 +16,22 @@ test('roles include the roles below them; admin includes every role', () => {
   assert.ok(ROLE_GRANTS.manage.includes('write'));
   assert.deepEqual([...ROLE_GRANTS.admin].sort(), ['admin', 'manage', 'monitor', 'read', 'write']);
   assert.ok(!ROLE_GRANTS.read.includes('monitor'));
+});
+
+test('registration records every route and method with its role; authenticated routes open to every role', async () => {
+  const app = Fastify({ exposeHeadRoutes: false });
+  requireRouteRoles(app);
+  app.route({ method: ['GET', 'POST'], url: '/things/:id', config: { role: 'write' }, handler: async () => ({}) });
+  app.get('/', { config: { role: 'authenticated' } }, async () => ({}));
+  await app.ready();
+  assert.deepEqual(app.routeRoles, [
+    { method: 'GET', url: '/things/:id', role: 'write' },
+    { method: 'POST', url: '/things/:id', role: 'write' },
+    { method: 'GET', url: '/', role: 'authenticated' },
+  ]);
+  for (const role of ['monitor', 'read', 'write', 'manage', 'admin'] as const) assert.equal(roleAllows(role, 'authenticated'), true);
+  assert.equal(roleAllows('read', 'write'), false);
+  assert.equal(roleAllows('manage', 'monitor'), true, 'whoever compacts and restores follows jobs and the trash list');
+  assert.equal(roleAllows('monitor', 'read'), false);
+  await app.close();
 });

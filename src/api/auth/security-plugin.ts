@@ -26,8 +26,6 @@ export interface SecurityOptions extends RouteOptions {
   nodeCredential?: NodeCredentialVerifier;
   /** Environment holding `TROVE_API_KEY` (default: the process environment). */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Interval between catalog writes of API key last-use times (tests shorten it). */
-  lastUsedFlushMs?: number;
 }
 
 /** What the security plugin shares with routes (`instance.security`). */
@@ -66,7 +64,7 @@ export async function installSecurity(instance: FastifyInstance, options: Securi
   const enabled = config.values['security.enabled'];
   const logger = node.ops.logs.target('security');
   const coordinator = node.coordinator;
-  const keys = new ApiKeys({ coordinator, logger, lastUsedFlushMs: options.lastUsedFlushMs });
+  const keys = new ApiKeys({ coordinator, logger });
   const counters = new AuthCounters();
   const security: SecurityContext = { enabled, keys, counters };
   instance.addHook('onClose', async () => keys.close());

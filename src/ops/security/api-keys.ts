@@ -74,11 +74,6 @@ export class ApiKeys {
     this.lastUsed.start();
   }
 
-  /** Number of keys in the catalog. */
-  count(): number {
-    return this.options.coordinator.listApiKeys().length;
-  }
-
   /** Issues a new key; the returned key string is shown once and never stored. */
   async create(request: NewApiKey): Promise<IssuedApiKey> {
     const { id, key } = generateApiKey();

@@ -2,7 +2,8 @@
  * `GET /_metrics`: the node stats in Prometheus text format, rendered by prom-client. One table
  * maps each metric to the figure of `NodeStats` it exposes, so the two endpoints cannot drift
  * apart. Counters are cumulative since the process started (Prometheus detects the reset on a
- * restart); times are in seconds, as Prometheus names them.
+ * restart); times are in seconds, as Prometheus names them. A figure that could not be read has
+ * no sample.
  */
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { NodeStats } from './node-stats.ts';
@@ -128,9 +129,10 @@ export class PrometheusExporter {
       const read = spec.read(stats);
       const samples: Samples = typeof read === 'number' ? [[{}, read]] : read;
       for (const [labels, value] of samples) {
-        if (metric instanceof Counter) {
-          if (Number.isFinite(value) && value >= 0) metric.inc(labels, value);
-        } else metric.set(labels, value);
+        // Unknown figures (an unreadable file) are left out rather than exported as NaN.
+        if (!Number.isFinite(value)) continue;
+        if (metric instanceof Counter) metric.inc(labels, Math.max(0, value));
+        else metric.set(labels, value);
       }
     }
     return this.registry.metrics();
