@@ -94,22 +94,34 @@ test('the default timeout applies to searches without one: partial results, time
 });
 
 test('searches over the slow-log threshold are logged under slowlog and counted', async () => {
-  const slowLines = (): Array<Record<string, unknown>> =>
+  const slowLines = (word: string): Array<Record<string, unknown>> =>
     server
       .output()
       .split('\n')
-      .filter((line) => line.startsWith('{') && line.includes('"slowlog"'))
+      .filter((line) => line.startsWith('{') && line.includes('"slowlog"') && line.includes(word))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const waitForSlowLine = async (word: string): Promise<void> => {
+    const deadline = Date.now() + 10_000;
+    while (slowLines(word).length === 0) {
+      assert.ok(Date.now() < deadline, `a slowlog line for ${word} appears`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
   const slowBefore = (await call(server, 'GET', '/_node/_local/stats')).body.search.slow;
-  const query = { query: { match: { name: 'springfield' } }, size: 1 };
+  const logged = { query: { match: { name: 'springfield' } }, size: 1 };
 
   await put({ 'node.search.slow_threshold_ms': 0 });
-  assert.equal((await call(server, 'POST', '/cities/_search', { json: query })).status, 200);
+  assert.equal((await call(server, 'POST', '/cities/_search', { json: logged })).status, 200);
   await put({ 'node.search.slow_threshold_ms': -1 });
   assert.equal((await call(server, 'POST', '/cities/_search', { json: { query: { match: { name: 'london' } } } })).status, 200);
+  await put({ 'node.search.slow_threshold_ms': 0 });
+  // Logged after the search above: once it is in the log, the search above would be too.
+  assert.equal((await call(server, 'POST', '/cities/_search', { json: { query: { match: { name: 'paris' } } } })).status, 200);
   await put({ 'node.search.slow_threshold_ms': null });
+  await waitForSlowLine('paris');
 
-  const lines = slowLines();
+  assert.equal(slowLines('london').length, 0);
+  const lines = slowLines('springfield');
   assert.equal(lines.length, 1, JSON.stringify(lines));
   const [line] = lines;
   assert.equal(line.component, 'slowlog');
@@ -117,7 +129,7 @@ test('searches over the slow-log threshold are logged under slowlog and counted'
   assert.equal(line.collection, 'cities');
   assert.equal(line.lane, 'default');
   assert.equal(typeof line.took, 'number');
-  assert.equal(line.source, JSON.stringify(query));
+  assert.equal(line.source, JSON.stringify(logged));
   const slowAfter = (await call(server, 'GET', '/_node/_local/stats')).body.search.slow;
-  assert.equal(slowAfter, slowBefore + 1);
+  assert.equal(slowAfter, slowBefore + 2);
 });

@@ -289,7 +289,7 @@ describe('sort, paging, source filtering, highlight', () => {
     assert.equal(byQ.status, 200, byQ.text);
     assert.deepEqual(byQ.body.hits.hits.map((hit: { _id: string }) => hit._id), ['4', '1']);
     assert.deepEqual(byQ.body.hits.hits[0]._source, { title: 'Trail running shoes' });
-    const paged = await call(server, 'GET', '/products/_search?sort=price:asc&from=1&size=1&lane=interactive');
+    const paged = await call(server, 'GET', '/products/_search?sort=price:asc&from=1&size=1&lane=default');
     assert.deepEqual(paged.body.hits.hits.map((hit: { _id: string }) => hit._id), ['2']);
     const getWithBody = await call(server, 'GET', '/products/_search', { json: { query: { term: { brand: 'knitco' } } } });
     assert.deepEqual(getWithBody.body.hits.hits.map((hit: { _id: string }) => hit._id), ['3']);
