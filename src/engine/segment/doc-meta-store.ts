@@ -109,6 +109,10 @@ function readNumbers(reader: ByteReader, count: number): Float64Array {
   return values;
 }
 
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+const FILTER_PROBES = 4;
+
 /** Loaded doc meta: id lookups and per-doc meta. */
 export class DocMetaStore {
   private readonly idBytes: Buffer;
@@ -118,6 +122,9 @@ export class DocMetaStore {
   private readonly seqNos: Float64Array;
   private readonly versions: Float64Array;
   private readonly primaryTerms: Float64Array;
+  /** Bloom filter over the ids: most lookups of an id this segment lacks end here. */
+  private readonly idFilter: Uint32Array;
+  private readonly idFilterMask: number;
 
   /** Parses a loaded doc meta file body (starting at `offset`). */
   constructor(data: Uint8Array, offset: number, maxDoc: number) {
@@ -146,6 +153,15 @@ export class DocMetaStore {
     }
     this.idBytes = idBytes;
     this.idStarts = idStarts;
+    let filterBits = 64;
+    while (filterBits < maxDoc * 12) filterBits *= 2;
+    this.idFilter = new Uint32Array(filterBits / 32);
+    this.idFilterMask = filterBits - 1;
+    for (let k = 0; k < maxDoc; k++) {
+      let hash = FNV_OFFSET;
+      for (let i = idStarts[k]!; i < idStarts[k + 1]!; i++) hash = Math.imul(hash ^ idBytes[i]!, FNV_PRIME);
+      this.addToFilter(hash);
+    }
     const width = reader.readByte();
     this.sortedDocs = new Int32Array(maxDoc);
     reader.pos = unpackFrom(data, reader.pos, maxDoc, width, this.sortedDocs);
@@ -192,6 +208,7 @@ export class DocMetaStore {
 
   /** The first doc with this id (in doc order) that `liveDocs` reports live, or -1. */
   lookup(id: string, liveDocs: { isLive(doc: number): boolean }): number {
+    if (!this.mayContain(id)) return -1;
     const target = Buffer.from(id, 'utf8');
     const sortedDocs = this.sortedDocs;
     let low = 0;
@@ -205,6 +222,38 @@ export class DocMetaStore {
       if (liveDocs.isLive(sortedDocs[k]!)) return sortedDocs[k]!;
     }
     return -1;
+  }
+
+  private addToFilter(hash: number): void {
+    const step = Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d) | 1;
+    for (let probe = 0; probe < FILTER_PROBES; probe++) {
+      const bit = (hash + probe * step) & this.idFilterMask;
+      this.idFilter[bit >>> 5]! |= 1 << (bit & 31);
+    }
+  }
+
+  /** False when the id is certainly not in this segment (FNV-1a over its UTF-8 bytes). */
+  private mayContain(id: string): boolean {
+    let hash = FNV_OFFSET;
+    let ascii = true;
+    for (let i = 0; i < id.length; i++) {
+      const code = id.charCodeAt(i);
+      if (code >= 0x80) {
+        ascii = false;
+        break;
+      }
+      hash = Math.imul(hash ^ code, FNV_PRIME);
+    }
+    if (!ascii) {
+      hash = FNV_OFFSET;
+      for (const byte of Buffer.from(id, 'utf8')) hash = Math.imul(hash ^ byte, FNV_PRIME);
+    }
+    const step = Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d) | 1;
+    for (let probe = 0; probe < FILTER_PROBES; probe++) {
+      const bit = (hash + probe * step) & this.idFilterMask;
+      if ((this.idFilter[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
+    }
+    return true;
   }
 
   /** Byte-wise comparison of `target` with the k-th sorted id (negative, 0 or positive). */
