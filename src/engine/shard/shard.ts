@@ -139,9 +139,16 @@ export class Shard {
     if (count > 0) this.logger?.info({ shard: this.uuid, records: count }, 'replayed WAL');
   }
 
-  /** Applies one decoded record to memory (used by writes and by recovery). */
-  private applyRecord(seq: number, record: ShardRecord, parsed?: ParsedDocument): void {
-    const location = this.leaves.locate(record.id);
+  /**
+   * Applies one decoded record to memory (used by writes and by recovery). A write passes the
+   * location it already looked up in the same turn; recovery lets it be found here.
+   */
+  private applyRecord(
+    seq: number,
+    record: ShardRecord,
+    parsed?: ParsedDocument,
+    location: DocLocation | null = this.leaves.locate(record.id),
+  ): void {
     if (record.type === 'inplace') {
       if (!location) return;
       for (const [field, value] of Object.entries(record.writes)) {
@@ -217,7 +224,7 @@ export class Shard {
         const version = location.leaf.meta(location.doc).version + 1;
         const record: ShardRecord = { type: 'delete', id: op.id, version, primaryTerm: this.primaryTerm };
         const { seq, durable } = this.append(record);
-        this.applyRecord(seq, record);
+        this.applyRecord(seq, record, undefined, location);
         return { result: { id: op.id, result: 'deleted', seqNo: seq, version, primaryTerm: this.primaryTerm }, durable };
       }
       case 'update':
@@ -250,7 +257,7 @@ export class Shard {
       const version = meta.version + 1;
       const record: ShardRecord = { type: 'inplace', id: op.id, version, primaryTerm: this.primaryTerm, writes };
       const { seq, durable } = this.append(record);
-      this.applyRecord(seq, record);
+      this.applyRecord(seq, record, undefined, location);
       return { result: { id: op.id, result: 'updated', seqNo: seq, version, primaryTerm: this.primaryTerm, source: resultSource(), inplace: true }, durable };
     }
     // A column-only plan that turned out to need the whole document is redone on the source.
@@ -291,7 +298,7 @@ export class Shard {
     const bytes = Buffer.from(JSON.stringify(source));
     const record: ShardRecord = { type: 'index', id, version, primaryTerm: this.primaryTerm, change, source: bytes };
     const { seq, durable } = this.append(record);
-    this.applyRecord(seq, record, parsed);
+    this.applyRecord(seq, record, parsed, location);
     const result = location ? 'updated' : 'created';
     return {
       result: { id, result, seqNo: seq, version, primaryTerm: this.primaryTerm, ...(upserted ? { source } : {}) },
