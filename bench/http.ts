@@ -1,7 +1,7 @@
 /**
  * Suite 2: one real Trove server over HTTP. The e-mail and city corpora are bulk-loaded with a
- * few `_bulk` requests in flight, compacted, then a fixed query mix runs with concurrent clients
- * for a fixed time. The same documents and mix then run against shards in process (a worker
+ * few `_bulk` requests in flight, compacted, then a fixed query mix runs for a fixed time with
+ * concurrent clients, and again with one client. The same documents and mix then run against shards in process (a worker
  * process), so the cost of HTTP and the node layer shows beside the engine's own figures.
  */
 import { promises as fs } from 'node:fs';
@@ -12,7 +12,7 @@ import { CITY_MAPPING, cityCorpus } from './corpora/cities.ts';
 import { EMAIL_MAPPING, emailCorpus } from './corpora/emails.ts';
 import { bulkLoad, prepareBulkBodies, type LoadResult, type LoadSpec } from './http/bulk-load.ts';
 import { compactCollection } from './http/compaction.ts';
-import { driveMix, type DriveOptions, type DriveResult } from './http/drive.ts';
+import { driveMix, type DriveResult } from './http/drive.ts';
 import type { InProcessReport, InProcessRequest } from './http/inprocess.ts';
 import { buildQueryMix, collectSamples, type BenchCollection, type MixQuery } from './http/query-mix.ts';
 import { startServer } from './http/server-process.ts';
@@ -39,7 +39,10 @@ export interface ServerFigures {
   loads: Record<string, LoadResult>;
   /** Compaction time, or why it could not run. */
   compaction: number | string;
+  /** The mix with `clients` concurrent clients. */
   mix: DriveResult;
+  /** The mix with one client, the like-for-like partner of the in-process run. */
+  singleClientMix: DriveResult;
 }
 
 /** Everything the HTTP suite measured. */
@@ -85,8 +88,7 @@ async function runServer(loads: LoadSpec[], mix: MixQuery[], options: HttpSuiteO
       compaction = (error as Error).message;
     }
     const bodies = new Map(mix.map((query) => [query, JSON.stringify(query.body)]));
-    const drive: DriveOptions = { concurrency: options.clients, warmupMs: options.warmupMs, durationMs: options.durationMs };
-    const mixResult = await driveMix(mix, drive, async (query) => {
+    const execute = async (query: MixQuery): Promise<void> => {
       const response = await pool.request({
         method: 'POST',
         path: `/${query.collection}/_search`,
@@ -95,8 +97,11 @@ async function runServer(loads: LoadSpec[], mix: MixQuery[], options: HttpSuiteO
       });
       const text = await response.body.text();
       if (response.statusCode !== 200) throw new Error(`status ${response.statusCode}: ${text.slice(0, 200)}`);
-    });
-    return { loads: loaded, compaction, mix: mixResult };
+    };
+    const timing = { warmupMs: options.warmupMs, durationMs: options.durationMs };
+    const concurrent = await driveMix(mix, { concurrency: options.clients, ...timing }, execute);
+    const single = await driveMix(mix, { concurrency: 1, ...timing }, execute);
+    return { loads: loaded, compaction, mix: concurrent, singleClientMix: single };
   } finally {
     await pool.close();
     await server.stop();

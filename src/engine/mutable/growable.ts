@@ -1,22 +1,4 @@
-/** Append-only typed arrays that double their capacity, for the mutable layer's per-doc data. */
-
-/** A growable Int32Array. */
-export class IntVector {
-  data: Int32Array;
-  length = 0;
-  constructor(capacity = 4) {
-    this.data = new Int32Array(capacity);
-  }
-  /** Appends one value. */
-  push(value: number): void {
-    if (this.length === this.data.length) {
-      const next = new Int32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.length++] = value;
-  }
-}
+/** Typed arrays that double their capacity, for the mutable layer's per-doc data. */
 
 /** A growable Float64Array whose new slots start as NaN (missing). */
 export class FloatVector {

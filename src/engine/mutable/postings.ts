@@ -1,19 +1,22 @@
-import { IntVector } from './growable.ts';
 import { NO_MORE_DOCS, type PostingsCursor } from '../segment/leaf-reader.ts';
 
-/** In-memory postings of one term in the mutable layer: docs, freqs and positions, append-only. */
+/**
+ * In-memory postings of one term in the mutable layer: docs, freqs and positions, append-only.
+ * Plain arrays (packed small integers for V8), not typed arrays: most terms have a handful of
+ * postings, and a typed array per term costs far more to allocate than it saves.
+ */
 export class TermPostings {
-  readonly docs = new IntVector(2);
-  readonly freqs = new IntVector(2);
+  readonly docs: number[] = [];
+  readonly freqs: number[] = [];
   /** Start offset of each posting's positions in `positions` (absent for fields without positions). */
-  readonly positionStarts: IntVector | null;
-  readonly positions: IntVector | null;
+  readonly positionStarts: number[] | null;
+  readonly positions: number[] | null;
   maxFreq = 0;
   minNorm = 255;
 
   constructor(withPositions: boolean) {
-    this.positionStarts = withPositions ? new IntVector(2) : null;
-    this.positions = withPositions ? new IntVector(4) : null;
+    this.positionStarts = withPositions ? [] : null;
+    this.positions = withPositions ? [] : null;
   }
 
   /** Appends a posting; docs arrive in increasing order. */
@@ -22,7 +25,7 @@ export class TermPostings {
     this.freqs.push(freq);
     if (this.positions && this.positionStarts) {
       this.positionStarts.push(this.positions.length);
-      for (const position of termPositions!) this.positions.push(position);
+      for (let index = 0; index < termPositions!.length; index++) this.positions.push(termPositions![index]!);
     }
     if (freq > this.maxFreq) this.maxFreq = freq;
     if (norm < this.minNorm) this.minNorm = norm;
@@ -41,7 +44,7 @@ class MutablePostingsCursor implements PostingsCursor {
   readonly maxFreq: number;
   readonly minNorm: number;
   private index = -1;
-  private readonly docs: Int32Array;
+  private readonly docs: readonly number[];
   private readonly lastDoc: number;
 
   constructor(
@@ -49,7 +52,7 @@ class MutablePostingsCursor implements PostingsCursor {
     private readonly length: number,
   ) {
     this.docFreq = length;
-    this.docs = postings.docs.data;
+    this.docs = postings.docs;
     this.maxFreq = postings.maxFreq;
     this.minNorm = postings.minNorm;
     this.lastDoc = length > 0 ? this.docs[length - 1]! : NO_MORE_DOCS;
@@ -83,14 +86,14 @@ class MutablePostingsCursor implements PostingsCursor {
   }
 
   freq(): number {
-    return this.postings.freqs.data[this.index]!;
+    return this.postings.freqs[this.index]!;
   }
 
   positions(): ArrayLike<number> {
     const { positions, positionStarts } = this.postings;
     if (!positions || !positionStarts) return [];
-    const start = positionStarts.data[this.index]!;
-    return positions.data.subarray(start, start + this.freq());
+    const start = positionStarts[this.index]!;
+    return positions.slice(start, start + this.freq());
   }
 
   shallowAdvance(target: number): number {
