@@ -3,6 +3,7 @@
  * minimum-should-match), dis_max, required-with-exclusion and required-with-optional.
  * Compound scores are summed in clause order so every execution path yields the same floats.
  */
+import { alignConjunction } from './leapfrog.ts';
 import { NO_MORE_DOCS } from '../segment/leaf-reader.ts';
 import { Scorer } from './scorer.ts';
 
@@ -46,23 +47,7 @@ export class ConjunctionScorer extends Scorer {
   }
 
   private align(candidate: number): number {
-    const scorers = this.byCost;
-    const lead = scorers[0]!;
-    let doc = candidate;
-    outer: while (doc !== NO_MORE_DOCS) {
-      for (let i = 1; i < scorers.length; i++) {
-        const other = scorers[i]!;
-        let otherDoc = other.doc;
-        if (otherDoc < doc) otherDoc = other.advance(doc);
-        if (otherDoc > doc) {
-          if (otherDoc === NO_MORE_DOCS) break outer;
-          doc = lead.advance(otherDoc);
-          continue outer;
-        }
-      }
-      return (this.doc = doc);
-    }
-    return (this.doc = NO_MORE_DOCS);
+    return (this.doc = alignConjunction(this.byCost, candidate));
   }
 
   score(): number {

@@ -5,6 +5,7 @@
  * terms' offset-adjusted positions) is at most `slop`, each weighted 1 / (1 + length).
  * The phrase freq is scored with BM25; the idf is the sum of the terms' idfs.
  */
+import { alignConjunction } from './leapfrog.ts';
 import type { LeafReader, PostingsCursor } from '../segment/leaf-reader.ts';
 import { NO_MORE_DOCS } from '../segment/leaf-reader.ts';
 import { Bm25Scoring, bm25Idf } from './bm25.ts';
@@ -119,26 +120,15 @@ class PhraseScorer extends Scorer {
   }
 
   private matchFrom(candidate: number): number {
-    const cursors = this.byCost;
-    const lead = cursors[0]!;
-    let doc = candidate;
-    outer: while (doc !== NO_MORE_DOCS) {
-      for (let i = 1; i < cursors.length; i++) {
-        const other = cursors[i]!;
-        let otherDoc = other.doc;
-        if (otherDoc < doc) otherDoc = other.advance(doc);
-        if (otherDoc > doc) {
-          if (otherDoc === NO_MORE_DOCS) break outer;
-          doc = lead.advance(otherDoc);
-          continue outer;
-        }
-      }
+    const lead = this.byCost[0]!;
+    let doc = alignConjunction(this.byCost, candidate);
+    while (doc !== NO_MORE_DOCS) {
       const freq = this.slop === 0 ? this.exactFreq() : this.sloppyFreq();
       if (freq > 0) {
         this.phraseFreq = freq;
         return (this.doc = doc);
       }
-      doc = lead.next();
+      doc = alignConjunction(this.byCost, lead.next());
     }
     return (this.doc = NO_MORE_DOCS);
   }
