@@ -17,7 +17,7 @@ import {
   waitForEpochs,
   waitForJob,
   type SegmentRow,
-} from './compaction-fixture.ts';
+} from './compaction.fixture.ts';
 
 let server: TroveServer;
 const live: Record<string, number> = {};

@@ -17,7 +17,7 @@ import {
   total,
   waitForEpochs,
   waitForJob,
-} from './compaction-fixture.ts';
+} from './compaction.fixture.ts';
 
 let server: TroveServer;
 let liveDocs: number;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { call, startServer, type TroveServer } from './harness.ts';
-import { settledState, seedBooks, trashItems, type CollectionState, type ListedItem } from './trash-fixture.ts';
+import { settledState, seedBooks, trashItems, type CollectionState, type ListedItem } from './trash.fixture.ts';
 
 let server: TroveServer;
 let original: CollectionState;

@@ -22,7 +22,7 @@ import {
   trashedShardDirs,
   trashItem,
   trashItems,
-} from './trash-fixture.ts';
+} from './trash.fixture.ts';
 
 let server: TroveServer;
 

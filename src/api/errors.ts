@@ -6,8 +6,8 @@
 import { EngineError, type EngineErrorCode } from '../engine/errors.ts';
 import { CatalogError } from '../cluster/catalog-error.ts';
 import { NodeError, type NodeErrorCode } from '../node/node-error.ts';
-import { JobError, type JobErrorCode } from '../ops/jobs/job-error.ts';
-import { TrashError, type TrashErrorCode } from '../ops/trash/trash-error.ts';
+import { JobError, type JobErrorCode } from '../jobs/job-error.ts';
+import { TrashError, type TrashErrorCode } from '../trash/trash-error.ts';
 import { SecurityError, type SecurityErrorCode } from '../ops/security/security-error.ts';
 import { SettingsError, type SettingsErrorCode } from '../ops/settings/settings-error.ts';
 import { LaneError, type LaneErrorCode } from '../ops/lanes/lane-error.ts';
@@ -67,12 +67,12 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorKind>> = {
   catalog_unavailable: { type: 'catalog_unavailable_exception', status: 503 },
   shard_unavailable: { type: 'unavailable_shards_exception', status: 503 },
   node_closed: { type: 'node_closed_exception', status: 503 },
-  // Jobs (src/ops/jobs/job-error.ts)
+  // Jobs (src/jobs/job-error.ts)
   job_not_found: { type: 'resource_not_found_exception', status: 404 },
   job_interrupted: { type: 'job_interrupted_exception', status: 503 },
   invalid_cursor: { type: 'invalid_cursor_exception', status: 400 },
   changes_expired: { type: 'changes_expired_exception', status: 410 },
-  // Trash (src/ops/trash/trash-error.ts)
+  // Trash (src/trash/trash-error.ts)
   trash_item_not_found: { type: 'resource_not_found_exception', status: 404 },
   trash_restore_conflict: { type: 'resource_already_exists_exception', status: 409 },
   trash_item_incomplete: { type: 'trash_item_incomplete_exception', status: 409 },

@@ -8,7 +8,7 @@
  */
 import type { CollectionMeta, NodeRecord } from '../cluster/catalog.ts';
 import { EngineError } from '../engine/errors.ts';
-import type { JobQueue, PassTask } from '../ops/jobs/job-queue.ts';
+import type { JobQueue, PassTask } from '../jobs/job-queue.ts';
 import type { NodeFaults } from './faults.ts';
 import { startedShard, type NodeContext } from './node-context.ts';
 import { NodeError } from './node-error.ts';

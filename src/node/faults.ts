@@ -8,13 +8,13 @@
  * | `compaction.fail_shard:<shard uuid>` | every compaction pass on that shard fails before it merges anything (`fault_injected`) |
  * | `compaction.crash_shard:<shard uuid>` | the process is killed (SIGKILL) once a compaction pass on that shard has begun merging and written its first segment file |
  * | `compaction.fail_node` | this node refuses compaction requests: its row of `POST /{collection}/_compact` fails |
- * | `trash.<operation>.<point>` | the process is killed (SIGKILL) when a trash delete, restore or purge reaches that point (list in src/ops/trash/trash-faults.ts) |
+ * | `trash.<operation>.<point>` | the process is killed (SIGKILL) when a trash delete, restore or purge reaches that point (list in src/trash/trash-faults.ts) |
  *
  * An unknown point stops the start, so a typo cannot silently disable a test's fault.
  */
 import { EngineError } from '../engine/errors.ts';
 import type { ShardFaults } from '../engine/shard/maintenance.ts';
-import { isTrashFaultPoint, type TrashFaultPoint } from '../ops/trash/trash-faults.ts';
+import { isTrashFaultPoint, type TrashFaultPoint } from '../trash/trash-faults.ts';
 
 /** Name of the environment variable read at start-up. */
 export const FAULTS_ENV = 'TROVE_FAULTS';

@@ -4,7 +4,7 @@
  * node stats (epochs run, segments per shard, last epoch time, merge backlog, job counts).
  */
 import type { ShardStats } from '../engine/shard/shard.ts';
-import type { JobQueueStats } from '../ops/jobs/job-queue.ts';
+import type { JobQueueStats } from '../jobs/job-queue.ts';
 import type { NodeContext } from './node-context.ts';
 
 /** One segment of a local shard copy. */

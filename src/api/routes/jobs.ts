@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { jobTotals, type Job, type JobFailure, type JobPass } from '../../ops/jobs/job.ts';
+import { jobTotals, type Job, type JobFailure, type JobPass } from '../../jobs/job.ts';
 import { ERROR_TABLE, errorCause, type ErrorCause, type ErrorCode } from '../errors.ts';
 import { querySchema } from '../params.ts';
 import type { RouteOptions } from '../server.ts';

@@ -8,8 +8,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { NodeFailure } from '../../ops/trash/node-trash.ts';
-import type { NodesHeader, TrashListView } from '../../ops/trash/trash-views.ts';
+import type { NodeFailure } from '../../trash/node-trash.ts';
+import type { NodesHeader, TrashListView } from '../../trash/trash-views.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
 import { classifyError, errorCause } from '../errors.ts';
 import { AnyObject, optionalBody, querySchema } from '../params.ts';

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineError } from '../errors.ts';
-import { seededRandom } from '../segment/test-leaf.ts';
+import { seededRandom } from '../segment/reference-leaf.fixture.ts';
 import { executeQuery } from '../query/execute.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
-import { buildLeaf, buildLeaves, dealDocs, fieldsOf, type CorpusDoc } from '../query/test-corpus.ts';
+import { buildLeaf, buildLeaves, dealDocs, fieldsOf, type CorpusDoc } from '../query/test-corpus.fixture.ts';
 import { EXACT_CARDINALITY_LIMIT, mergeAggregations, type AggregationPartials, type CardinalityPartial } from './aggregation-partials.ts';
 import { HyperLogLog } from './hyperloglog.ts';
 import { renderAggregations } from './merge.ts';

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seededRandom } from '../segment/test-leaf.ts';
+import { seededRandom } from '../segment/reference-leaf.fixture.ts';
 import { executeQuery } from '../query/execute.ts';
 import type { ShardQueryResult } from '../query/search-request.ts';
-import { buildLeaves, dealDocs, fieldsOf, hitIds, type CorpusDoc } from '../query/test-corpus.ts';
+import { buildLeaves, dealDocs, fieldsOf, hitIds, type CorpusDoc } from '../query/test-corpus.fixture.ts';
 import { mergeTopHits, mergeTotals } from './merge.ts';
 
 const fields = fieldsOf({

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeQuery } from './execute.ts';
-import { buildLeaf, fieldsOf, hitIds } from './test-corpus.ts';
+import { buildLeaf, fieldsOf, hitIds } from './test-corpus.fixture.ts';
 
 const fields = fieldsOf({ properties: { body: { type: 'text' }, tag: { type: 'keyword' } } });
 const docs = [

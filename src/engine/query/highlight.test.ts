@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineError } from '../errors.ts';
 import { highlight } from './highlight.ts';
-import { fieldsOf } from './test-corpus.ts';
+import { fieldsOf } from './test-corpus.fixture.ts';
 
 const fields = fieldsOf({
   properties: {

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LeafReader } from '../segment/leaf-reader.ts';
-import { TestLeaf, generateTestDocs, seededRandom } from '../segment/test-leaf.ts';
+import { TestLeaf, generateTestDocs, seededRandom } from '../segment/reference-leaf.fixture.ts';
 import { executeQuery } from './execute.ts';
-import { fieldsOf } from './test-corpus.ts';
+import { fieldsOf } from './test-corpus.fixture.ts';
 
 const fields = fieldsOf({
   properties: {

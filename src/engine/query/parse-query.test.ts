@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { EngineError } from '../errors.ts';
 import { executeQuery, parseQuery } from './execute.ts';
 import { resolveMinimumShouldMatch } from './dsl-reader.ts';
-import { buildLeaf, fieldsOf } from './test-corpus.ts';
+import { buildLeaf, fieldsOf } from './test-corpus.fixture.ts';
 
 const fields = fieldsOf({
   properties: { title: { type: 'text' }, tag: { type: 'keyword' }, price: { type: 'double' }, published: { type: 'date' } },

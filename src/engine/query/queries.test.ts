@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countQuery, executeQuery } from './execute.ts';
-import { buildLeaf, fieldsOf, hitIds, type CorpusDoc } from './test-corpus.ts';
+import { buildLeaf, fieldsOf, hitIds, type CorpusDoc } from './test-corpus.fixture.ts';
 
 const fields = fieldsOf({
   properties: {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ByteSink } from './byte-io.ts';
 import { bitsRequired, bitsRequiredFor, packInto, packedBytes, unpackFrom } from './bitpack.ts';
-import { seededRandom } from './test-leaf.ts';
+import { seededRandom } from './reference-leaf.fixture.ts';
 
 test('bitsRequired', () => {
   assert.deepEqual([0, 1, 2, 3, 255, 256, 2 ** 31 - 1].map(bitsRequired), [0, 1, 2, 2, 8, 9, 31]);

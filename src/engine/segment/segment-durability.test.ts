@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { EngineError } from '../errors.ts';
 import { SegmentReader, type SegmentGenerations } from './segment-reader.ts';
 import { buildDocMaps, writeSegment, type SegmentMeta } from './segment-writer.ts';
-import { TEST_FIELDS, TestLeaf, generateTestDocs } from './test-leaf.ts';
-import { assertLeafMatches } from './test-leaf-assert.ts';
+import { TEST_FIELDS, TestLeaf, generateTestDocs } from './reference-leaf.fixture.ts';
+import { assertLeafMatches } from './reference-leaf-assert.fixture.ts';
 
 const INITIAL: SegmentGenerations = { liveDocsGen: 0, inplaceGens: {} };
 
@@ -132,7 +132,7 @@ test(
     const dir = path.join(root, 'seg_000001');
     const moduleUrl = (file: string): string => new URL(file, import.meta.url).href;
     const child = `
-      const { TestLeaf, generateTestDocs, TEST_FIELDS } = await import(${JSON.stringify(moduleUrl('./test-leaf.ts'))});
+      const { TestLeaf, generateTestDocs, TEST_FIELDS } = await import(${JSON.stringify(moduleUrl('./reference-leaf.fixture.ts'))});
       const { writeSegment, buildDocMaps } = await import(${JSON.stringify(moduleUrl('./segment-writer.ts'))});
       const leaf = new TestLeaf(generateTestDocs(300, 23), ['views']);
       let written = 0;

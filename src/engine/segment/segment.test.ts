@@ -6,8 +6,8 @@ import path from 'node:path';
 import { NO_MORE_DOCS } from './leaf-reader.ts';
 import { SegmentReader } from './segment-reader.ts';
 import { buildDocMaps, writeSegment } from './segment-writer.ts';
-import { TEST_FIELDS, TestLeaf, generateTestDocs, type TestDoc } from './test-leaf.ts';
-import { assertLeafMatches } from './test-leaf-assert.ts';
+import { TEST_FIELDS, TestLeaf, generateTestDocs, type TestDoc } from './reference-leaf.fixture.ts';
+import { assertLeafMatches } from './reference-leaf-assert.fixture.ts';
 
 
 function tempDir(): string {

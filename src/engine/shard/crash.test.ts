@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Shard } from './shard.ts';
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crash-child.ts');
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crash-child.fixture.ts');
 
 /**
  * Runs the child until it dies (fault point) or is killed `killAfterMs` (plus a random part)

@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CRASH_SEGMENT_BYTES, crashPayload } from './crash-child.ts';
+import { CRASH_SEGMENT_BYTES, crashPayload } from './crash-child.fixture.ts';
 import { WriteAheadLog } from './wal.ts';
 
-const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('./crash-child.fixture.ts', import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const ROUNDS = 3;
 

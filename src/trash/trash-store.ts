@@ -17,10 +17,10 @@
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Catalog } from '../../cluster/catalog.ts';
-import { fsyncDirectory } from '../../cluster/local/atomic-file.ts';
-import type { EngineSettings } from '../../engine/shard/shard.ts';
-import type { DepartedCollection, ShardCustodian } from '../../node/local-shards.ts';
+import type { Catalog } from '../cluster/catalog.ts';
+import { fsyncDirectory } from '../cluster/local/atomic-file.ts';
+import type { EngineSettings } from '../engine/shard/shard.ts';
+import type { DepartedCollection, ShardCustodian } from '../node/local-shards.ts';
 import { verifyShard, type ShardCheck } from './shard-verify.ts';
 import { exists, itemDir, liveShardDir, moveDirectory, snapshotShard, trashedShardDir, trashRoot } from './shard-moves.ts';
 import { TrashError, trashItemNotFound } from './trash-error.ts';

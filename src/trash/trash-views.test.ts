@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CollectionMeta } from '../../cluster/catalog.ts';
+import type { CollectionMeta } from '../cluster/catalog.ts';
 import type { NodeItemVerification, NodeTrashItem } from './node-trash.ts';
 import type { ShardCheck } from './shard-verify.ts';
 import { mergeListings, mergeVerifications } from './trash-views.ts';

@@ -2,8 +2,8 @@
  * Errors of the job queue. Their codes are in the API's error table (src/api/errors.ts), and a
  * failed job or pass records the code of the error that failed it (see `failureOf`).
  */
-import { EngineError } from '../../engine/errors.ts';
-import { NodeError } from '../../node/node-error.ts';
+import { EngineError } from '../engine/errors.ts';
+import { NodeError } from '../node/node-error.ts';
 import type { JobFailure } from './job.ts';
 
 /** Stable codes of job failures. */

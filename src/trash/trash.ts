@@ -5,9 +5,9 @@
  * operations before any shard opens, while the service needs the running shards.
  */
 import type { Logger } from 'pino';
-import type { Catalog } from '../../cluster/catalog.ts';
-import type { Coordinator } from '../../cluster/coordinator.ts';
-import type { EngineSettings } from '../../engine/shard/shard.ts';
+import type { Catalog } from '../cluster/catalog.ts';
+import type { Coordinator } from '../cluster/coordinator.ts';
+import type { EngineSettings } from '../engine/shard/shard.ts';
 import { LocalNodeTrash, type NodeTrash } from './node-trash.ts';
 import type { TrashFaults } from './trash-faults.ts';
 import { TrashService } from './trash-service.ts';

@@ -5,8 +5,8 @@
  * score exactly as before the delete.
  */
 import type { Logger } from 'pino';
-import type { Mapping } from '../../engine/mapping/mapping.ts';
-import { Shard, type EngineSettings } from '../../engine/shard/shard.ts';
+import type { Mapping } from '../engine/mapping/mapping.ts';
+import { Shard, type EngineSettings } from '../engine/shard/shard.ts';
 
 /** Figures of a shard when it was closed for the trash. */
 export interface ClosedShardFigures {

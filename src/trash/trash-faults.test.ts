@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseFaults } from '../../node/faults.ts';
+import { parseFaults } from '../node/faults.ts';
 import { isTrashFaultPoint, TRASH_FAULT_POINTS } from './trash-faults.ts';
 
 test('TROVE_FAULTS arms trash crash points by name and refuses unknown ones', () => {

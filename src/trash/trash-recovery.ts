@@ -10,7 +10,7 @@
  *
  * So after any crash an item is either fully live or fully in the trash.
  */
-import type { Catalog } from '../../cluster/catalog.ts';
+import type { Catalog } from '../cluster/catalog.ts';
 import type { TrashManifest } from './trash-manifest.ts';
 import { moveItemIn, moveItemOut, type StoreContext } from './item-moves.ts';
 

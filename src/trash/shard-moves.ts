@@ -6,9 +6,9 @@
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
-import type { CollectionMeta } from '../../cluster/catalog.ts';
-import { fsyncDirectory } from '../../cluster/local/atomic-file.ts';
-import type { EngineSettings, Shard } from '../../engine/shard/shard.ts';
+import type { CollectionMeta } from '../cluster/catalog.ts';
+import { fsyncDirectory } from '../cluster/local/atomic-file.ts';
+import type { EngineSettings, Shard } from '../engine/shard/shard.ts';
 import { closeForTrash, reopenAndClose, type ClosedShardFigures } from './shard-close.ts';
 import { inventoryShard } from './shard-files.ts';
 import type { TrashShardSnapshot } from './trash-manifest.ts';

@@ -5,8 +5,8 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { emptyCatalog, type Catalog, type CollectionMeta } from '../../cluster/catalog.ts';
-import { DEFAULT_ENGINE_SETTINGS, Shard } from '../../engine/shard/shard.ts';
+import { emptyCatalog, type Catalog, type CollectionMeta } from '../cluster/catalog.ts';
+import { DEFAULT_ENGINE_SETTINGS, Shard } from '../engine/shard/shard.ts';
 import { NO_TRASH_FAULTS } from './trash-faults.ts';
 import { TrashStore, type TrashIntent } from './trash-store.ts';
 

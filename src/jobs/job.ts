@@ -5,7 +5,7 @@
  *   job:  queued → running → done | failed      (failed when any pass failed or the node stopped)
  *   pass: queued → running → done | failed
  */
-import type { MergeReport } from '../../engine/shard/maintenance.ts';
+import type { MergeReport } from '../engine/shard/maintenance.ts';
 
 /** Lifecycle state of a job and of each of its passes. */
 export type JobState = 'queued' | 'running' | 'done' | 'failed';

@@ -10,10 +10,10 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ByteReader } from '../../engine/segment/byte-io.ts';
-import { DocMetaStore } from '../../engine/segment/doc-meta-store.ts';
-import { parseInplaceFileName } from '../../engine/segment/inplace-file.ts';
-import { LiveDocs, liveDocsFileName } from '../../engine/segment/live-docs.ts';
+import { ByteReader } from '../engine/segment/byte-io.ts';
+import { DocMetaStore } from '../engine/segment/doc-meta-store.ts';
+import { parseInplaceFileName } from '../engine/segment/inplace-file.ts';
+import { LiveDocs, liveDocsFileName } from '../engine/segment/live-docs.ts';
 import {
   FileMagic,
   FOOTER_BYTES,
@@ -22,9 +22,9 @@ import {
   SegmentFileName,
   updateCrc,
   type FileChecksum,
-} from '../../engine/segment/segment-file.ts';
-import { MANIFEST_FORMAT_VERSION, type Manifest, type ManifestSegment } from '../../engine/shard/manifest.ts';
-import { decodeRecord } from '../../engine/shard/wal-records.ts';
+} from '../engine/segment/segment-file.ts';
+import { MANIFEST_FORMAT_VERSION, type Manifest, type ManifestSegment } from '../engine/shard/manifest.ts';
+import { decodeRecord } from '../engine/shard/wal-records.ts';
 import { crcOfRange, openReadOnly, readWholeFile, SHARD_MANIFEST_FILE } from './shard-files.ts';
 import type { TrashShardSnapshot } from './trash-manifest.ts';
 import { verifyWalFiles } from './wal-verify.ts';

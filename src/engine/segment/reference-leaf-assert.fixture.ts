@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { NO_MORE_DOCS, type LeafReader, type PostingsCursor } from './leaf-reader.ts';
-import { seededRandom } from './test-leaf.ts';
+import { seededRandom } from './reference-leaf.fixture.ts';
 
 const sorted = (values: string[]): string[] => [...values].sort();
 

@@ -7,8 +7,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CollectionMeta, NamespaceMeta } from '../../cluster/catalog.ts';
-import { removeInterruptedWrite, writeFileAtomic } from '../../cluster/local/atomic-file.ts';
+import type { CollectionMeta, NamespaceMeta } from '../cluster/catalog.ts';
+import { removeInterruptedWrite, writeFileAtomic } from '../cluster/local/atomic-file.ts';
 
 /** Value of the manifest's `format` field. */
 export const TRASH_FORMAT = 'trove-trash';

@@ -6,8 +6,8 @@
 import { constants } from 'node:fs';
 import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readManifest, type Manifest } from '../../engine/shard/manifest.ts';
-import { updateCrc } from '../../engine/segment/segment-file.ts';
+import { readManifest, type Manifest } from '../engine/shard/manifest.ts';
+import { updateCrc } from '../engine/segment/segment-file.ts';
 import type { TrashFileEntry } from './trash-manifest.ts';
 
 /** Name of the shard manifest inside a shard directory. */

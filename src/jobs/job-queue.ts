@@ -11,7 +11,7 @@
  * graceful `close()` running passes finish and jobs still waiting fail the same way.
  */
 import type { Logger } from 'pino';
-import type { MergeReport } from '../../engine/shard/maintenance.ts';
+import type { MergeReport } from '../engine/shard/maintenance.ts';
 import { failureOf, JobError } from './job-error.ts';
 import { JobStore } from './job-store.ts';
 import { isFinished, jobSequence, type Job, type JobFailure, type JobPass, type JobState, type JobType } from './job.ts';

@@ -4,7 +4,7 @@
  * TrashStore) or over HTTP by a peer; the cluster-wide service (trash-service.ts) only ever talks
  * to this interface and collects every node's answer with `onEveryNode`.
  */
-import type { CollectionMeta } from '../../cluster/catalog.ts';
+import type { CollectionMeta } from '../cluster/catalog.ts';
 import type { ShardCheck } from './shard-verify.ts';
 import type { TrashItemKind, TrashItemState, TrashShardSnapshot } from './trash-manifest.ts';
 import type { PurgedItem, TrashIntent, TrashStore, UnreadableItem } from './trash-store.ts';

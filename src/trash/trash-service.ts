@@ -14,12 +14,12 @@
  * Operations on one item run one at a time (a keyed lock); different items proceed in parallel.
  */
 import type { Logger } from 'pino';
-import { DEFAULT_NAMESPACE, type CollectionMeta } from '../../cluster/catalog.ts';
-import { CatalogError } from '../../cluster/catalog-error.ts';
-import type { Coordinator } from '../../cluster/coordinator.ts';
-import { invalidNameReason } from '../../cluster/names.ts';
-import { EngineError } from '../../engine/errors.ts';
-import { asNodeError, collectionNotFound, NodeError } from '../../node/node-error.ts';
+import { DEFAULT_NAMESPACE, type CollectionMeta } from '../cluster/catalog.ts';
+import { CatalogError } from '../cluster/catalog-error.ts';
+import type { Coordinator } from '../cluster/coordinator.ts';
+import { invalidNameReason } from '../cluster/names.ts';
+import { EngineError } from '../engine/errors.ts';
+import { asNodeError, collectionNotFound, NodeError } from '../node/node-error.ts';
 import { KeyedLock } from '../jobs/keyed-lock.ts';
 import { onEveryNode, type NodeTrash, type NodeTrashItem } from './node-trash.ts';
 import { TrashError, trashItemNotFound } from './trash-error.ts';

@@ -1,7 +1,7 @@
 /**
  * Child process of crash.test.ts: appends to a log until it is killed, printing `durable <seq>`
  * after each batch is durable and `remove <seq>` before each removal it asks for.
- * Usage: node --import tsx crash-child.ts <dir>
+ * Usage: node --import tsx crash-child.fixture.ts <dir>
  */
 import { pathToFileURL } from 'node:url';
 import { WriteAheadLog } from './wal.ts';
@@ -51,6 +51,6 @@ async function main(dir: string): Promise<void> {
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const dir = process.argv[2];
-  if (dir === undefined) throw new Error('usage: crash-child.ts <dir>');
+  if (dir === undefined) throw new Error('usage: crash-child.fixture.ts <dir>');
   await main(dir);
 }
