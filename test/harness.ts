@@ -65,6 +65,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Shard workers of the servers under test: `TROVE_TEST_SHARD_WORKERS` (the test script runs the
+ * end-to-end suites once with 2 and once with 0), else 2, so that shards run in worker threads
+ * even on a one-core machine.
+ */
+export const TEST_SHARD_WORKERS = process.env.TROVE_TEST_SHARD_WORKERS ?? '2';
+
 /** Starts a Trove server on a free port with a fresh data directory. */
 export async function startServer(options: StartOptions = {}): Promise<TroveServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'trove-e2e-'));
@@ -76,6 +83,7 @@ export async function startServer(options: StartOptions = {}): Promise<TroveServ
     'path.data': dataDir,
     'security.enabled': options.security === true ? 'true' : 'false',
     'log.level': 'warn',
+    'node.shard_workers': TEST_SHARD_WORKERS,
     ...options.settings,
   };
   const args = ['--import', 'tsx', MAIN, 'start'];

@@ -28,6 +28,11 @@ before(async () => {
   const lines = docs.flatMap((city) => [{ index: { _id: city.id } }, { name: city.name, country: city.country, population: city.population }]);
   const loaded = await call(server, 'POST', '/cities/_bulk', { body: ndjson(lines), headers: { 'content-type': 'application/x-ndjson' } });
   assert.equal(loaded.body.errors, false);
+  const single = await call(server, 'PUT', '/single', { json: { settings: { number_of_shards: 1 }, mappings: { properties: { country: { type: 'keyword' }, population: { type: 'long' } } } } });
+  assert.equal(single.status, 200, single.text);
+  const singleLines = docs.flatMap((city) => [{ index: { _id: city.id } }, { country: city.country, population: city.population }]);
+  const singleLoaded = await call(server, 'POST', '/single/_bulk', { body: ndjson(singleLines), headers: { 'content-type': 'application/x-ndjson' } });
+  assert.equal(singleLoaded.body.errors, false);
 });
 
 after(async () => {
@@ -71,19 +76,38 @@ test('a lane with budget 1 and no queue refuses parallel searches with 429; its 
   await put({ 'search.lanes.tiny.max_concurrent': null, 'search.lanes.tiny.max_queue': null });
 });
 
+test('on a one-shard collection a lane bounds concurrency too: parallel searches queue or get 429', async () => {
+  await put({ 'search.lanes.solo.max_concurrent': 1, 'search.lanes.solo.max_queue': 0 });
+  const parallel = 24;
+  const responses = await Promise.all(Array.from({ length: parallel }, () => call(server, 'POST', '/single/_search?lane=solo', { json: HEAVY })));
+  const statuses = responses.map((response) => response.status);
+  assert.ok(statuses.every((status) => status === 200 || status === 429), `only 200 and 429: ${statuses.join(',')}`);
+  assert.ok(statuses.includes(200), 'some searches ran');
+  assert.ok(statuses.includes(429), `searches overlapped: ${statuses.join(',')}`);
+
+  await put({ 'search.lanes.solo.max_queue': parallel });
+  const queued = await Promise.all(Array.from({ length: parallel }, () => call(server, 'POST', '/single/_search?lane=solo', { json: HEAVY })));
+  assert.deepEqual([...new Set(queued.map((response) => response.status))], [200]);
+  const lane = (await call(server, 'GET', '/_node/_local/stats')).body.search.lanes.solo;
+  assert.ok(lane.queue_time_in_millis > 0, 'searches waited in the queue');
+  await put({ 'search.lanes.solo.max_concurrent': null, 'search.lanes.solo.max_queue': null });
+});
+
+// The timeout bounds each shard's query phase, as in Elasticsearch, and shards run at once: the
+// one-shard collection gives one shard enough work to pass a 1 ms budget.
 test('the default timeout applies to searches without one: partial results, timed_out true', async () => {
-  const full = await call(server, 'POST', '/cities/_search', { json: HEAVY });
+  const full = await call(server, 'POST', '/single/_search', { json: HEAVY });
   assert.equal(full.body.timed_out, false);
   assert.equal(full.body.hits.total.value, CITY_COUNT);
 
   await put({ 'search.default_timeout_ms': 1 });
-  const partial = await call(server, 'POST', '/cities/_search', { json: HEAVY });
+  const partial = await call(server, 'POST', '/single/_search', { json: HEAVY });
   assert.equal(partial.status, 200);
   assert.equal(partial.body.timed_out, true);
   assert.ok(partial.body.hits.total.value < CITY_COUNT, `${partial.body.hits.total.value} of ${CITY_COUNT} collected`);
 
   // A request's own timeout wins over the default.
-  const own = await call(server, 'POST', '/cities/_search', { json: { ...HEAVY, timeout: '1m' } });
+  const own = await call(server, 'POST', '/single/_search', { json: { ...HEAVY, timeout: '1m' } });
   assert.equal(own.body.timed_out, false);
   assert.equal(own.body.hits.total.value, CITY_COUNT);
   await put({ 'search.default_timeout_ms': null });

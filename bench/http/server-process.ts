@@ -55,8 +55,8 @@ async function waitReady(origin: string, child: ChildProcess, logFile: string): 
   throw new Error(`server not ready after ${READY_TIMEOUT_MS} ms:\n${logTail(logFile)}`);
 }
 
-/** Starts `trove start` on a free port with security off and waits until `GET /` answers. */
-export async function startServer(dataDir: string): Promise<ServerProcess> {
+/** Starts `trove start` on a free port with security off and waits until `GET /` answers; `settings` adds flags. */
+export async function startServer(dataDir: string, settings: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
   mkdirSync(dataDir, { recursive: true });
   const logFile = path.join(dataDir, 'server.log');
@@ -74,6 +74,7 @@ export async function startServer(dataDir: string): Promise<ServerProcess> {
     'false',
     '--log.level',
     'warn',
+    ...Object.entries(settings).flatMap(([key, value]) => [`--${key}`, value]),
   ];
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd] });
   closeSync(logFd);

@@ -3,14 +3,13 @@
  * Elasticsearch `type` and HTTP status, and the rendering of any thrown value into an ES error
  * body `{error:{type, reason, root_cause:[{type, reason}], index?}, status}`.
  */
-import { EngineError, type EngineErrorCode } from '../engine/errors.ts';
-import { CatalogError } from '../cluster/catalog-error.ts';
-import { NodeError, type NodeErrorCode } from '../node/node-error.ts';
-import { JobError, type JobErrorCode } from '../jobs/job-error.ts';
+import { TroveError, type EngineErrorCode } from '../engine/errors.ts';
+import type { NodeErrorCode } from '../node/node-error.ts';
+import type { JobErrorCode } from '../jobs/job-error.ts';
 import { TrashError, type TrashErrorCode } from '../trash/trash-error.ts';
-import { SecurityError, type SecurityErrorCode } from '../ops/security/security-error.ts';
-import { SettingsError, type SettingsErrorCode } from '../ops/settings/settings-error.ts';
-import { LaneError, type LaneErrorCode } from '../ops/lanes/lane-error.ts';
+import type { SecurityErrorCode } from '../ops/security/security-error.ts';
+import type { SettingsErrorCode } from '../ops/settings/settings-error.ts';
+import type { LaneErrorCode } from '../ops/lanes/lane-error.ts';
 
 /** Error codes raised by the HTTP layer itself. */
 export type ApiErrorCode =
@@ -56,6 +55,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorKind>> = {
   action_request_validation: { type: 'action_request_validation_exception', status: 400 },
   corrupt_index: { type: 'corrupt_index_exception', status: 500 },
   shard_closed: { type: 'index_shard_closed_exception', status: 503 },
+  shard_worker_failed: { type: 'shard_worker_failure_exception', status: 503 },
   wal_failure: { type: 'translog_exception', status: 500 },
   fault_injected: { type: 'fault_injected_exception', status: 500 },
   // Catalog and node (src/cluster/catalog-error.ts, src/node/node-error.ts)
@@ -102,14 +102,13 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorKind>> = {
 };
 
 /** An error raised by the HTTP layer; `index` names the collection concerned, if any. */
-export class ApiError extends Error {
+export class ApiError extends TroveError<ApiErrorCode> {
   constructor(
-    readonly code: ApiErrorCode,
+    code: ApiErrorCode,
     message: string,
     readonly index?: string,
   ) {
-    super(message);
-    this.name = 'ApiError';
+    super(code, message);
   }
 }
 
@@ -137,19 +136,10 @@ const COLLECTION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['index_not_
  * `collection` is the collection the request addressed, named in collection-level errors.
  */
 export function classifyError(error: unknown, collection?: string): { code: ErrorCode; reason: string; index?: string } {
-  if (error instanceof ApiError) return { code: error.code, reason: error.message, index: error.index };
-  if (
-    error instanceof EngineError ||
-    error instanceof JobError ||
-    error instanceof TrashError ||
-    error instanceof SecurityError ||
-    error instanceof SettingsError ||
-    error instanceof LaneError
-  ) {
-    return { code: error.code, reason: error.message };
-  }
-  if (error instanceof NodeError || error instanceof CatalogError) {
-    return { code: error.code, reason: error.message, index: COLLECTION_CODES.has(error.code) ? collection : undefined };
+  if (error instanceof ApiError && error.index !== undefined) return { code: error.code, reason: error.message, index: error.index };
+  if (error instanceof TroveError && Object.hasOwn(ERROR_TABLE, error.code)) {
+    const code = error.code as ErrorCode;
+    return { code, reason: error.message, index: COLLECTION_CODES.has(code) ? collection : undefined };
   }
   const fastifyError = error as { code?: unknown; statusCode?: unknown; message?: unknown };
   const message = typeof fastifyError?.message === 'string' ? fastifyError.message : String(error);

@@ -1,7 +1,9 @@
 /**
  * The HTTP server of a node: Fastify with TypeBox schemas validated by ajv, the JSON/NDJSON body
  * parsers, the ES error rendering, and every API route. All routes live in one encapsulated
- * plugin (`apiRoutes`) so the security plugin can add its `onRequest` hook in one place.
+ * plugin (`apiRoutes`) so the security plugin can add its `onRequest` hook in one place. Each
+ * route plugin receives only the node's resource service(s) it serves (`node.documents`,
+ * `node.search`, ...), not the whole node.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -30,12 +32,6 @@ import { rootRoutes } from './routes/root.ts';
 import { searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
 import { trashRoutes } from './routes/trash.ts';
-
-/** What every route plugin receives. */
-export interface RouteOptions {
-  node: NodeService;
-  config: NodeConfig;
-}
 
 /** Options of `buildServer`. */
 export interface BuildServerOptions {
@@ -73,26 +69,33 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   return app;
 }
 
-/** Every API route, in one encapsulated context (the auth hook point). */
-async function apiRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
-  await installSecurity(instance, options);
-  await instance.register(securityRoutes, options);
-  await instance.register(rootRoutes, options);
-  await instance.register(catRoutes, options);
-  await instance.register(catSegmentsRoutes, options);
-  await instance.register(clusterRoutes, options);
-  await instance.register(nodeRoutes, options);
-  await instance.register(metricsRoutes, options);
-  await instance.register(compactRoutes, options);
-  await instance.register(jobRoutes, options);
-  await instance.register(searchRoutes, options);
-  await instance.register(bulkRoutes, options);
-  await instance.register(documentRoutes, options);
-  await instance.register(mgetRoutes, options);
-  await instance.register(changesRoutes, options);
-  await instance.register(namespaceRoutes, options);
-  await instance.register(trashRoutes, options);
-  await instance.register(collectionRoutes, options);
+/** What `apiRoutes` receives: the node (for the security plugin and the route services) and its configuration. */
+interface ApiRoutesOptions {
+  node: NodeService;
+  config: NodeConfig;
+}
+
+/** Every API route, in one encapsulated context (the auth hook point); each gets only its services. */
+async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): Promise<void> {
+  const { node, config } = options;
+  await installSecurity(instance, { node, config });
+  await instance.register(securityRoutes);
+  await instance.register(rootRoutes, { observability: node.observability });
+  await instance.register(catRoutes, { collections: node.collections });
+  await instance.register(catSegmentsRoutes, { compaction: node.compaction });
+  await instance.register(clusterRoutes, { observability: node.observability });
+  await instance.register(nodeRoutes, { observability: node.observability });
+  await instance.register(metricsRoutes, { observability: node.observability });
+  await instance.register(compactRoutes, { compaction: node.compaction });
+  await instance.register(jobRoutes, { compaction: node.compaction, observability: node.observability });
+  await instance.register(searchRoutes, { search: node.search });
+  await instance.register(bulkRoutes, { documents: node.documents });
+  await instance.register(documentRoutes, { documents: node.documents });
+  await instance.register(mgetRoutes, { documents: node.documents });
+  await instance.register(changesRoutes, { changes: node.changes });
+  await instance.register(namespaceRoutes, { collections: node.collections });
+  await instance.register(trashRoutes, { trash: node.trash });
+  await instance.register(collectionRoutes, { collections: node.collections });
 }
 
 /** `filter_path` (ES response filtering) and `pretty` (indented JSON) on every JSON response. */

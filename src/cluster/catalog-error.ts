@@ -2,6 +2,8 @@
  * Typed errors raised by coordinators. Like EngineError, `code` is stable; the node layer passes
  * these codes on and the API's error table maps them to an HTTP status and an ES error type.
  */
+
+import { TroveError } from '../engine/errors.ts';
 export type CatalogErrorCode =
   | 'index_not_found'
   | 'resource_already_exists'
@@ -11,15 +13,9 @@ export type CatalogErrorCode =
   /** A compare-and-set lost against a concurrent change; re-read and retry. */
   | 'catalog_conflict'
   /** The catalog could not be persisted or read, or the coordinator is closed. */
-  | 'catalog_unavailable';
+  | 'catalog_unavailable'
+  /** A shard copy a request needs is not open (unassigned, still opening, failed to open, or closed). */
+  | 'shard_unavailable';
 
 /** A catalog operation that was refused or failed; the catalog is unchanged. */
-export class CatalogError extends Error {
-  constructor(
-    readonly code: CatalogErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CatalogError';
-  }
-}
+export class CatalogError extends TroveError<CatalogErrorCode> {}

@@ -39,6 +39,14 @@ export const SETTINGS = {
     dynamic: false,
     description: 'Human-readable node name shown in logs and APIs (default: the host name).',
   },
+  'node.shard_workers': {
+    type: 'integer',
+    default: () => availableParallelism(),
+    min: 0,
+    max: 256,
+    dynamic: false,
+    description: 'Worker threads that run this node\'s shard copies (default: the number of cores; 0 runs shards in the HTTP thread).',
+  },
   'http.host': {
     type: 'string',
     default: '127.0.0.1',

@@ -12,16 +12,24 @@ export type EngineErrorCode =
   | 'action_request_validation'
   | 'corrupt_index'
   | 'shard_closed'
+  /** The worker thread running the shard failed; the shard reopens from its WAL in a new worker. */
+  | 'shard_worker_failed'
   | 'wal_failure'
   | 'fault_injected';
 
-/** An engine failure with a stable code and a message meant for the API user. */
-export class EngineError extends Error {
+/**
+ * The base of every typed failure in every layer: a stable `code` and a message meant for the API
+ * user. The API's one error table maps each code to an HTTP status and an Elasticsearch type.
+ */
+export class TroveError<Code extends string = string> extends Error {
   constructor(
-    readonly code: EngineErrorCode,
+    readonly code: Code,
     message: string,
   ) {
     super(message);
-    this.name = 'EngineError';
+    this.name = new.target.name;
   }
 }
+
+/** An engine failure with a stable code and a message meant for the API user. */
+export class EngineError extends TroveError<EngineErrorCode> {}

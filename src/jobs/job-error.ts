@@ -2,7 +2,7 @@
  * Errors of the job queue. Their codes are in the API's error table (src/api/errors.ts), and a
  * failed job or pass records the code of the error that failed it (see `failureOf`).
  */
-import { EngineError } from '../engine/errors.ts';
+import { EngineError, TroveError } from '../engine/errors.ts';
 import { NodeError } from '../node/node-error.ts';
 import type { JobFailure } from './job.ts';
 
@@ -14,15 +14,7 @@ export type JobErrorCode =
   | 'job_interrupted';
 
 /** A job-layer failure with a stable code and a message meant for the API user. */
-export class JobError extends Error {
-  constructor(
-    readonly code: JobErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'JobError';
-  }
-}
+export class JobError extends TroveError<JobErrorCode> {}
 
 /** How a thrown value is recorded in a job: typed errors keep their code, anything else is `internal`. */
 export function failureOf(error: unknown): JobFailure {

@@ -12,7 +12,7 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { TEMP_SUFFIX, writeFileAtomic } from '../cluster/local/atomic-file.ts';
+import { TEMP_SUFFIX, writeFileAtomic } from '../engine/directory/atomic-file.ts';
 import { jobSequence, type Job, type JobState } from './job.ts';
 
 const FORMAT = 'trove-job';

@@ -4,7 +4,7 @@
  * `writeBatch` (one group commit), all shards concurrently. Items fail one by one; the valid ones
  * are applied. Results come back in request order.
  */
-import { EngineError } from '../engine/errors.ts';
+import { EngineError, TroveError } from '../engine/errors.ts';
 import type { WriteResult } from '../engine/shard/operations.ts';
 import {
   prepareDelete,
@@ -15,8 +15,7 @@ import {
   type UpdateResponse,
   type WriteResponse,
 } from './documents.ts';
-import { requireCollection, startedShard, type NodeContext } from './node-context.ts';
-import { NodeError } from './node-error.ts';
+import type { NodeContext } from './node-context.ts';
 import type { SourceOptions } from './source-filter.ts';
 
 /** The four bulk actions. */
@@ -49,7 +48,7 @@ export interface BulkItemFailure {
   action: BulkAction;
   index: string | null;
   id: string | null;
-  error: NodeError | EngineError;
+  error: TroveError;
 }
 
 /** A completed item with its Elasticsearch write response (delete of a missing id is `not_found`). */
@@ -68,8 +67,8 @@ export interface BulkResponse {
   items: BulkItemResult[];
 }
 
-function isTyped(error: unknown): error is NodeError | EngineError {
-  return error instanceof NodeError || error instanceof EngineError;
+function isTyped(error: unknown): error is TroveError {
+  return error instanceof TroveError;
 }
 
 /** Positions of the still-valid writes, grouped by a key, in request order. */
@@ -88,16 +87,17 @@ function groupIndexes(prepared: ReadonlyArray<PreparedWrite | null>, keyOf: (wri
 function prepareItem(context: NodeContext, item: BulkItem, defaults: BulkDefaults): PreparedWrite {
   const name = item.collection ?? defaults.collection;
   if (name === undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: index is missing;');
-  const hosted = requireCollection(context, name);
+  const { router } = context;
+  const hosted = router.collection(name);
   const params = { routing: item.routing ?? defaults.routing, ifSeqNo: item.ifSeqNo, ifPrimaryTerm: item.ifPrimaryTerm };
   switch (item.action) {
     case 'index':
     case 'create':
-      return prepareIndex(hosted, item.id, item.body, { ...params, opType: item.action === 'create' ? 'create' : 'index' });
+      return prepareIndex(router, hosted, item.id, item.body, { ...params, opType: item.action === 'create' ? 'create' : 'index' });
     case 'delete':
-      return prepareDelete(hosted, item.id as string, params);
+      return prepareDelete(router, hosted, item.id as string, params);
     case 'update':
-      return prepareUpdate(hosted, item.id as string, item.body, { ...params, source: item.source });
+      return prepareUpdate(router, hosted, item.id as string, item.body, { ...params, source: item.source });
     default:
       throw new EngineError('illegal_argument', `unknown bulk action [${String(item.action)}]`);
   }
@@ -114,7 +114,7 @@ export async function bulk(context: NodeContext, items: readonly BulkItem[], def
     const op = prepared[index]?.op;
     outcomes[index] = {
       action: item.action,
-      index: prepared[index]?.hosted.meta.name ?? item.collection ?? defaults.collection ?? null,
+      index: prepared[index]?.target.collection.meta.name ?? item.collection ?? defaults.collection ?? null,
       id: op?.id ?? item.id ?? null,
       error,
     };
@@ -132,7 +132,7 @@ export async function bulk(context: NodeContext, items: readonly BulkItem[], def
   }
 
   // One mapping change per collection, covering all of its items.
-  const byCollection = groupIndexes(prepared, (write) => write.hosted.meta.name);
+  const byCollection = groupIndexes(prepared, (write) => write.target.collection.meta.name);
   await Promise.all(
     [...byCollection].map(async ([name, indexes]) => {
       try {
@@ -147,15 +147,14 @@ export async function bulk(context: NodeContext, items: readonly BulkItem[], def
   );
 
   // One writeBatch per shard, in request order within the shard.
-  const byShard = groupIndexes(prepared, (write) => `${write.hosted.meta.name}\u0000${write.shardId}`);
+  const byShard = groupIndexes(prepared, (write) => write.target.handle.uuid);
   await Promise.all(
     [...byShard.values()].map(async (indexes) => {
       const first = prepared[indexes[0]]!;
       let results: Array<WriteResult | EngineError>;
       const batchStarted = performance.now();
       try {
-        const shard = startedShard(requireCollection(context, first.hosted.meta.name), first.shardId);
-        results = await shard.writeBatch(indexes.map((index) => prepared[index]!.op));
+        results = await first.target.handle.writeBatch(indexes.map((index) => prepared[index]!.op));
       } catch (error) {
         for (const index of indexes) fail(index, error);
         return;

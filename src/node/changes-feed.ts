@@ -5,23 +5,21 @@
  * `eventsource` stream until the client goes, the limit is reached or (without heartbeat) no
  * change came for `timeout` ms.
  *
- * While it waits, a feed holds one durable-seq listener per shard and one timer; both are
- * released when the wait ends, and a client that disconnects (the stream is destroyed) ends the
- * wait at once. `finish()` ends a feed gracefully, with a complete body (server shutdown).
+ * While it waits, a feed holds one `waitForChanges` call per shard and one timer, all tied to one
+ * AbortController that is aborted as soon as the wait ends (a shard answered, the timer fired, or
+ * the feed stopped), which ends the other shards' waits and clears the timer. A client that
+ * disconnects (the stream is destroyed) ends the wait at once; the feed reports itself closed
+ * once none of its shard waits is outstanding. `finish()` ends a feed gracefully, with a complete
+ * body (server shutdown).
  */
 import { Readable } from 'node:stream';
-import type { StoredDocument } from '../engine/shard/operations.ts';
+import type { ChangeBounds, ShardHandle } from '../cluster/shard-handle.ts';
 import { encodeCursor } from './changes-cursor.ts';
 import { currentDocJson, FRAMINGS, renderResult, type FeedMode } from './changes-format.ts';
-import type { ChangeMerge, MergedChange, ShardChangeLog } from './changes-merge.ts';
+import { readBounds, type ChangeLogHandle, type ChangeMerge, type MergedChange } from './changes-merge.ts';
 
-/** What a feed needs of one shard (an engine `Shard` is one). */
-export interface FeedShard extends ShardChangeLog {
-  /** The live document, for `include_docs`. */
-  get(id: string): StoredDocument | null;
-  /** Calls `listener` after every group commit; returns the unsubscribe. */
-  onDurable(listener: (durableSeq: number) => void): () => void;
-}
+/** What a feed needs of one shard's handle. */
+export type FeedShardHandle = ChangeLogHandle & Pick<ShardHandle, 'get' | 'waitForChanges'>;
 
 /** Parameters of one feed, validated. */
 export interface ChangeFeedOptions {
@@ -39,8 +37,8 @@ export interface ChangeFeedOptions {
 
 /** How a feed reaches its collection. */
 export interface FeedSource {
-  /** The collection's shards now, in shard order; throws when one is unavailable. */
-  shards(): FeedShard[];
+  /** The collection's shards now, in shard order; throws `shard_unavailable` when one is unavailable. */
+  shards(): FeedShardHandle[];
   /** Fingerprint of the collection's shard set, written into every cursor. */
   fingerprint: number;
 }
@@ -56,21 +54,27 @@ export class ChangeFeed extends Readable {
   private pulling = false;
   private stopping = false;
   private aborted = false;
-  private wake: (() => void) | null = null;
+  /** The body is complete or the stream destroyed: closed once no shard wait is outstanding. */
+  private ended = false;
+  private released = false;
+  /** Aborts the current wait, if the feed is waiting. */
+  private wait: AbortController | null = null;
   /** Normal and longpoll feeds: per shard, the durable seq when the feed opened. */
-  private readonly openedAt: number[] | undefined;
-  private heldListeners = 0;
+  private readonly openedAt: readonly number[] | undefined;
+  private waitsOutstanding = 0;
   private timerArmed = false;
 
+  /** `durableAtOpen`: per shard, the durable seq read when the feed was opened. */
   constructor(
     private readonly source: FeedSource,
     private readonly merge: ChangeMerge,
+    durableAtOpen: readonly number[],
     private readonly options: ChangeFeedOptions,
     private readonly onClosed: (feed: ChangeFeed) => void,
   ) {
     super();
     this.contentType = FRAMINGS[options.mode].contentType;
-    this.openedAt = options.mode === 'normal' || options.mode === 'longpoll' ? durablePositions(source.shards()) : undefined;
+    this.openedAt = options.mode === 'normal' || options.mode === 'longpoll' ? [...durableAtOpen] : undefined;
     this.producer = this.produce();
   }
 
@@ -79,15 +83,15 @@ export class ChangeFeed extends Readable {
     return encodeCursor(this.source.fingerprint, this.merge.positions);
   }
 
-  /** Listeners and timers this feed holds right now (for tests and stats). */
+  /** Shard waits outstanding (`listeners`) and timers this feed holds right now (for tests and stats). */
   heldResources(): { listeners: number; timers: number } {
-    return { listeners: this.heldListeners, timers: this.timerArmed ? 1 : 0 };
+    return { listeners: this.waitsOutstanding, timers: this.timerArmed ? 1 : 0 };
   }
 
   /** Ends the feed at the next opportunity with a complete body (results so far, last_seq). */
   finish(): void {
     this.stopping = true;
-    this.wake?.();
+    this.wait?.abort();
   }
 
   override _read(): void {
@@ -97,9 +101,10 @@ export class ChangeFeed extends Readable {
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this.aborted = true;
     this.stopping = true;
-    this.wake?.();
+    this.wait?.abort();
     if (!this.pulling) void this.producer.return();
-    this.onClosed(this);
+    this.ended = true;
+    this.closeWhenReleased();
     callback(error);
   }
 
@@ -108,10 +113,14 @@ export class ChangeFeed extends Readable {
     try {
       for (;;) {
         const next = await this.producer.next();
-        if (this.destroyed) return;
+        if (this.destroyed) {
+          void this.producer.return();
+          return;
+        }
         if (next.done) {
           this.push(null);
-          this.onClosed(this);
+          this.ended = true;
+          this.closeWhenReleased();
           return;
         }
         if (!this.push(next.value)) return;
@@ -139,10 +148,10 @@ export class ChangeFeed extends Readable {
     let text = framing.open;
     try {
       while (count < limit && !this.stopping) {
-        const merged = this.merge.next(shards, until);
+        const merged = await this.merge.next(shards, until);
         if (merged !== null) {
           const seq = this.seqFor(count + 1);
-          text += framing.row(this.render(merged, shards, seq), seq, count);
+          text += framing.row(await this.render(merged, shards, seq), seq, count);
           count++;
           if (idleTimeout) deadline = Date.now() + timeoutMs;
           if (text.length >= CHUNK_CHARS) {
@@ -165,14 +174,16 @@ export class ChangeFeed extends Readable {
           continue;
         }
         shards = this.source.shards();
-        if (bounded) until = durablePositions(shards);
-        // Checked in the same turn as the subscription below, so no commit can slip between.
-        if (this.merge.hasAvailable(shards)) continue;
-        await this.waitForChange(shards, Math.min(timed ? deadline : Number.POSITIVE_INFINITY, nextHeartbeat) - now);
-        if (bounded) until = durablePositions(shards);
+        const bounds = await readBounds(shards);
+        if (bounded) until = durableSeqs(bounds);
+        // A commit after these bounds were read is not missed: a shard's wait answers at once for
+        // a change past the position it is given.
+        if (this.merge.hasAvailable(bounds)) continue;
+        await this.waitForChange(shards, Math.min(timed ? deadline : Number.POSITIVE_INFINITY, nextHeartbeat) - Date.now());
+        if (bounded && !this.stopping) until = durableSeqs(await readBounds(shards));
       }
       if (this.aborted) return;
-      yield text + framing.close(this.lastSeq, this.merge.pending(shards), count);
+      yield text + framing.close(this.lastSeq, this.merge.pending(await readBounds(shards)), count);
     } catch (error) {
       if (this.aborted) return;
       const line = framing.error(errorType(error), error instanceof Error ? error.message : String(error));
@@ -181,31 +192,52 @@ export class ChangeFeed extends Readable {
     }
   }
 
-  /** Resolves after the next group commit of any shard, after `ms`, or when the feed stops. */
-  private waitForChange(shards: readonly FeedShard[], ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const unsubscribes: Array<() => void> = [];
-      const wake = (): void => {
-        if (this.wake !== wake) return;
-        this.wake = null;
+  /** Resolves once any shard has a durable change past the feed's position, after `ms`, or when the feed stops. */
+  private async waitForChange(shards: readonly FeedShardHandle[], ms: number): Promise<void> {
+    if (this.stopping) return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), Math.max(0, ms));
+    this.timerArmed = true;
+    const stopped = new Promise<void>((resolve) => {
+      const release = (): void => {
         clearTimeout(timer);
         this.timerArmed = false;
-        for (const unsubscribe of unsubscribes) unsubscribe();
-        this.heldListeners = 0;
         resolve();
       };
-      this.wake = wake;
-      for (const shard of shards) unsubscribes.push(shard.onDurable(wake));
-      this.heldListeners = unsubscribes.length;
-      const timer = setTimeout(wake, Math.max(0, ms));
-      this.timerArmed = true;
-      if (this.stopping) wake();
+      controller.signal.addEventListener('abort', release, { once: true });
     });
+    this.wait = controller;
+    const positions = this.merge.positions;
+    const waits = shards.map((shard, index) => this.waitOn(shard, positions[index]!, Math.max(0, ms), controller.signal));
+    try {
+      await Promise.race([stopped, ...waits]);
+    } finally {
+      this.wait = null;
+      controller.abort();
+    }
   }
 
-  private render(merged: MergedChange, shards: readonly FeedShard[], seq: string | null): string {
+  /** One shard's wait, counted in `heldResources` until it settles. */
+  private async waitOn(shard: FeedShardHandle, position: number, ms: number, signal: AbortSignal): Promise<void> {
+    this.waitsOutstanding++;
+    try {
+      await shard.waitForChanges(position, ms, signal);
+    } finally {
+      this.waitsOutstanding--;
+      this.closeWhenReleased();
+    }
+  }
+
+  /** Reports the feed closed once it has ended and no shard wait of it is outstanding. */
+  private closeWhenReleased(): void {
+    if (!this.ended || this.released || this.waitsOutstanding > 0) return;
+    this.released = true;
+    this.onClosed(this);
+  }
+
+  private async render(merged: MergedChange, shards: readonly FeedShardHandle[], seq: string | null): Promise<string> {
     const { change, shard } = merged;
-    const doc = this.options.includeDocs ? currentDocJson(change, shards[shard]!.get(change.id)) : undefined;
+    const doc = this.options.includeDocs ? currentDocJson(change, await shards[shard]!.get(change.id)) : undefined;
     return renderResult(change, seq, doc);
   }
 
@@ -214,8 +246,8 @@ export class ChangeFeed extends Readable {
   }
 }
 
-function durablePositions(shards: readonly FeedShard[]): number[] {
-  return shards.map((shard) => shard.changeBounds().durableSeq);
+function durableSeqs(bounds: readonly ChangeBounds[]): number[] {
+  return bounds.map((bound) => bound.durableSeq);
 }
 
 function errorType(error: unknown): string {

@@ -6,16 +6,19 @@
  * end them gracefully when it stops and tests can see that none holds resources after its
  * client went away.
  */
-import { decodeCursor, shardSetFingerprint } from './changes-cursor.ts';
-import { ChangeFeed, type FeedShard, type FeedSource } from './changes-feed.ts';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChangeBounds } from '../cluster/shard-handle.ts';
+import { decodeCursor } from './changes-cursor.ts';
+import { ChangeFeed, type FeedSource } from './changes-feed.ts';
 import type { FeedMode } from './changes-format.ts';
-import { ChangeMerge, checkRetained } from './changes-merge.ts';
-import type { HostedCollection } from './local-shards.ts';
-import { startedShard } from './node-context.ts';
+import { ChangeMerge, checkRetained, readBounds } from './changes-merge.ts';
 import { NodeError } from './node-error.ts';
 
 export type { FeedMode } from './changes-format.ts';
+export type { FeedShardHandle, FeedSource } from './changes-feed.ts';
 export { ChangeFeed } from './changes-feed.ts';
+export { shardSetFingerprint } from './changes-cursor.ts';
 
 /** Parameters of a change-feed request (PRODUCT.md 4.5), already typed. */
 export interface ChangesRequest {
@@ -37,6 +40,9 @@ export interface ChangesRequest {
 /** Longest wait of `longpoll` (and idle time of `continuous` without heartbeat) by default. */
 export const DEFAULT_FEED_TIMEOUT_MS = 60_000;
 
+/** Longest a graceful stop waits for open feeds to write their last line. */
+const FINISH_WAIT_MS = 5000;
+
 /** Changes read from one shard's log at a time. */
 const READ_BATCH = 1000;
 
@@ -45,18 +51,23 @@ export class ChangeFeeds {
   private readonly active = new Set<ChangeFeed>();
   private closed = false;
 
-  /** Checks the request against the collection and opens the feed. */
-  open(hosted: HostedCollection, request: ChangesRequest): ChangeFeed {
-    if (this.closed) throw new NodeError('node_closed', 'the node is shutting down');
-    const source = feedSource(hosted);
+  /** Checks the request against the collection's shards (cursor, retention), then opens the feed. */
+  async open(source: FeedSource, request: ChangesRequest): Promise<ChangeFeed> {
+    this.refuseWhenClosed();
     const shards = source.shards();
-    const positions = startPositions(request.since, shards, source.fingerprint);
-    checkRetained(shards, positions);
+    const cursor = cursorOf(request.since, source.fingerprint, shards.length);
+    // One reading of the bounds serves every check, and is where normal and longpoll feeds end.
+    const bounds = await readBounds(shards);
+    const positions = startPositions(request.since, cursor, bounds);
+    checkRetained(bounds, positions);
+    // finishAll may have run while the bounds were read.
+    this.refuseWhenClosed();
     const limit = request.limit ?? Number.POSITIVE_INFINITY;
     const merge = new ChangeMerge(positions, Math.max(1, Math.min(READ_BATCH, limit)));
     const feed = new ChangeFeed(
       source,
       merge,
+      bounds.map((bound) => bound.durableSeq),
       {
         mode: request.feed ?? 'normal',
         limit,
@@ -71,7 +82,7 @@ export class ChangeFeeds {
     return feed;
   }
 
-  /** Feeds open now, with the durable-seq listeners and timers they hold. */
+  /** Feeds open now, with the shard waits (`listeners`) and timers they hold. */
   heldResources(): { feeds: number; listeners: number; timers: number } {
     let listeners = 0;
     let timers = 0;
@@ -83,27 +94,37 @@ export class ChangeFeeds {
     return { feeds: this.active.size, listeners, timers };
   }
 
-  /** Ends every open feed with a complete body and refuses new ones (server shutdown). */
-  finishAll(): void {
+  /**
+   * Ends every open feed with a complete body and refuses new ones (server shutdown). Resolves
+   * once every feed's stream has closed (at most `FINISH_WAIT_MS`), so that the server closes
+   * connections that are idle by then.
+   */
+  async finishAll(): Promise<void> {
     this.closed = true;
+    const closing = [...this.active].map((feed) => (feed.closed ? undefined : once(feed, 'close').catch(() => undefined)));
     for (const feed of this.active) feed.finish();
+    const timeout = new AbortController();
+    const expired = sleep(FINISH_WAIT_MS, undefined, { ref: false, signal: timeout.signal }).catch(() => undefined);
+    await Promise.race([Promise.all(closing), expired]);
+    timeout.abort();
+  }
+
+  private refuseWhenClosed(): void {
+    if (this.closed) throw new NodeError('node_closed', 'the node is shutting down');
   }
 }
 
-function feedSource(hosted: HostedCollection): FeedSource {
-  return {
-    fingerprint: shardSetFingerprint(hosted.meta.shards.map((shard) => shard.uuid)),
-    shards: (): FeedShard[] => hosted.meta.shards.map((_, shardId) => startedShard(hosted, shardId)),
-  };
+/** The positions a `since` cursor carries, or null when `since` names the start or the end of the logs. */
+function cursorOf(since: string | undefined, fingerprint: number, shardCount: number): number[] | null {
+  if (since === undefined || since === '' || since === '0' || since === 'now') return null;
+  return decodeCursor(since, fingerprint, shardCount);
 }
 
-/** Per-shard starting positions for `since`. */
-function startPositions(since: string | undefined, shards: readonly FeedShard[], fingerprint: number): number[] {
-  if (since === undefined || since === '' || since === '0') return shards.map((shard) => shard.changeBounds().firstSeq - 1);
-  if (since === 'now') return shards.map((shard) => shard.changeBounds().durableSeq);
-  const positions = decodeCursor(since, fingerprint, shards.length);
-  positions.forEach((position, shard) => {
-    const { durableSeq } = shards[shard]!.changeBounds();
+/** Per-shard starting positions for `since`, given the shards' bounds when the feed opens. */
+function startPositions(since: string | undefined, cursor: number[] | null, bounds: readonly ChangeBounds[]): number[] {
+  if (cursor === null) return bounds.map((bound) => (since === 'now' ? bound.durableSeq : bound.firstSeq - 1));
+  cursor.forEach((position, shard) => {
+    const { durableSeq } = bounds[shard]!;
     if (position > durableSeq) {
       throw new NodeError(
         'invalid_cursor',
@@ -111,5 +132,5 @@ function startPositions(since: string | undefined, shards: readonly FeedShard[],
       );
     }
   });
-  return positions;
+  return cursor;
 }

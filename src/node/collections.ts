@@ -6,11 +6,12 @@
  */
 import { DEFAULT_NAMESPACE, type CollectionMeta, type NamespaceMeta } from '../cluster/catalog.ts';
 import { CatalogError } from '../cluster/catalog-error.ts';
+import { parseCollectionSettings } from '../cluster/collection-settings.ts';
 import { resolveTarget } from '../cluster/names.ts';
 import { EngineError } from '../engine/errors.ts';
 import type { Mapping } from '../engine/mapping/mapping.ts';
 import { mergeMappings, validateMapping } from '../engine/mapping/validate.ts';
-import type { HostedCollection } from './local-shards.ts';
+import type { HostedCollection } from '../cluster/local-shards.ts';
 import type { NodeContext } from './node-context.ts';
 import { NodeError, asNodeError, collectionNotFound } from './node-error.ts';
 
@@ -45,30 +46,10 @@ export interface CreateCollectionResponse extends Acknowledged {
   index: string;
 }
 
-/** Index settings this version understands (after removing the optional `index.` prefix). */
-const SHARD_SETTINGS = new Set(['number_of_shards', 'number_of_replicas']);
-/** Accepted for client compatibility with no effect: writes are visible to search at once. */
-const ACCEPTED_NO_OP_SETTINGS = new Set(['refresh_interval']);
 const CREATE_BODY_KEYS = new Set(['settings', 'mappings', 'namespace', 'aliases']);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function flattenSettings(settings: Record<string, unknown>, prefix: string, out: Map<string, unknown>): void {
-  for (const [key, value] of Object.entries(settings)) {
-    const path = prefix === '' ? key : `${prefix}.${key}`;
-    if (isPlainObject(value)) flattenSettings(value, path, out);
-    else out.set(path.startsWith('index.') ? path.slice('index.'.length) : path, value);
-  }
-}
-
-function settingCount(key: string, value: unknown, minimum: number): number {
-  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number) || number < minimum) {
-    throw new EngineError('illegal_argument', `Failed to parse value [${String(value)}] for setting [index.${key}] must be >= ${minimum}`);
-  }
-  return number;
 }
 
 /** Parses the body of `PUT /{collection}`. */
@@ -84,20 +65,9 @@ export function parseCreateBody(body: unknown): { namespace: string; numberOfSha
   if (request.namespace !== undefined && typeof request.namespace !== 'string') {
     throw new EngineError('parsing', '[namespace] must be a string');
   }
-  const settings = new Map<string, unknown>();
-  if (request.settings !== undefined) {
-    if (!isPlainObject(request.settings)) throw new EngineError('parsing', '[settings] must be an object');
-    flattenSettings(request.settings, '', settings);
-  }
-  for (const key of settings.keys()) {
-    if (!SHARD_SETTINGS.has(key) && !ACCEPTED_NO_OP_SETTINGS.has(key)) {
-      throw new EngineError('illegal_argument', `unknown setting [index.${key}] please check that any required plugins are installed, or check the breaking changes documentation for removed settings`);
-    }
-  }
   return {
     namespace: request.namespace ?? DEFAULT_NAMESPACE,
-    numberOfShards: settings.has('number_of_shards') ? settingCount('number_of_shards', settings.get('number_of_shards'), 1) : 1,
-    numberOfReplicas: settings.has('number_of_replicas') ? settingCount('number_of_replicas', settings.get('number_of_replicas'), 0) : 0,
+    ...parseCollectionSettings(request.settings),
     mapping: validateMapping(request.mappings ?? { properties: {} }),
   };
 }
@@ -110,7 +80,7 @@ async function changeCatalog<T>(context: NodeContext, change: () => Promise<T>):
   } catch (error) {
     throw asNodeError(error);
   }
-  await context.shards.waitForRevision(context.coordinator.revision);
+  await context.router.waitForRevision(context.coordinator.revision);
   return result;
 }
 
@@ -125,7 +95,7 @@ export async function createCollection(context: NodeContext, name: string, body:
       mapping: request.mapping,
     }),
   );
-  const hosted = context.shards.collection(meta.name);
+  const hosted = context.router.findCollection(meta.name);
   const started = hosted?.shards.every((local, shardId) => local?.state === 'started' || meta.placements[shardId].primary !== context.nodeId);
   return { acknowledged: true, shards_acknowledged: started === true, index: meta.name };
 }
@@ -133,11 +103,9 @@ export async function createCollection(context: NodeContext, name: string, body:
 /** Names a target selects; unknown concrete names are index_not_found. */
 export function resolveCollections(context: NodeContext, target: string): HostedCollection[] {
   if (!/[,*?]/.test(target) && target !== '_all' && !target.startsWith('-')) {
-    const hosted = context.shards.collection(target);
-    if (!hosted) throw collectionNotFound(target);
-    return [hosted];
+    return [context.router.collection(target)];
   }
-  const existing = context.shards.collections();
+  const existing = context.router.collections();
   const resolved = resolveTarget(target, existing.map((hosted) => hosted.meta.name));
   if (resolved.missing.length > 0) throw collectionNotFound(resolved.missing[0]);
   return resolved.names.map((name) => existing.find((hosted) => hosted.meta.name === name)!);
@@ -179,14 +147,13 @@ export function collectionHealth(context: NodeContext, hosted: HostedCollection)
 }
 
 /** Every collection with counts, size and health (`_cat/indices`). */
-export function listCollections(context: NodeContext): CollectionSummary[] {
-  return context.shards.collections().map((hosted) => {
+export async function listCollections(context: NodeContext): Promise<CollectionSummary[]> {
+  const started = await context.router.startedStats();
+  return context.router.collections().map((hosted) => {
     let docsCount = 0;
     let docsDeleted = 0;
     let storeSizeBytes = 0;
-    for (const local of hosted.shards) {
-      if (!local?.shard) continue;
-      const stats = local.shard.stats();
+    for (const { stats } of started.filter((copy) => copy.collection === hosted.meta.name)) {
       docsCount += stats.docs;
       docsDeleted += stats.deletedDocs;
       storeSizeBytes += stats.bytes;
@@ -222,15 +189,14 @@ export async function putMappings(context: NodeContext, target: string, body: un
   for (const hosted of selected) mergeMappings(hosted.meta.mapping, update);
   for (const { meta } of selected) {
     for (;;) {
-      const current = context.shards.collection(meta.name);
-      if (!current) throw collectionNotFound(meta.name);
+      const current = context.router.collection(meta.name);
       const merged = mergeMappings(current.meta.mapping, update);
       try {
         await changeCatalog(context, () => context.coordinator.putMapping(meta.name, merged, { expectedVersion: current.meta.version }));
         break;
       } catch (error) {
         if (!(error instanceof NodeError && error.code === 'catalog_conflict')) throw error;
-        await context.shards.waitForRevision(context.coordinator.revision);
+        await context.router.waitForRevision(context.coordinator.revision);
       }
     }
   }

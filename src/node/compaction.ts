@@ -10,7 +10,7 @@ import type { CollectionMeta, NodeRecord } from '../cluster/catalog.ts';
 import { EngineError } from '../engine/errors.ts';
 import type { JobQueue, PassTask } from '../jobs/job-queue.ts';
 import type { NodeFaults } from './faults.ts';
-import { startedShard, type NodeContext } from './node-context.ts';
+import type { NodeContext } from './node-context.ts';
 import { NodeError } from './node-error.ts';
 
 /** Options of a compaction request. */
@@ -94,11 +94,11 @@ export class LocalCompactionNode implements CompactionNode {
   /** See `CompactionNode.compact`. */
   async compact(collection: CollectionMeta, options: CompactOptions): Promise<QueuedCompaction> {
     if (this.faults.failCompaction) throw new EngineError('fault_injected', `injected failure: node [${this.nodeId}] refuses compaction requests`);
-    const hosted = this.context.shards.collection(collection.name);
+    const hosted = this.context.router.findCollection(collection.name);
     if (!hosted || hosted.meta.uuid !== collection.uuid) throw new NodeError('index_not_found', `no such index [${collection.name}] on node [${this.nodeId}]`);
     const passes: PassTask[] = [];
     for (const local of hosted.shards) {
-      if (local?.state !== 'started' || !local.shard) continue;
+      if (local?.state !== 'started' || !local.handle) continue;
       const { shardId, uuid } = local;
       passes.push({ shard: shardId, shardUuid: uuid, run: () => this.mergePass(collection, shardId, uuid, options.maxSegments) });
     }
@@ -117,11 +117,11 @@ export class LocalCompactionNode implements CompactionNode {
 
   /** One pass, run when the job gets to it: the shard is looked up again, as it may be gone by then. */
   private async mergePass(collection: CollectionMeta, shardId: number, shardUuid: string, maxSegments: number) {
-    const hosted = this.context.shards.collection(collection.name);
+    const hosted = this.context.router.findCollection(collection.name);
     if (!hosted || hosted.meta.uuid !== collection.uuid) {
       throw new NodeError('index_not_found', `no such index [${collection.name}]: it was deleted before this compaction pass ran`);
     }
-    const shard = startedShard(hosted, shardId);
+    const shard = this.context.router.primary(hosted, shardId);
     if (shard.uuid !== shardUuid) throw new NodeError('shard_unavailable', `[${collection.name}][${shardId}] is no longer the shard the job was queued for`);
     return shard.forceMerge({ maxSegments });
   }

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../cluster/local/atomic-file.ts';
+import { writeFileAtomic } from '../engine/directory/atomic-file.ts';
 
 /** The persisted identity of a node. */
 export interface NodeIdentity {

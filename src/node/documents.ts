@@ -4,12 +4,12 @@
  * Elasticsearch response (`renderWrite`). Bulk reuses the same prepare and render steps.
  */
 import { randomBytes } from 'node:crypto';
-import { shardFor } from '../cluster/routing.ts';
+import type { HostedCollection } from '../cluster/local-shards.ts';
+import type { Router, ShardTarget } from '../cluster/router.ts';
 import { EngineError } from '../engine/errors.ts';
 import type { StoredDocument, UpdateOperation, WriteOp, WriteResult } from '../engine/shard/operations.ts';
-import type { HostedCollection } from './local-shards.ts';
 import type { MappingCandidate } from './mapping-updater.ts';
-import { requireCollection, startedShard, type NodeContext } from './node-context.ts';
+import type { NodeContext } from './node-context.ts';
 import { applySourceFilter, parseSourceFilter, WHOLE_SOURCE, type SourceFilter, type SourceOptions } from './source-filter.ts';
 
 /** Longest `_id` accepted, in UTF-8 bytes (as Elasticsearch). */
@@ -78,10 +78,9 @@ export type GetResponse =
     }
   | { _index: string; _id: string; found: false };
 
-/** A validated, routed write, ready for the mapping step and the shard. */
+/** A validated write routed (once) to its shard copy, ready for the mapping step and the shard. */
 export interface PreparedWrite {
-  hosted: HostedCollection;
-  shardId: number;
+  target: ShardTarget;
   op: WriteOp;
   mapping: MappingCandidate;
   /** For updates: which `_source` the response returns (null: none). */
@@ -116,12 +115,8 @@ function checkConcurrencyParams(params: WriteParams): void {
   }
 }
 
-function route(hosted: HostedCollection, id: string, routing: string | undefined): number {
-  return shardFor(routing ?? id, hosted.meta.settings.number_of_shards);
-}
-
 /** Validates and routes an index request (generating the id when absent). */
-export function prepareIndex(hosted: HostedCollection, id: string | undefined, source: unknown, params: IndexParams): PreparedWrite {
+export function prepareIndex(router: Router, hosted: HostedCollection, id: string | undefined, source: unknown, params: IndexParams): PreparedWrite {
   const docId = id ?? generateId();
   checkId(docId);
   checkConcurrencyParams(params);
@@ -129,8 +124,7 @@ export function prepareIndex(hosted: HostedCollection, id: string | undefined, s
     throw new EngineError('mapper_parsing', 'failed to parse: the document must be a JSON object');
   }
   return {
-    hosted,
-    shardId: route(hosted, docId, params.routing),
+    target: router.document(hosted, docId, params.routing),
     op: { kind: 'index', id: docId, source, opType: params.opType, ifSeqNo: params.ifSeqNo, ifPrimaryTerm: params.ifPrimaryTerm },
     mapping: { sources: [source] },
     returnSource: null,
@@ -138,12 +132,11 @@ export function prepareIndex(hosted: HostedCollection, id: string | undefined, s
 }
 
 /** Validates and routes a delete request. */
-export function prepareDelete(hosted: HostedCollection, id: string, params: WriteParams): PreparedWrite {
+export function prepareDelete(router: Router, hosted: HostedCollection, id: string, params: WriteParams): PreparedWrite {
   checkId(id);
   checkConcurrencyParams(params);
   return {
-    hosted,
-    shardId: route(hosted, id, params.routing),
+    target: router.document(hosted, id, params.routing),
     op: { kind: 'delete', id, ifSeqNo: params.ifSeqNo, ifPrimaryTerm: params.ifPrimaryTerm },
     mapping: { sources: [] },
     returnSource: null,
@@ -183,7 +176,7 @@ function operatorSamples(ops: readonly UpdateOperation[]): Array<Record<string, 
 }
 
 /** Validates and routes an update request; the body is the ES update body plus Trove's `ops`. */
-export function prepareUpdate(hosted: HostedCollection, id: string, body: unknown, params: UpdateParams): PreparedWrite {
+export function prepareUpdate(router: Router, hosted: HostedCollection, id: string, body: unknown, params: UpdateParams): PreparedWrite {
   checkId(id);
   checkConcurrencyParams(params);
   if (!isPlainObject(body)) throw new EngineError('parsing', 'the update body must be a JSON object');
@@ -203,14 +196,13 @@ export function prepareUpdate(hosted: HostedCollection, id: string, body: unknow
     throw new EngineError('action_request_validation', 'Validation Failed: 1: doc or ops is missing;');
   }
   const operations = (ops ?? undefined) as UpdateOperation[] | undefined;
-  const shardId = route(hosted, id, params.routing);
+  const target = router.document(hosted, id, params.routing);
   const sources = [doc, upsert].filter(isPlainObject);
   sources.push(...operatorSamples(operations ?? []));
   const createsWhenMissing = upsert !== undefined || docAsUpsert === true;
   const returnSourceOptions = params.source ?? (body._source !== undefined ? { source: body._source } : undefined);
   return {
-    hosted,
-    shardId,
+    target,
     op: {
       kind: 'update',
       id,
@@ -227,7 +219,7 @@ export function prepareUpdate(hosted: HostedCollection, id: string, body: unknow
       sources,
       admit: createsWhenMissing
         ? undefined
-        : () => (startedShard(hosted, shardId).exists(id) ? null : new EngineError('document_missing', `[${id}]: document missing`)),
+        : async () => ((await target.handle.exists(id)) ? null : new EngineError('document_missing', `[${id}]: document missing`)),
     },
     returnSource: returnSourceOptions === undefined ? null : parseSourceFilter(returnSourceOptions),
   };
@@ -235,7 +227,7 @@ export function prepareUpdate(hosted: HostedCollection, id: string, body: unknow
 
 /** The Elasticsearch response for a completed write. */
 export function renderWrite(prepared: PreparedWrite, result: WriteResult): WriteResponse | UpdateResponse {
-  const { meta } = prepared.hosted;
+  const { meta } = prepared.target.collection;
   const noop = result.result === 'noop';
   const response: UpdateResponse = {
     _index: meta.name,
@@ -264,11 +256,9 @@ export async function executeWrite(context: NodeContext, prepared: PreparedWrite
   const started = performance.now();
   let result: WriteResult;
   try {
-    startedShard(prepared.hosted, prepared.shardId); // fail before touching the mapping
-    const [refused] = await context.mappings.ensure(prepared.hosted.meta.name, [prepared.mapping]);
+    const [refused] = await context.mappings.ensure(prepared.target.collection.meta.name, [prepared.mapping]);
     if (refused) throw refused;
-    const shard = startedShard(requireCollection(context, prepared.hosted.meta.name), prepared.shardId);
-    result = await shard.write(prepared.op);
+    result = await prepared.target.handle.write(prepared.op);
   } catch (error) {
     context.stats.recordWrite(prepared.op.kind, error instanceof Error ? error : new Error(String(error)), performance.now() - started);
     throw error;
@@ -293,11 +283,11 @@ export function renderGet(collection: string, id: string, document: StoredDocume
   return response;
 }
 
-/** Realtime get by id. */
-export function getDocument(context: NodeContext, collection: string, id: string, params: GetParams = {}): GetResponse {
-  const hosted = requireCollection(context, collection);
+/** Realtime get by id, from the primary copy. */
+export async function getDocument(context: NodeContext, collection: string, id: string, params: GetParams = {}): Promise<GetResponse> {
+  const hosted = context.router.collection(collection);
   checkId(id);
   const filter = params.source ? parseSourceFilter(params.source) : WHOLE_SOURCE;
-  const shard = startedShard(hosted, route(hosted, id, params.routing));
-  return renderGet(hosted.meta.name, id, shard.get(id), filter);
+  const { handle } = context.router.document(hosted, id, params.routing);
+  return renderGet(hosted.meta.name, id, await handle.get(id), filter);
 }

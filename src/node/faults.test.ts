@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineError } from '../engine/errors.ts';
+import { shardFaultHooks } from '../engine/shard/fault-points.ts';
 import { parseFaults } from './faults.ts';
 
 test('no TROVE_FAULTS means no fault anywhere', () => {
@@ -15,9 +16,11 @@ test('fault points target the shard they name and nothing else', () => {
   assert.deepEqual(faults.active, ['compaction.fail_shard:uuid-1', 'compaction.crash_shard:uuid-2', 'compaction.fail_node']);
   assert.equal(faults.failCompaction, true);
   assert.equal(faults.shardFaults('uuid-3'), undefined);
-  const failing = faults.shardFaults('uuid-1');
+  assert.deepEqual(faults.shardFaults('uuid-1'), { failMerge: true });
+  assert.deepEqual(faults.shardFaults('uuid-2'), { crashMidMerge: true });
+  const failing = shardFaultHooks('uuid-1', faults.shardFaults('uuid-1'));
   assert.throws(() => failing?.beforeMerge?.(), (error) => error instanceof EngineError && error.code === 'fault_injected');
-  const crashing = faults.shardFaults('uuid-2');
+  const crashing = shardFaultHooks('uuid-2', faults.shardFaults('uuid-2'));
   assert.equal(typeof crashing?.beforeMerge, 'function');
   // Before a merge began, writing segment files (an epoch) does not crash.
   crashing?.afterSegmentFile?.('postings');

@@ -8,12 +8,12 @@
  * | `compaction.fail_shard:<shard uuid>` | every compaction pass on that shard fails before it merges anything (`fault_injected`) |
  * | `compaction.crash_shard:<shard uuid>` | the process is killed (SIGKILL) once a compaction pass on that shard has begun merging and written its first segment file |
  * | `compaction.fail_node` | this node refuses compaction requests: its row of `POST /{collection}/_compact` fails |
+ * | `worker.exit_after_writes:<n>` | a shard worker thread exits at its n-th write request (once; the pool restarts it, see src/cluster/worker) |
  * | `trash.<operation>.<point>` | the process is killed (SIGKILL) when a trash delete, restore or purge reaches that point (list in src/trash/trash-faults.ts) |
  *
  * An unknown point stops the start, so a typo cannot silently disable a test's fault.
  */
-import { EngineError } from '../engine/errors.ts';
-import type { ShardFaults } from '../engine/shard/maintenance.ts';
+import type { ShardFaultSpec } from '../engine/shard/fault-points.ts';
 import { isTrashFaultPoint, type TrashFaultPoint } from '../trash/trash-faults.ts';
 
 /** Name of the environment variable read at start-up. */
@@ -25,8 +25,8 @@ export interface NodeFaults {
   readonly active: readonly string[];
   /** True when compaction requests to this node must fail. */
   readonly failCompaction: boolean;
-  /** Engine fault hooks for the shard with this UUID, if any point targets it. */
-  shardFaults(shardUuid: string): ShardFaults | undefined;
+  /** The fault points armed on the shard with this UUID, if any point targets it. */
+  shardFaults(shardUuid: string): ShardFaultSpec | undefined;
   /** Kills the process (SIGKILL, like `kill -9`) when the trash crash point is armed. */
   crashAt(point: TrashFaultPoint): void;
 }
@@ -46,6 +46,9 @@ export function parseFaults(spec: string | undefined): NodeFaults {
       case 'compaction.fail_node':
         failCompaction = true;
         break;
+      case 'worker.exit_after_writes':
+        if (!/^[1-9]\d*$/.test(argument)) throw new Error(`${FAULTS_ENV}: [${point}] needs a positive count, e.g. ${point}:100`);
+        break;
       case 'compaction.fail_shard':
       case 'compaction.crash_shard':
         if (argument === '') throw new Error(`${FAULTS_ENV}: [${point}] needs a shard uuid, e.g. ${point}:<uuid>`);
@@ -62,25 +65,9 @@ export function parseFaults(spec: string | undefined): NodeFaults {
     crashAt(point: TrashFaultPoint): void {
       if (crashPoints.has(point)) process.kill(process.pid, 'SIGKILL');
     },
-    shardFaults(shardUuid: string): ShardFaults | undefined {
-      if (failShards.has(shardUuid)) {
-        return {
-          beforeMerge: () => {
-            throw new EngineError('fault_injected', `injected failure of the compaction pass on shard [${shardUuid}]`);
-          },
-        };
-      }
-      if (crashShards.has(shardUuid)) {
-        let merging = false;
-        return {
-          beforeMerge: () => {
-            merging = true;
-          },
-          afterSegmentFile: () => {
-            if (merging) process.kill(process.pid, 'SIGKILL');
-          },
-        };
-      }
+    shardFaults(shardUuid: string): ShardFaultSpec | undefined {
+      if (failShards.has(shardUuid)) return { failMerge: true };
+      if (crashShards.has(shardUuid)) return { crashMidMerge: true };
       return undefined;
     },
   };

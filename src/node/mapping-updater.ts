@@ -8,8 +8,8 @@ import type { Coordinator } from '../cluster/coordinator.ts';
 import { EngineError } from '../engine/errors.ts';
 import { dynamicMappingUpdate } from '../engine/mapping/dynamic.ts';
 import type { Mapping } from '../engine/mapping/mapping.ts';
-import type { LocalShards } from './local-shards.ts';
-import { asNodeError, collectionNotFound } from './node-error.ts';
+import type { Router } from '../cluster/router.ts';
+import { asNodeError } from './node-error.ts';
 
 /** One write's contribution: the objects whose fields it may add, and an optional last check. */
 export interface MappingCandidate {
@@ -19,7 +19,7 @@ export interface MappingCandidate {
    * Run only when the sources bring new fields, before the mapping changes: an error here fails
    * the item without touching the mapping (e.g. an update of a missing document).
    */
-  admit?: () => EngineError | null;
+  admit?: () => Promise<EngineError | null>;
 }
 
 /** Attempts before a compare-and-set race is reported; each lost attempt means another writer won. */
@@ -29,7 +29,7 @@ const MAX_ATTEMPTS = 50;
 export class MappingUpdater {
   constructor(
     private readonly coordinator: Coordinator,
-    private readonly shards: LocalShards,
+    private readonly router: Router,
   ) {}
 
   /**
@@ -39,33 +39,32 @@ export class MappingUpdater {
    */
   async ensure(collection: string, candidates: readonly MappingCandidate[]): Promise<Array<EngineError | null>> {
     for (let attempt = 1; ; attempt++) {
-      const hosted = this.shards.collection(collection);
-      if (!hosted) throw collectionNotFound(collection);
+      const hosted = this.router.collection(collection);
       const base = hosted.meta.mapping;
       const errors: Array<EngineError | null> = [];
       let mapping: Mapping = base;
       for (const candidate of candidates) {
-        const outcome = extend(mapping, candidate);
+        const outcome = await extend(mapping, candidate);
         errors.push(outcome.error);
         if (outcome.mapping) mapping = outcome.mapping;
       }
       if (mapping === base) return errors;
       try {
         await this.coordinator.putMapping(collection, mapping, { expectedVersion: hosted.meta.version });
-        await this.shards.waitForRevision(this.coordinator.revision);
+        await this.router.waitForRevision(this.coordinator.revision);
         return errors;
       } catch (error) {
         if (!(error instanceof CatalogError && error.code === 'catalog_conflict') || attempt >= MAX_ATTEMPTS) {
           throw asNodeError(error);
         }
         // Another writer changed the collection first: catch up with the catalog and recompute.
-        await this.shards.waitForRevision(this.coordinator.revision);
+        await this.router.waitForRevision(this.coordinator.revision);
       }
     }
   }
 }
 
-function extend(mapping: Mapping, candidate: MappingCandidate): { mapping: Mapping | null; error: EngineError | null } {
+async function extend(mapping: Mapping, candidate: MappingCandidate): Promise<{ mapping: Mapping | null; error: EngineError | null }> {
   let extended: Mapping | null = null;
   try {
     for (const source of candidate.sources) extended = dynamicMappingUpdate(extended ?? mapping, source) ?? extended;
@@ -74,6 +73,6 @@ function extend(mapping: Mapping, candidate: MappingCandidate): { mapping: Mappi
     throw error;
   }
   if (extended === null) return { mapping: null, error: null };
-  const refused = candidate.admit?.() ?? null;
+  const refused = (await candidate.admit?.()) ?? null;
   return refused ? { mapping: null, error: refused } : { mapping: extended, error: null };
 }

@@ -3,11 +3,11 @@
  * _source?}]}` or, with a collection in the URL, `{ids: [...]}`. A document whose collection is
  * missing gets an error entry; a missing document gets `found: false`.
  */
-import { EngineError } from '../engine/errors.ts';
-import { getDocument, type GetResponse } from './documents.ts';
+import type { ShardHandle } from '../cluster/shard-handle.ts';
+import { EngineError, TroveError } from '../engine/errors.ts';
+import { checkId, renderGet, type GetResponse } from './documents.ts';
 import type { NodeContext } from './node-context.ts';
-import { NodeError } from './node-error.ts';
-import type { SourceOptions } from './source-filter.ts';
+import { parseSourceFilter, WHOLE_SOURCE, type SourceFilter, type SourceOptions } from './source-filter.ts';
 
 /** Defaults from the request URL and query string. */
 export interface MultiGetParams {
@@ -21,7 +21,7 @@ export interface MultiGetParams {
 export interface MultiGetFailure {
   _index: string | null;
   _id: string | null;
-  error: NodeError | EngineError;
+  error: TroveError;
 }
 
 /** The `_mget` response. */
@@ -60,21 +60,40 @@ function parseEntries(body: unknown, params: MultiGetParams): MultiGetEntry[] {
   });
 }
 
-/** Executes an `_mget` request. */
-export function multiGet(context: NodeContext, body: unknown, params: MultiGetParams = {}): MultiGetResponse {
+/** Executes an `_mget` request: one `multiGet` per shard copy, all shards concurrently. */
+export async function multiGet(context: NodeContext, body: unknown, params: MultiGetParams = {}): Promise<MultiGetResponse> {
   const entries = parseEntries(body, params);
   if (entries.length === 0) throw new EngineError('action_request_validation', 'Validation Failed: 1: no documents to get;');
-  return {
-    docs: entries.map((entry) => {
+  const docs: Array<GetResponse | MultiGetFailure | null> = entries.map(() => null);
+  const byShard = new Map<ShardHandle, Array<{ position: number; collection: string; id: string; filter: SourceFilter }>>();
+  const fail = (position: number, error: unknown): void => {
+    if (!(error instanceof TroveError)) throw error;
+    const entry = entries[position]!;
+    docs[position] = { _index: entry.collection ?? null, _id: typeof entry.id === 'string' ? entry.id : null, error };
+  };
+  entries.forEach((entry, position) => {
+    try {
+      if (entry.collection === undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: index is missing;');
+      const hosted = context.router.collection(entry.collection);
+      checkId(entry.id);
+      const filter = entry.source ? parseSourceFilter(entry.source) : WHOLE_SOURCE;
+      const { handle } = context.router.document(hosted, entry.id, entry.routing);
+      const group = byShard.get(handle) ?? [];
+      group.push({ position, collection: hosted.meta.name, id: entry.id, filter });
+      byShard.set(handle, group);
+    } catch (error) {
+      fail(position, error);
+    }
+  });
+  await Promise.all(
+    [...byShard].map(async ([handle, group]) => {
       try {
-        if (entry.collection === undefined) {
-          throw new EngineError('action_request_validation', 'Validation Failed: 1: index is missing;');
-        }
-        return getDocument(context, entry.collection, entry.id as string, { routing: entry.routing, source: entry.source });
+        const found = await handle.multiGet(group.map((item) => item.id));
+        group.forEach((item, index) => (docs[item.position] = renderGet(item.collection, item.id, found[index] ?? null, item.filter)));
       } catch (error) {
-        if (!(error instanceof NodeError || error instanceof EngineError)) throw error;
-        return { _index: entry.collection ?? null, _id: typeof entry.id === 'string' ? entry.id : null, error };
+        for (const item of group) fail(item.position, error);
       }
     }),
-  };
+  );
+  return { docs: docs as Array<GetResponse | MultiGetFailure> };
 }

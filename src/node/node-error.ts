@@ -2,13 +2,12 @@
  * Typed errors raised by the node layer. Catalog failures keep the coordinator's code; the API's
  * error table maps every code (and every EngineError code) to an HTTP status and ES error type.
  */
+import { TroveError } from '../engine/errors.ts';
 import { CatalogError, type CatalogErrorCode } from '../cluster/catalog-error.ts';
 
 /** Stable codes of node-layer failures. */
 export type NodeErrorCode =
   | CatalogErrorCode
-  /** A shard the request needs is not open on this node (unassigned, failed to open, or closed). */
-  | 'shard_unavailable'
   /** The node is shutting down and accepts no new requests. */
   | 'node_closed'
   /** A change-feed `since` that is not a cursor of this collection. */
@@ -17,15 +16,7 @@ export type NodeErrorCode =
   | 'changes_expired';
 
 /** A node-layer failure with a stable code and a message meant for the API user. */
-export class NodeError extends Error {
-  constructor(
-    readonly code: NodeErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'NodeError';
-  }
-}
+export class NodeError extends TroveError<NodeErrorCode> {}
 
 /** Re-raises a CatalogError as the NodeError with the same code and message; other errors pass. */
 export function asNodeError(error: unknown): unknown {

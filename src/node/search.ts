@@ -4,14 +4,14 @@
  * `query_then_fetch`), the shard results are merged into one global page, and only the winning
  * hits are fetched. Aggregation partials are merged across shards, then rendered once.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { mergeAggregations, mergeTopHits, mergeTotals, renderAggregations } from '../engine/collect/merge.ts';
+import type { ShardTarget } from '../cluster/router.ts';
+import type { QueryPhase } from '../cluster/shard-handle.ts';
+import { mergeAggregations, mergeTopHits, mergeTotals, renderAggregations, type MergedHit } from '../engine/collect/merge.ts';
 import { highlight } from '../engine/query/highlight.ts';
-import type { ShardQueryResult } from '../engine/query/search-request.ts';
-import type { Searcher } from '../engine/shard/searcher.ts';
+import type { ShardSearchRequest } from '../engine/query/search-request.ts';
+import type { StoredDocument } from '../engine/shard/operations.ts';
 import { resolveCollections } from './collections.ts';
-import type { HostedCollection } from './local-shards.ts';
-import { startedShard, type NodeContext } from './node-context.ts';
+import type { NodeContext } from './node-context.ts';
 import { NodeError } from './node-error.ts';
 import { parseCount, parseSearch, type SearchParams } from './search-body.ts';
 import { applySourceFilter } from './source-filter.ts';
@@ -58,29 +58,12 @@ export interface CountResponse {
   _shards: SearchShardsHeader;
 }
 
-/** A shard taking part in a search: its collection and searcher. */
-interface SearchTarget {
-  hosted: HostedCollection;
-  searcher: Searcher;
-}
-
-/** Opens a searcher on every available shard of the target; unavailable shards are reported. */
-function openTargets(context: NodeContext, target: string): { targets: SearchTarget[]; header: SearchShardsHeader } {
-  const header: SearchShardsHeader = { total: 0, successful: 0, skipped: 0, failed: 0 };
-  const targets: SearchTarget[] = [];
-  for (const hosted of resolveCollections(context, target)) {
-    for (let shardId = 0; shardId < hosted.meta.settings.number_of_shards; shardId++) {
-      header.total++;
-      try {
-        targets.push({ hosted, searcher: startedShard(hosted, shardId).searcher() });
-        header.successful++;
-      } catch (error) {
-        if (!(error instanceof NodeError)) throw error;
-        header.failed++;
-        header.failures ??= [];
-        header.failures.push({ shard: shardId, index: hosted.meta.name, reason: { type: 'unavailable_shards_exception', reason: error.message } });
-      }
-    }
+/** The shard copies a search goes to, and the `_shards` header that reports the others. */
+function openTargets(context: NodeContext, target: string): { targets: ShardTarget[]; header: SearchShardsHeader } {
+  const { targets, misses } = context.router.searchShards(resolveCollections(context, target));
+  const header: SearchShardsHeader = { total: targets.length + misses.length, successful: targets.length, skipped: 0, failed: misses.length };
+  if (misses.length > 0) {
+    header.failures = misses.map((miss) => ({ shard: miss.shardId, index: miss.collection.meta.name, reason: { type: 'unavailable_shards_exception', reason: miss.reason } }));
   }
   if (header.total > 0 && header.successful === 0) {
     throw new NodeError('shard_unavailable', `all shards failed: ${header.failures?.[0]?.reason.reason ?? ''}`);
@@ -88,86 +71,99 @@ function openTargets(context: NodeContext, target: string): { targets: SearchTar
   return { targets, header };
 }
 
+/** Runs `phase` on every target concurrently; if any fails, undoes the others with `undo` and throws the first failure. */
+async function everyShard<T>(targets: readonly ShardTarget[], phase: (target: ShardTarget) => Promise<T>, undo: (target: ShardTarget, value: T) => Promise<void>): Promise<T[]> {
+  const settled = await Promise.allSettled(targets.map(phase));
+  const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (!failure) return settled.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
+  await Promise.all(settled.map((outcome, index) => (outcome.status === 'fulfilled' ? undo(targets[index]!, outcome.value).catch(() => undefined) : undefined)));
+  throw failure.reason;
+}
+
 /**
- * Executes `_search` over a target (`name`, `a,b*`, `_all`). Yields to the event loop after each
- * shard's query phase, so concurrent searches interleave (search lanes bound how many) and a long
- * search does not hold up other requests for its whole duration.
+ * Executes `_search` over a target (`name`, `a,b*`, `_all`): the query phase runs on one copy of
+ * every shard concurrently, the pages are merged, then each shard holding winning hits fetches
+ * just those (the others free their search context).
  */
 export async function search(context: NodeContext, target: string, body: unknown, params: SearchParams = {}): Promise<SearchResponse> {
   const started = performance.now();
   const request = parseSearch(body, params, context.settings()['search.default_timeout_ms']);
   const { targets, header } = openTargets(context, target);
-  try {
-    const deadline = request.timeoutMs === undefined ? undefined : started + request.timeoutMs;
-    const results: ShardQueryResult[] = [];
-    for (const shardTarget of targets) {
-      const result = shardTarget.searcher.query({
-        query: request.query,
-        from: 0,
-        size: request.from + request.size,
-        sort: request.sort,
-        searchAfter: request.searchAfter,
-        aggs: request.aggs,
-        trackTotalHits: request.trackTotalHits,
-        minScore: request.minScore,
-        timeoutMs: deadline === undefined ? undefined : Math.max(0, deadline - performance.now()),
-      });
-      results.push(result);
-      await nextTurn();
+  const shardRequest: ShardSearchRequest = {
+    query: request.query,
+    from: 0,
+    size: request.from + request.size,
+    sort: request.sort,
+    searchAfter: request.searchAfter,
+    aggs: request.aggs,
+    trackTotalHits: request.trackTotalHits,
+    minScore: request.minScore,
+    timeoutMs: request.timeoutMs === undefined ? undefined : Math.max(0, started + request.timeoutMs - performance.now()),
+  };
+  const phases = await everyShard(targets, (shard) => shard.handle.query(shardRequest), (shard, phase) => shard.handle.freeContext(phase.context));
+  const results = phases.map((phase) => phase.result);
+  const page = mergeTopHits(
+    results.map((result, shard) => ({ shard, result })),
+    { from: request.from, size: request.size, sort: request.sort },
+  );
+  const documents = await fetchWinners(targets, phases, page);
+  const hits = page.map(({ shard, hit }, position): SearchHit => {
+    const { collection } = targets[shard]!;
+    const document = documents[position]!;
+    const rendered: SearchHit = { _index: collection.meta.name, _id: document.id, _score: Number.isNaN(hit.score) ? null : hit.score };
+    if (request.version) rendered._version = document.version;
+    if (request.seqNoPrimaryTerm) {
+      rendered._seq_no = document.seqNo;
+      rendered._primary_term = document.primaryTerm;
     }
-    const page = mergeTopHits(
-      results.map((result, shard) => ({ shard, result })),
-      { from: request.from, size: request.size, sort: request.sort },
-    );
-    const hits = page.map(({ shard, hit }): SearchHit => {
-      const { hosted, searcher } = targets[shard];
-      const document = searcher.fetch(hit);
-      const rendered: SearchHit = { _index: hosted.meta.name, _id: document.id, _score: Number.isNaN(hit.score) ? null : hit.score };
-      if (request.version) rendered._version = document.version;
-      if (request.seqNoPrimaryTerm) {
-        rendered._seq_no = document.seqNo;
-        rendered._primary_term = document.primaryTerm;
-      }
-      const source = applySourceFilter(document.source, request.source);
-      if (source !== undefined) rendered._source = source;
-      if (hit.sort !== undefined) rendered.sort = hit.sort;
-      if (request.highlight) {
-        const fragments = highlight(document.source, request.highlight, request.query, hosted.fields);
-        if (Object.keys(fragments).length > 0) rendered.highlight = fragments;
-      }
-      return rendered;
-    });
-    let maxScore: number | null = null;
-    for (const result of results) {
-      if (result.maxScore !== null && !Number.isNaN(result.maxScore) && (maxScore === null || result.maxScore > maxScore)) maxScore = result.maxScore;
+    const source = applySourceFilter(document.source, request.source);
+    if (source !== undefined) rendered._source = source;
+    if (hit.sort !== undefined) rendered.sort = hit.sort;
+    if (request.highlight) {
+      const fragments = highlight(document.source, request.highlight, request.query, collection.fields);
+      if (Object.keys(fragments).length > 0) rendered.highlight = fragments;
     }
-    const response: SearchResponse = {
-      took: 0,
-      timed_out: results.some((result) => result.timedOut),
-      _shards: header,
-      hits: { max_score: maxScore, hits },
-    };
-    if (request.trackTotalHits !== false) response.hits = { total: mergeTotals(results.map((result) => result.total), request.trackTotalHits), ...response.hits };
-    if (request.aggs !== undefined) {
-      const partials = mergeAggregations(results.map((result) => result.aggs).filter((aggs) => aggs !== undefined));
-      response.aggregations = renderAggregations(partials, request.aggs);
-    }
-    response.took = Math.round(performance.now() - started);
-    return response;
-  } finally {
-    for (const shardTarget of targets) shardTarget.searcher.release();
+    return rendered;
+  });
+  let maxScore: number | null = null;
+  for (const result of results) {
+    if (result.maxScore !== null && !Number.isNaN(result.maxScore) && (maxScore === null || result.maxScore > maxScore)) maxScore = result.maxScore;
   }
+  const response: SearchResponse = {
+    took: 0,
+    timed_out: results.some((result) => result.timedOut),
+    _shards: header,
+    hits: { max_score: maxScore, hits },
+  };
+  if (request.trackTotalHits !== false) response.hits = { total: mergeTotals(results.map((result) => result.total), request.trackTotalHits), ...response.hits };
+  if (request.aggs !== undefined) {
+    const partials = mergeAggregations(results.map((result) => result.aggs).filter((aggs) => aggs !== undefined));
+    response.aggregations = renderAggregations(partials, request.aggs);
+  }
+  response.took = Math.round(performance.now() - started);
+  return response;
+}
+
+/** The fetch phase: the documents of the page's hits, in page order; shards without a winner free their context. */
+async function fetchWinners(targets: readonly ShardTarget[], phases: readonly QueryPhase[], page: readonly MergedHit[]): Promise<StoredDocument[]> {
+  const positions: number[][] = targets.map(() => []);
+  page.forEach(({ shard }, position) => positions[shard]!.push(position));
+  const documents: StoredDocument[] = new Array(page.length);
+  await Promise.all(
+    targets.map(async (shard, index) => {
+      const context = phases[index]!.context;
+      if (positions[index]!.length === 0) return shard.handle.freeContext(context);
+      const fetched = await shard.handle.fetch(context, positions[index]!.map((position) => page[position]!.hit));
+      positions[index]!.forEach((position, order) => (documents[position] = fetched[order]!));
+    }),
+  );
+  return documents;
 }
 
 /** Executes `_count` over a target. */
-export function count(context: NodeContext, target: string, body: unknown, params: { q?: string } = {}): CountResponse {
+export async function count(context: NodeContext, target: string, body: unknown, params: { q?: string } = {}): Promise<CountResponse> {
   const query = parseCount(body, params);
   const { targets, header } = openTargets(context, target);
-  try {
-    let total = 0;
-    for (const shardTarget of targets) total += shardTarget.searcher.count(query);
-    return { count: total, _shards: header };
-  } finally {
-    for (const shardTarget of targets) shardTarget.searcher.release();
-  }
+  const counts = await everyShard(targets, (shard) => shard.handle.count(query), async () => undefined);
+  return { count: counts.reduce((sum, value) => sum + value, 0), _shards: header };
 }

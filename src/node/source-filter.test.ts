@@ -45,3 +45,19 @@ test('malformed _source values are parsing errors', () => {
   assert.throws(() => parseSourceFilter({ source: { other: [] } }), /unknown key \[other\]/);
   assert.throws(() => parseSourceFilter({ source: 12 }), /must be a string/);
 });
+
+test('source keys are copied as own keys: __proto__ and constructor stay ordinary fields', () => {
+  const stored = JSON.parse('{"__proto__": {"polluted": 1}, "constructor": {"name": "x"}, "title": "t"}') as Record<string, unknown>;
+  const kept = applySourceFilter(stored, parseSourceFilter({ source: { excludes: ['title'] } }))!;
+  assert.equal(Object.getPrototypeOf(kept), Object.prototype);
+  assert.deepEqual(Object.keys(kept), ['__proto__', 'constructor']);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(kept, '__proto__')?.value, { polluted: 1 });
+  const included = applySourceFilter(stored, parseSourceFilter({ source: '__proto__.polluted' }))!;
+  assert.deepEqual(Object.getOwnPropertyDescriptor(included, '__proto__')?.value, { polluted: 1 });
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('only own includes/excludes keys of a _source object count', () => {
+  const options = Object.create({ includes: ['title'] }) as Record<string, unknown>;
+  assert.deepEqual(applySourceFilter(DOC, parseSourceFilter({ source: options })), DOC);
+});

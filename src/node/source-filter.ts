@@ -2,8 +2,10 @@
  * `_source` filtering as Elasticsearch does it: `_source: false` drops the source, a pattern list
  * keeps matching fields, `{includes, excludes}` keeps the included fields minus the excluded ones.
  * Patterns are dotted paths with `*` wildcards; a pattern naming an object covers its whole subtree.
+ * Source keys are copied as own keys (`setKey`), so any key, `__proto__` included, stays a field.
  */
 import { EngineError } from '../engine/errors.ts';
+import { getOwn, setKey } from '../engine/mapping/json-value.ts';
 
 /** A parsed `_source` request: drop everything, keep everything, or filter. */
 export type SourceFilter = { kind: 'none' } | { kind: 'all' } | { kind: 'filter'; includes: string[]; excludes: string[] };
@@ -42,8 +44,8 @@ export function parseSourceFilter(options: SourceOptions): SourceFilter {
           throw new EngineError('parsing', `unknown key [${key}] in [_source], expected includes or excludes`);
         }
       }
-      includes = patternList(object.includes ?? object.include, '_source.includes');
-      excludes = patternList(object.excludes ?? object.exclude, '_source.excludes');
+      includes = patternList(getOwn(object, 'includes') ?? getOwn(object, 'include'), '_source.includes');
+      excludes = patternList(getOwn(object, 'excludes') ?? getOwn(object, 'exclude'), '_source.excludes');
     } else {
       includes = patternList(source, '_source');
     }
@@ -116,7 +118,7 @@ function filterObject(
     } else if ((isPlainObject(value) || Array.isArray(value)) && mayMatchBelow(includes, path)) {
       kept = filterValue(value, path, includes, excludes);
     }
-    if (kept !== undefined) out[key] = kept;
+    if (kept !== undefined) setKey(out, key, kept);
   }
   return out;
 }

@@ -3,7 +3,7 @@
  * snapshot, rename), and back out once a restore committed. Both are idempotent, so the store's
  * normal path and crash recovery run the same code.
  */
-import type { DepartedCollection } from '../node/local-shards.ts';
+import type { DepartedCollection } from '../cluster/local-shards.ts';
 import { exists, liveShardDir, moveDirectory, snapshotShard, trashedShardDir } from './shard-moves.ts';
 import type { TrashManifest } from './trash-manifest.ts';
 import type { TrashStoreOptions } from './trash-store.ts';

@@ -5,7 +5,7 @@
  * to this interface and collects every node's answer with `onEveryNode`.
  */
 import type { CollectionMeta } from '../cluster/catalog.ts';
-import type { ShardCheck } from './shard-verify.ts';
+import type { ShardCheck } from '../engine/directory/shard-verify.ts';
 import type { TrashItemKind, TrashItemState, TrashShardSnapshot } from './trash-manifest.ts';
 import type { PurgedItem, TrashIntent, TrashStore, UnreadableItem } from './trash-store.ts';
 

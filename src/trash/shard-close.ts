@@ -5,25 +5,16 @@
  * score exactly as before the delete.
  */
 import type { Logger } from 'pino';
+import { LocalShardHandle } from '../cluster/local-shard-handle.ts';
+import type { ClosedShardFigures, ShardHandle } from '../cluster/shard-handle.ts';
 import type { Mapping } from '../engine/mapping/mapping.ts';
-import { Shard, type EngineSettings } from '../engine/shard/shard.ts';
+import type { EngineSettings } from '../engine/shard/shard.ts';
 
-/** Figures of a shard when it was closed for the trash. */
-export interface ClosedShardFigures {
-  documents: number;
-  deletedDocuments: number;
-  /** Highest WAL seq (the shard's change-feed position). */
-  seqNo: number;
-}
+export type { ClosedShardFigures };
 
-/**
- * Closes an open shard. Its statistics are read in the same synchronous turn in which `close()`
- * starts refusing writes, so they are the final ones; `close()` then makes every applied write durable.
- */
-export async function closeForTrash(shard: Shard): Promise<ClosedShardFigures> {
-  const stats = shard.stats();
-  await shard.close();
-  return { documents: stats.docs, deletedDocuments: stats.deletedDocs, seqNo: stats.seqNo };
+/** Closes an open shard copy; its figures are the final ones (see `ShardHandle.close`). */
+export function closeForTrash(handle: ShardHandle): Promise<ClosedShardFigures> {
+  return handle.close();
 }
 
 /** Options of `reopenAndClose`. */
@@ -40,12 +31,15 @@ export interface ReopenOptions {
  * at the last intact record), and closes it again.
  */
 export async function reopenAndClose(options: ReopenOptions): Promise<ClosedShardFigures> {
-  const shard = await Shard.open({
-    dir: options.dir,
-    uuid: options.uuid,
-    mapping: options.mapping,
-    settings: { ...options.settings, mergeEnabled: false, epochIntervalMs: 24 * 3600 * 1000 },
-    logger: options.logger,
-  });
-  return closeForTrash(shard);
+  const handle = await LocalShardHandle.open(
+    {
+      dir: options.dir,
+      uuid: options.uuid,
+      mapping: options.mapping,
+      settings: { ...options.settings, mergeEnabled: false, epochIntervalMs: 24 * 3600 * 1000 },
+      bindings: {},
+    },
+    options.logger,
+  );
+  return handle.close();
 }

@@ -7,10 +7,11 @@ import { mkdir, rename, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { CollectionMeta } from '../cluster/catalog.ts';
-import { fsyncDirectory } from '../cluster/local/atomic-file.ts';
-import type { EngineSettings, Shard } from '../engine/shard/shard.ts';
+import { fsyncDirectory } from '../engine/directory/atomic-file.ts';
+import type { ShardHandle } from '../cluster/shard-handle.ts';
+import type { EngineSettings } from '../engine/shard/shard.ts';
 import { closeForTrash, reopenAndClose, type ClosedShardFigures } from './shard-close.ts';
-import { inventoryShard } from './shard-files.ts';
+import { inventoryShard } from '../engine/directory/shard-files.ts';
 import type { TrashShardSnapshot } from './trash-manifest.ts';
 
 /** Where shard data lives under `path.data`. */
@@ -62,7 +63,7 @@ export interface SnapshotSource {
   collection: CollectionMeta;
   shardId: number;
   /** The open engine shard, or null when the shard is closed (or never opened) on this node. */
-  open: Shard | null;
+  open: ShardHandle | null;
   settings: EngineSettings;
   logger: Logger;
 }

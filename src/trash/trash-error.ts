@@ -4,6 +4,8 @@
  * body (for example the verify findings of an incomplete item).
  */
 
+import { TroveError } from '../engine/errors.ts';
+
 /** Stable codes of trash failures. */
 export type TrashErrorCode =
   /** No node holds a trash item with this id. */
@@ -18,14 +20,13 @@ export type TrashErrorCode =
   | 'trash_unavailable';
 
 /** A trash operation that was refused or failed; the item and the catalog are unchanged. */
-export class TrashError extends Error {
+export class TrashError extends TroveError<TrashErrorCode> {
   constructor(
-    readonly code: TrashErrorCode,
+    code: TrashErrorCode,
     message: string,
     readonly details: Readonly<Record<string, unknown>> = {},
   ) {
-    super(message);
-    this.name = 'TrashError';
+    super(code, message);
   }
 }
 

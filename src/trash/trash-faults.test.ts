@@ -15,7 +15,7 @@ test('TROVE_FAULTS arms trash crash points by name and refuses unknown ones', ()
 });
 
 test('reaching an armed point kills the process like kill -9', () => {
-  const faultsModule = fileURLToPath(new URL('../../node/faults.ts', import.meta.url));
+  const faultsModule = fileURLToPath(new URL('../node/faults.ts', import.meta.url));
   const script = `const { parseFaults } = await import(${JSON.stringify(faultsModule)});
     const faults = parseFaults('trash.restore.after_commit');
     faults.crashAt('trash.delete.after_commit');

@@ -5,10 +5,11 @@
  * deleted, the item's state on this node, and a delete-time snapshot of each shard this node holds.
  * It is replaced atomically (temporary file, fsync, rename, fsync of the directory).
  */
+import type { ShardFileEntry } from '../engine/directory/shard-files.ts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CollectionMeta, NamespaceMeta } from '../cluster/catalog.ts';
-import { removeInterruptedWrite, writeFileAtomic } from '../cluster/local/atomic-file.ts';
+import { removeInterruptedWrite, writeFileAtomic } from '../engine/directory/atomic-file.ts';
 
 /** Value of the manifest's `format` field. */
 export const TRASH_FORMAT = 'trove-trash';
@@ -28,13 +29,7 @@ export type TrashItemKind = 'collection' | 'namespace';
 export type TrashItemState = 'pending' | 'moving' | 'trashed' | 'restoring';
 
 /** One file of a trashed shard as it was when the shard was moved. */
-export interface TrashFileEntry {
-  /** Path relative to the shard directory, `/`-separated. */
-  path: string;
-  bytes: number;
-  /** CRC32C of the whole file, for files without a checksum of their own (the shard manifest). */
-  crc32c?: number;
-}
+export type TrashFileEntry = ShardFileEntry;
 
 /** Delete-time snapshot of one shard copy held by this node. */
 export interface TrashShardSnapshot {

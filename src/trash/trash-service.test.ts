@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import type { CollectionMeta } from '../cluster/catalog.ts';
 import { LocalCoordinator } from '../cluster/local/local-coordinator.ts';
 import type { NodeItemVerification, NodeTrash, NodeTrashItem, NodeTrashListing } from './node-trash.ts';
-import type { ShardCheck } from './shard-verify.ts';
+import type { ShardCheck } from '../engine/directory/shard-verify.ts';
 import { TrashError } from './trash-error.ts';
 import { NO_TRASH_FAULTS } from './trash-faults.ts';
 import { TrashService } from './trash-service.ts';

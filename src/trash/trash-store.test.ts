@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { emptyCatalog, type Catalog, type CollectionMeta } from '../cluster/catalog.ts';
-import { DEFAULT_ENGINE_SETTINGS, Shard } from '../engine/shard/shard.ts';
+import { LocalShardHandle } from '../cluster/local-shard-handle.ts';
+import { DEFAULT_ENGINE_SETTINGS } from '../engine/shard/shard.ts';
 import { NO_TRASH_FAULTS } from './trash-faults.ts';
 import { TrashStore, type TrashIntent } from './trash-store.ts';
 
@@ -51,13 +52,13 @@ function openStore(path: string): Promise<TrashStore> {
   return TrashStore.open({ dataPath: path, nodeId: NODE, engineSettings: DEFAULT_ENGINE_SETTINGS, logger, faults: NO_TRASH_FAULTS });
 }
 
-function openShard(path: string, meta: CollectionMeta, shardId: number): Promise<Shard> {
+function openShard(path: string, meta: CollectionMeta, shardId: number): Promise<LocalShardHandle> {
   const uuid = meta.shards[shardId].uuid;
-  return Shard.open({ dir: join(path, 'shards', uuid), uuid, mapping: meta.mapping, settings: { mergeEnabled: false } });
+  return LocalShardHandle.open({ dir: join(path, 'shards', uuid), uuid, mapping: meta.mapping, settings: { ...DEFAULT_ENGINE_SETTINGS, mergeEnabled: false }, bindings: {} }, logger);
 }
 
 /** Writes documents, leaving some only in the WAL and the mutable layer; returns the live count per shard. */
-async function fill(shards: Shard[]): Promise<number[]> {
+async function fill(shards: LocalShardHandle[]): Promise<number[]> {
   for (const [index, shard] of shards.entries()) {
     for (let doc = 0; doc < 6; doc++) await shard.write({ kind: 'index', id: `d${doc}`, source: { title: `shard ${index} doc ${doc}`, hits: doc } });
     await shard.epoch();
@@ -65,7 +66,7 @@ async function fill(shards: Shard[]): Promise<number[]> {
     await shard.write({ kind: 'update', id: 'd1', ops: [{ op: 'incr', field: 'hits', value: 100 }] });
     await shard.write({ kind: 'index', id: 'late', source: { title: 'only in the mutable layer', hits: 7 } });
   }
-  return shards.map((shard) => shard.stats().docs);
+  return Promise.all(shards.map(async (shard) => (await shard.stats()).docs));
 }
 
 test('delete closes and moves shards into the item; restore brings them back intact', async () => {
@@ -101,10 +102,10 @@ test('delete closes and moves shards into the item; restore brings them back int
   assert.deepEqual(store.items(), []);
   assert.deepEqual(await readdir(join(path, 'trash')), []);
   const reopened = [await openShard(path, meta, 0), await openShard(path, meta, 1)];
-  assert.deepEqual(reopened.map((shard) => shard.stats().docs), counts);
-  assert.equal(reopened[1].get('d1')?.source.hits, 101);
-  assert.equal(reopened[0].get('d0'), null);
-  assert.equal(reopened[0].stats().seqNo, 9, 'the WAL (change-feed history) came back too');
+  assert.deepEqual(await Promise.all(reopened.map(async (shard) => (await shard.stats()).docs)), counts);
+  assert.equal((await reopened[1].get('d1'))?.source.hits, 101);
+  assert.equal(await reopened[0].get('d0'), null);
+  assert.equal((await reopened[0].stats()).seqNo, 9, 'the WAL (change-feed history) came back too');
   for (const shard of reopened) await shard.close();
 });
 

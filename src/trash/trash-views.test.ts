@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CollectionMeta } from '../cluster/catalog.ts';
 import type { NodeItemVerification, NodeTrashItem } from './node-trash.ts';
-import type { ShardCheck } from './shard-verify.ts';
+import type { ShardCheck } from '../engine/directory/shard-verify.ts';
 import { mergeListings, mergeVerifications } from './trash-views.ts';
 
 function collection(name: string, placements: Array<string | null>): CollectionMeta {

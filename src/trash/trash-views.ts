@@ -4,7 +4,7 @@
  * functions of the node answers, so merging many nodes is tested without a cluster.
  */
 import type { NodeFailure, NodeItemVerification, NodeTrashItem, NodeTrashListing } from './node-trash.ts';
-import type { ShardCheckStatus } from './shard-verify.ts';
+import type { ShardCheckStatus } from '../engine/directory/shard-verify.ts';
 import type { TrashItemKind, TrashItemState } from './trash-manifest.ts';
 
 /** The `_nodes` header of a fan-out response; the API renders the failures' errors. */

@@ -16,12 +16,16 @@ import { ApiKeys } from '../../ops/security/api-keys.ts';
 import { AuthCounters, type AuthenticationFailure } from '../../ops/security/auth-counters.ts';
 import { SecurityError } from '../../ops/security/security-error.ts';
 import { isRole, roleAllows } from '../roles.ts';
-import type { RouteOptions } from '../server.ts';
+import type { NodeConfig } from '../../config/load-config.ts';
+import type { NodeService } from '../../node/node-service.ts';
 import { AuthScope, describePrincipal, type Principal } from './auth-scope.ts';
 import type { NodeCredentialVerifier } from './node-credential.ts';
 
 /** Options of `installSecurity`. */
-export interface SecurityOptions extends RouteOptions {
+export interface SecurityOptions {
+  /** The node: its coordinator holds the API keys, its log targets the `security` logger. */
+  node: NodeService;
+  config: NodeConfig;
   /** Verifier of the cluster-internal credential; absent, only API keys are accepted. */
   nodeCredential?: NodeCredentialVerifier;
   /** Environment holding `TROVE_API_KEY` (default: the process environment). */

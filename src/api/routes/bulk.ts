@@ -10,7 +10,7 @@ import type { BulkItemResult, BulkResponse } from '../../node/node-service.ts';
 import { parseBulkBody, type ParsedBulkEntry } from '../bulk-body.ts';
 import { installRawTextParser } from '../content-types.ts';
 import { ERROR_TABLE, classifyError, errorCause } from '../errors.ts';
-import type { RouteOptions } from '../server.ts';
+import type { DocumentService } from '../../node/document-service.ts';
 import { CollectionParams, WRITE_QUERY, querySchema } from '../params.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
 
@@ -20,11 +20,16 @@ const BulkQuery = querySchema({
   require_alias: Type.Optional(Type.String()),
 });
 
+/** What the bulk route needs: the document service. */
+export interface BulkRouteOptions {
+  documents: DocumentService;
+}
+
 /** Bulk routes (an encapsulated context with the raw-text body parser). */
-export async function bulkRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOptions): Promise<void> {
   installRawTextParser(instance);
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { documents } = options;
 
   const run = async (collection: string | undefined, body: unknown, routing: string | undefined, scope: AuthScope) => {
     const entries = parseBulkBody(body);
@@ -34,7 +39,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: RouteOption
       const target = item.collection ?? collection;
       if (target !== undefined) scope.requireCollection(target);
     }
-    const response = items.length > 0 ? await node.bulk(items, { collection, routing }) : { took: 0, errors: false, items: [] };
+    const response = items.length > 0 ? await documents.bulk(items, { collection, routing }) : { took: 0, errors: false, items: [] };
     return renderBulk(entries, response, collection);
   };
 

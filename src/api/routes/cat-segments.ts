@@ -11,7 +11,7 @@ import { matchesWildcard } from '../../cluster/names.ts';
 import type { SegmentRow } from '../../node/segment-stats.ts';
 import { CAT_QUERY, formatBytes, sendCat, type CatTable } from '../cat-table.ts';
 import { querySchema } from '../params.ts';
-import type { RouteOptions } from '../server.ts';
+import type { CompactionService } from '../../node/compaction-service.ts';
 
 const SEGMENTS_TABLE: CatTable<SegmentRow> = {
   columns: [
@@ -35,13 +35,18 @@ const SEGMENTS_TABLE: CatTable<SegmentRow> = {
 
 const SegmentsQuery = querySchema(CAT_QUERY);
 
+/** What the `_cat/segments` routes need: the compaction service. */
+export interface CatSegmentsRouteOptions {
+  compaction: CompactionService;
+}
+
 /** `_cat/segments` routes. */
-export async function catSegmentsRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function catSegmentsRoutes(instance: FastifyInstance, options: CatSegmentsRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { compaction } = options;
 
   app.get('/_cat/segments', { config: { role: 'monitor' }, schema: { querystring: SegmentsQuery } }, async (request, reply) =>
-    sendCat(reply, SEGMENTS_TABLE, node.segments().filter((row) => request.authScope.allowsCollection(row.collection)), request.query),
+    sendCat(reply, SEGMENTS_TABLE, (await compaction.segments()).filter((row) => request.authScope.allowsCollection(row.collection)), request.query),
   );
   app.get(
     '/_cat/segments/:target',
@@ -49,8 +54,7 @@ export async function catSegmentsRoutes(instance: FastifyInstance, options: Rout
     async (request, reply) => {
       const patterns = request.params.target.split(',').map((part) => part.trim()).filter((part) => part !== '');
       const all = patterns.some((pattern) => pattern === '_all');
-      const rows = node
-        .segments()
+      const rows = (await compaction.segments())
         .filter((row) => request.authScope.allowsCollection(row.collection))
         .filter((row) => all || patterns.some((pattern) => matchesWildcard(pattern, row.collection)));
       return sendCat(reply, SEGMENTS_TABLE, rows, request.query);

@@ -10,7 +10,7 @@ import { matchesWildcard } from '../../cluster/names.ts';
 import type { CollectionSummary } from '../../node/node-service.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
 import { CAT_QUERY, formatBytes, sendCat, type CatColumn, type CatTable } from '../cat-table.ts';
-import type { RouteOptions } from '../server.ts';
+import type { CollectionService } from '../../node/collection-service.ts';
 import { FlagParam, querySchema } from '../params.ts';
 
 const CatQuery = querySchema({
@@ -43,13 +43,18 @@ const COLLECTIONS_TABLE: CatTable<CollectionSummary> = {
   defaultSort: 'index',
 };
 
+/** What the `_cat/collections` routes need: the collection service. */
+export interface CatRouteOptions {
+  collections: CollectionService;
+}
+
 /** `_cat` routes. */
-export async function catRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function catRoutes(instance: FastifyInstance, options: CatRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { collections } = options;
 
   const handle = async (target: string | undefined, query: CatQueryType, scope: AuthScope, reply: FastifyReply) => {
-    let rows = (await node.listCollections()).filter((row) => scope.allows(row.namespace));
+    let rows = (await collections.listCollections()).filter((row) => scope.allows(row.namespace));
     if (target !== undefined && target !== '_all' && target !== '*') {
       const patterns = target.split(',').map((part) => part.trim()).filter((part) => part !== '');
       rows = rows.filter((row) => patterns.some((pattern) => matchesWildcard(pattern, row.name)));

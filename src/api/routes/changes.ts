@@ -5,16 +5,21 @@
  * response; the feed itself is streamed, with the headers sent at once so that a waiting client
  * knows the feed is open. `heartbeat=true` means a heartbeat every 60 s, as in CouchDB.
  */
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ChangesRequest } from '../../node/node-service.ts';
-import type { RouteOptions } from '../server.ts';
+import type { ChangeFeedService } from '../../node/change-feed-service.ts';
 import { CollectionParams, FlagParam, flagSet, optionalBody, querySchema } from '../params.ts';
 
 /** Longest `timeout` and `heartbeat` accepted (one day, in ms). */
 const MAX_WAIT_MS = 86_400_000;
 const DEFAULT_HEARTBEAT_MS = 60_000;
+/** Longest a graceful stop waits for finished feeds' responses to be written. */
+const FINISH_WAIT_MS = 5000;
 
 const ChangesQuery = querySchema({
   since: Type.Optional(Type.String()),
@@ -43,13 +48,27 @@ function changesRequest(query: Static<typeof ChangesQuery>, lastEventId: string 
   };
 }
 
-/** The change-feed route. */
-export async function changesRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
-  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+/** What the change-feed route needs: the change-feed service. */
+export interface ChangesRouteOptions {
+  changes: ChangeFeedService;
+}
 
-  // Feeds that never end on their own (continuous with heartbeat) would hold a graceful stop.
-  app.addHook('preClose', async () => node.changeFeeds.finishAll());
+/** The change-feed route. */
+export async function changesRoutes(instance: FastifyInstance, options: ChangesRouteOptions): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { changes } = options;
+
+  // Feeds that never end on their own (continuous with heartbeat) would hold a graceful stop: they
+  // are finished, and the stop waits until their responses are written, so that their keep-alive
+  // connections are idle when the server closes idle connections.
+  const responses = new Set<ServerResponse>();
+  app.addHook('preClose', async () => {
+    await changes.changeFeeds.finishAll();
+    const written = [...responses].map((response) => once(response, 'close').catch(() => undefined));
+    const timeout = new AbortController();
+    await Promise.race([Promise.all(written), sleep(FINISH_WAIT_MS, undefined, { ref: false, signal: timeout.signal }).catch(() => undefined)]);
+    timeout.abort();
+  });
 
   app.route({
     method: ['GET', 'POST'],
@@ -58,8 +77,10 @@ export async function changesRoutes(instance: FastifyInstance, options: RouteOpt
     schema: { params: CollectionParams, querystring: ChangesQuery, body: optionalBody(ChangesBody) },
     handler: async (request, reply) => {
       const lastEventId = request.headers['last-event-id'];
-      const feed = node.changes(request.params.collection, changesRequest(request.query, typeof lastEventId === 'string' ? lastEventId : undefined));
+      const feed = await changes.open(request.params.collection, changesRequest(request.query, typeof lastEventId === 'string' ? lastEventId : undefined));
       reply.raw.once('pipe', () => reply.raw.flushHeaders());
+      responses.add(reply.raw);
+      reply.raw.once('close', () => responses.delete(reply.raw));
       return reply.code(200).type(feed.contentType).header('cache-control', 'no-cache').send(feed);
     },
   });

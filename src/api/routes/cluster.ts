@@ -7,11 +7,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { NodeService } from '../../node/node-service.ts';
 import { HEALTH_LEVELS, clusterHealth, type HealthLevel } from '../../ops/cluster/cluster-health.ts';
 import { STATE_SECTIONS, clusterState, parseStateSections, type StateInputs } from '../../ops/cluster/cluster-state.ts';
 import { ApiError } from '../errors.ts';
-import type { RouteOptions } from '../server.ts';
+import type { ObservabilityService } from '../../node/observability-service.ts';
 import { querySchema } from '../params.ts';
 
 const HealthQuery = querySchema({
@@ -21,29 +20,34 @@ const HealthQuery = querySchema({
 const StateParams = Type.Object({ sections: Type.String({ minLength: 1 }) });
 
 /** Catalog, local shard states and the caller's namespace limits. */
-function inputs(node: NodeService, request: FastifyRequest): StateInputs {
+function inputs(observability: ObservabilityService, request: FastifyRequest): StateInputs {
   const scope = request.authScope;
-  const hosted = new Map(node.hostedCollections().map((collection) => [collection.meta.name, collection]));
+  const hosted = new Map(observability.hostedCollections().map((collection) => [collection.meta.name, collection]));
   return {
-    catalog: node.coordinator.catalog(),
-    nodeId: node.nodeId,
-    coordinator: node.coordinator.kind,
+    catalog: observability.catalog(),
+    nodeId: observability.nodeId,
+    coordinator: observability.coordinatorKind,
     localShardState: (collection, shard) => hosted.get(collection)?.shards[shard]?.state,
     allowsNamespace: scope && !scope.unrestricted ? (namespace) => scope.allows(namespace) : undefined,
   };
 }
 
+/** What the cluster routes need: the observability service. */
+export interface ClusterRouteOptions {
+  observability: ObservabilityService;
+}
+
 /** Cluster health and state routes. */
-export async function clusterRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function clusterRoutes(instance: FastifyInstance, options: ClusterRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { observability } = options;
 
   app.get('/_cluster/health', { config: { role: 'monitor' }, schema: { querystring: HealthQuery } }, async (request) =>
-    clusterHealth(inputs(node, request), (request.query.level ?? 'cluster') as HealthLevel),
+    clusterHealth(inputs(observability, request), (request.query.level ?? 'cluster') as HealthLevel),
   );
 
   app.get('/_cluster/state', { config: { role: 'monitor' }, schema: { querystring: querySchema({}) } }, async (request) =>
-    clusterState(inputs(node, request), STATE_SECTIONS),
+    clusterState(inputs(observability, request), STATE_SECTIONS),
   );
 
   app.get(
@@ -57,7 +61,7 @@ export async function clusterRoutes(instance: FastifyInstance, options: RouteOpt
           `unknown cluster state section${parsed.unknown.length > 1 ? 's' : ''} [${parsed.unknown.join(', ')}]; valid sections: [_all, ${STATE_SECTIONS.join(', ')}]`,
         );
       }
-      return clusterState(inputs(node, request), parsed.sections);
+      return clusterState(inputs(observability, request), parsed.sections);
     },
   );
 }

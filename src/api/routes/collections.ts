@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { DEFAULT_NAMESPACE } from '../../cluster/catalog.ts';
-import type { RouteOptions } from '../server.ts';
+import type { CollectionService } from '../../node/collection-service.ts';
 import { AnyObject, CollectionParams, optionalBody, querySchema } from '../params.ts';
 
 const CreateBody = Type.Object(
@@ -40,31 +40,36 @@ const TARGET_QUERY = {
   expand_wildcards: Type.Optional(Type.String()),
 };
 
+/** What the collection routes need: the collection service. */
+export interface CollectionRouteOptions {
+  collections: CollectionService;
+}
+
 /** Collection admin routes. */
-export async function collectionRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function collectionRoutes(instance: FastifyInstance, options: CollectionRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { collections } = options;
 
   app.put(
     '/:collection',
     { config: { role: 'manage' }, schema: { params: CollectionParams, querystring: querySchema(ADMIN_QUERY), body: optionalBody(CreateBody) } },
     async (request) => {
       request.authScope.requireNamespace(request.body?.namespace ?? DEFAULT_NAMESPACE);
-      return node.createCollection(request.params.collection, request.body ?? {});
+      return collections.createCollection(request.params.collection, request.body ?? {});
     },
   );
 
   app.get(
     '/:collection',
     { config: { role: 'read', collectionTarget: true }, schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }) } },
-    async (request) => node.getCollection(request.params.collection),
+    async (request) => collections.getCollection(request.params.collection),
   );
 
   app.head(
     '/:collection',
     { config: { role: 'read', collectionTarget: true }, schema: { params: CollectionParams, querystring: querySchema(TARGET_QUERY) } },
     async (request, reply) => {
-      const found = await node.getCollection(request.params.collection).then(
+      const found = await collections.getCollection(request.params.collection).then(
         (collections) => Object.keys(collections).length > 0,
         () => false,
       );
@@ -75,19 +80,19 @@ export async function collectionRoutes(instance: FastifyInstance, options: Route
   app.delete(
     '/:collection',
     { config: { role: 'manage' }, schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }) } },
-    async (request) => node.deleteCollection(request.params.collection),
+    async (request) => collections.deleteCollection(request.params.collection),
   );
 
   app.get(
     '/_mapping',
     { config: { role: 'read' }, schema: { querystring: querySchema(ADMIN_QUERY) } },
-    async (request) => node.getMapping(request.authScope.narrowTarget('_all')),
+    async (request) => collections.getMapping(request.authScope.narrowTarget('_all')),
   );
 
   app.get(
     '/:collection/_mapping',
     { config: { role: 'read', collectionTarget: true }, schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }) } },
-    async (request) => node.getMapping(request.params.collection),
+    async (request) => collections.getMapping(request.params.collection),
   );
 
   app.route({
@@ -95,12 +100,12 @@ export async function collectionRoutes(instance: FastifyInstance, options: Route
     url: '/:collection/_mapping',
     config: { role: 'manage', collectionTarget: true },
     schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }), body: MappingBody },
-    handler: async (request) => node.putMapping(request.params.collection, request.body),
+    handler: async (request) => collections.putMapping(request.params.collection, request.body),
   });
 
   const refresh = async (target: string) => {
-    const selected = new Set(Object.keys(await node.getCollection(target)));
-    const shards = (await node.listCollections())
+    const selected = new Set(Object.keys(await collections.getCollection(target)));
+    const shards = (await collections.listCollections())
       .filter((summary) => selected.has(summary.name))
       .reduce((total, summary) => total + summary.primaries, 0);
     return { _shards: { total: shards, successful: shards, failed: 0 } };

@@ -11,7 +11,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { CompactionRow } from '../../node/compaction.ts';
 import { classifyError, errorCause, type ErrorCause } from '../errors.ts';
 import { CollectionParams, optionalBody, querySchema } from '../params.ts';
-import type { RouteOptions } from '../server.ts';
+import type { CompactionService } from '../../node/compaction-service.ts';
 
 const CompactQuery = querySchema({
   max_num_segments: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
@@ -33,16 +33,21 @@ function renderRow(row: CompactionRow): RenderedRow {
   return { node_id: row.nodeId, node_name: row.nodeName, status: 'failed', error: errorCause(code, reason) };
 }
 
+/** What the compaction route needs: the compaction service. */
+export interface CompactRouteOptions {
+  compaction: CompactionService;
+}
+
 /** Compaction route. */
-export async function compactRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function compactRoutes(instance: FastifyInstance, options: CompactRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { compaction } = options;
 
   app.post(
     '/:collection/_compact',
     { config: { role: 'manage' }, schema: { params: CollectionParams, querystring: CompactQuery, body: NoBody } },
     async (request) => {
-      const result = await node.compact(request.params.collection, { maxSegments: request.query.max_num_segments ?? 1 });
+      const result = await compaction.compact(request.params.collection, { maxSegments: request.query.max_num_segments ?? 1 });
       const nodes = result.rows.map(renderRow);
       for (const row of nodes) {
         if (row.status === 'failed') request.log.warn({ collection: result.collection, node: row.node_id, reason: row.error.reason }, 'compaction failed on a node');

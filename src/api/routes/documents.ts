@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EngineError } from '../../engine/errors.ts';
-import type { RouteOptions } from '../server.ts';
+import type { DocumentService } from '../../node/document-service.ts';
 import {
   AnyObject,
   CollectionParams,
@@ -68,10 +68,15 @@ function writeParams(query: IndexQueryType) {
   return { routing: query.routing, ifSeqNo: query.if_seq_no, ifPrimaryTerm: query.if_primary_term };
 }
 
+/** What the document routes need: the document service. */
+export interface DocumentRouteOptions {
+  documents: DocumentService;
+}
+
 /** Document routes. */
-export async function documentRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function documentRoutes(instance: FastifyInstance, options: DocumentRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { documents } = options;
 
   app.route({
     method: ['PUT', 'POST'],
@@ -80,7 +85,7 @@ export async function documentRoutes(instance: FastifyInstance, options: RouteOp
     schema: { params: DocumentParams, querystring: IndexQuery, body: AnyObject },
     handler: async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await node.index(collection, id, request.body, { ...writeParams(request.query), opType: request.query.op_type });
+      const response = await documents.index(collection, id, request.body, { ...writeParams(request.query), opType: request.query.op_type });
       return reply.status(response.result === 'created' ? 201 : 200).send(response);
     },
   });
@@ -89,7 +94,7 @@ export async function documentRoutes(instance: FastifyInstance, options: RouteOp
     '/:collection/_doc',
     { config: { role: 'write' }, schema: { params: CollectionParams, querystring: IndexQuery, body: AnyObject } },
     async (request, reply) => {
-      const response = await node.index(request.params.collection, undefined, request.body, {
+      const response = await documents.index(request.params.collection, undefined, request.body, {
         ...writeParams(request.query),
         opType: request.query.op_type,
       });
@@ -104,7 +109,7 @@ export async function documentRoutes(instance: FastifyInstance, options: RouteOp
     schema: { params: DocumentParams, querystring: CreateQuery, body: AnyObject },
     handler: async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await node.index(collection, id, request.body, { routing: request.query.routing, opType: 'create' });
+      const response = await documents.index(collection, id, request.body, { routing: request.query.routing, opType: 'create' });
       return reply.status(201).send(response);
     },
   });
@@ -114,7 +119,7 @@ export async function documentRoutes(instance: FastifyInstance, options: RouteOp
     { config: { role: 'read' }, schema: { params: DocumentParams, querystring: GetQuery } },
     async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await node.get(collection, id, { routing: request.query.routing, source: sourceOptions(request.query) });
+      const response = await documents.get(collection, id, { routing: request.query.routing, source: sourceOptions(request.query) });
       return reply.status(response.found ? 200 : 404).send(response);
     },
   );
@@ -124,7 +129,7 @@ export async function documentRoutes(instance: FastifyInstance, options: RouteOp
     { config: { role: 'read' }, schema: { params: DocumentParams, querystring: GetQuery } },
     async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await node.get(collection, id, { routing: request.query.routing, source: { source: false } }).catch(() => null);
+      const response = await documents.get(collection, id, { routing: request.query.routing, source: { source: false } }).catch(() => null);
       return reply.status(response?.found ? 200 : 404).send();
     },
   );
@@ -134,7 +139,7 @@ export async function documentRoutes(instance: FastifyInstance, options: RouteOp
     { config: { role: 'read' }, schema: { params: DocumentParams, querystring: GetQuery } },
     async (request) => {
       const { collection, id } = request.params;
-      const response = await node.get(collection, id, { routing: request.query.routing, source: sourceOptions(request.query) });
+      const response = await documents.get(collection, id, { routing: request.query.routing, source: sourceOptions(request.query) });
       if (!response.found) throw new EngineError('document_missing', `Document not found [${collection}]/[${id}]`);
       return response._source ?? {};
     },
@@ -145,7 +150,7 @@ export async function documentRoutes(instance: FastifyInstance, options: RouteOp
     { config: { role: 'write' }, schema: { params: DocumentParams, querystring: DeleteQuery } },
     async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await node.delete(collection, id, writeParams(request.query));
+      const response = await documents.delete(collection, id, writeParams(request.query));
       return reply.status(response.result === 'not_found' ? 404 : 200).send(response);
     },
   );
@@ -155,7 +160,7 @@ export async function documentRoutes(instance: FastifyInstance, options: RouteOp
     { config: { role: 'write' }, schema: { params: DocumentParams, querystring: UpdateQuery, body: UpdateBody } },
     async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await node.update(collection, id, request.body, {
+      const response = await documents.update(collection, id, request.body, {
         ...writeParams(request.query),
         retryOnConflict: request.query.retry_on_conflict,
         source: sourceOptions(request.query),

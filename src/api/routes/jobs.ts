@@ -9,7 +9,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { jobTotals, type Job, type JobFailure, type JobPass } from '../../jobs/job.ts';
 import { ERROR_TABLE, errorCause, type ErrorCause, type ErrorCode } from '../errors.ts';
 import { querySchema } from '../params.ts';
-import type { RouteOptions } from '../server.ts';
+import type { CompactionService } from '../../node/compaction-service.ts';
+import type { ObservabilityService } from '../../node/observability-service.ts';
 
 const StateParam = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]);
 
@@ -69,15 +70,21 @@ function renderJob(job: Job, nodeName: string) {
   };
 }
 
+/** What the job routes need: the compaction service (the jobs) and the observability service (the node name). */
+export interface JobRouteOptions {
+  compaction: CompactionService;
+  observability: ObservabilityService;
+}
+
 /** Job routes. */
-export async function jobRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function jobRoutes(instance: FastifyInstance, options: JobRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
-  const nodeName = (): string => node.info().nodeName;
+  const { compaction, observability } = options;
+  const nodeName = (): string => observability.info().nodeName;
 
   app.get('/_jobs', { config: { role: 'monitor' }, schema: { querystring: ListQuery } }, async (request) => {
     const { state, collection } = request.query;
-    const jobs = (await node.listJobs()).filter(
+    const jobs = (await compaction.listJobs()).filter(
       (job) =>
         (state === undefined || job.state === state) &&
         (collection === undefined || job.collection === collection) &&
@@ -87,7 +94,7 @@ export async function jobRoutes(instance: FastifyInstance, options: RouteOptions
   });
 
   app.get('/_jobs/:job_id', { config: { role: 'monitor' }, schema: { params: JobParams, querystring: querySchema({}) } }, async (request) => {
-    const job = await node.job(request.params.job_id);
+    const job = await compaction.job(request.params.job_id);
     request.authScope.requireCollection(job.collection);
     return renderJob(job, nodeName());
   });

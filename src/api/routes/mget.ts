@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { MultiGetResponse } from '../../node/node-service.ts';
 import { EngineError } from '../../engine/errors.ts';
 import { classifyError, errorCause } from '../errors.ts';
-import type { RouteOptions } from '../server.ts';
+import type { DocumentService } from '../../node/document-service.ts';
 import { CollectionParams, SOURCE_QUERY, querySchema, sourceOptions } from '../params.ts';
 
 const MgetQuery = querySchema({
@@ -36,10 +36,15 @@ const MgetBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** What the multi-get routes need: the document service. */
+export interface MultiGetRouteOptions {
+  documents: DocumentService;
+}
+
 /** Multi-get routes. */
-export async function mgetRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function mgetRoutes(instance: FastifyInstance, options: MultiGetRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { documents } = options;
 
   app.route({
     method: ['GET', 'POST'],
@@ -51,7 +56,7 @@ export async function mgetRoutes(instance: FastifyInstance, options: RouteOption
       if (missing >= 0) throw new EngineError('action_request_validation', `Validation Failed: 1: index is missing for doc ${missing};`);
       if (request.body.ids !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: [ids] needs a collection in the URL;');
       for (const doc of request.body.docs ?? []) request.authScope.requireCollection(doc._index!);
-      return render(await node.mget(request.body, { routing: request.query.routing, source: sourceOptions(request.query) }));
+      return render(await documents.mget(request.body, { routing: request.query.routing, source: sourceOptions(request.query) }));
     },
   });
 
@@ -63,7 +68,7 @@ export async function mgetRoutes(instance: FastifyInstance, options: RouteOption
     handler: async (request) => {
       for (const doc of request.body.docs ?? []) if (doc._index !== undefined) request.authScope.requireCollection(doc._index);
       return render(
-        await node.mget(request.body, {
+        await documents.mget(request.body, {
           collection: request.params.collection,
           routing: request.query.routing,
           source: sourceOptions(request.query),

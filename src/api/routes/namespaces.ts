@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { querySchema } from '../params.ts';
-import type { RouteOptions } from '../server.ts';
+import type { CollectionService } from '../../node/collection-service.ts';
 
 const NamespaceParams = Type.Object({ name: Type.String({ minLength: 1 }) });
 
@@ -17,22 +17,27 @@ const ADMIN_QUERY = querySchema({
   cluster_manager_timeout: Type.Optional(Type.String()),
 });
 
+/** What the namespace routes need: the collection service. */
+export interface NamespaceRouteOptions {
+  collections: CollectionService;
+}
+
 /** Namespace routes. */
-export async function namespaceRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function namespaceRoutes(instance: FastifyInstance, options: NamespaceRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { collections } = options;
 
   app.put(
     '/_namespace/:name',
     { config: { role: 'manage' }, schema: { params: NamespaceParams, querystring: ADMIN_QUERY } },
     async (request) => {
       request.authScope.requireNamespace(request.params.name);
-      return node.createNamespace(request.params.name);
+      return collections.createNamespace(request.params.name);
     },
   );
 
   app.get('/_namespace', { config: { role: 'read' }, schema: { querystring: querySchema({}) } }, async (request) => ({
-    namespaces: (await node.listNamespaces()).filter((namespace) => request.authScope.allows(namespace.name)),
+    namespaces: (await collections.listNamespaces()).filter((namespace) => request.authScope.allows(namespace.name)),
   }));
 
   app.get(
@@ -40,7 +45,7 @@ export async function namespaceRoutes(instance: FastifyInstance, options: RouteO
     { config: { role: 'read' }, schema: { params: NamespaceParams, querystring: querySchema({}) } },
     async (request) => {
       request.authScope.requireNamespace(request.params.name);
-      return node.getNamespace(request.params.name);
+      return collections.getNamespace(request.params.name);
     },
   );
 
@@ -49,7 +54,7 @@ export async function namespaceRoutes(instance: FastifyInstance, options: RouteO
     { config: { role: 'manage' }, schema: { params: NamespaceParams, querystring: ADMIN_QUERY } },
     async (request) => {
       request.authScope.requireNamespace(request.params.name);
-      return node.deleteNamespace(request.params.name);
+      return collections.deleteNamespace(request.params.name);
     },
   );
 }

@@ -6,19 +6,24 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { RouteOptions } from '../server.ts';
+import type { ObservabilityService } from '../../node/observability-service.ts';
 import { AnyObject, querySchema } from '../params.ts';
 
+/** What the node routes need: the observability service. */
+export interface NodeRouteOptions {
+  observability: ObservabilityService;
+}
+
 /** Node info, stats and settings routes. */
-export async function nodeRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function nodeRoutes(instance: FastifyInstance, options: NodeRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { observability } = options;
   const NoQuery = querySchema({});
 
   app.get('/_node/_local', { config: { role: 'monitor' }, schema: { querystring: NoQuery } }, async () => {
-    const info = node.info();
-    const registered = node.coordinator.catalog().nodes[info.nodeId];
-    const { host, warnings } = await node.ops.hostInfo();
+    const info = observability.info();
+    const registered = observability.catalog().nodes[info.nodeId];
+    const { host, warnings } = await observability.hostInfo();
     return {
       node_id: info.nodeId,
       name: info.nodeName,
@@ -35,19 +40,19 @@ export async function nodeRoutes(instance: FastifyInstance, options: RouteOption
   });
 
   app.get('/_node/_local/stats', { config: { role: 'monitor' }, schema: { querystring: NoQuery } }, async () =>
-    node.nodeStats(instance.security?.counters.snapshot() ?? null),
+    observability.nodeStats(instance.security?.counters.snapshot() ?? null),
   );
 
   app.get('/_node/_local/settings', { config: { role: 'monitor' }, schema: { querystring: NoQuery } }, async () => ({
-    node_id: node.nodeId,
-    ...node.ops.settings.view(),
+    node_id: observability.nodeId,
+    ...observability.settingsView(),
   }));
 
   app.put('/_node/_local/settings', { config: { role: 'admin' }, schema: { querystring: NoQuery, body: AnyObject } }, async (request) => {
     // Node settings act on every namespace: not for an admin key limited to some.
     request.authScope.requireUnrestricted('PUT /_node/_local/settings');
-    const change = node.applySettings(request.body as Record<string, unknown>);
-    const { transient } = node.ops.settings.view();
+    const change = observability.applySettings(request.body as Record<string, unknown>);
+    const { transient } = observability.settingsView();
     return {
       acknowledged: true,
       changed: Object.fromEntries(change.changed.map((key) => [key, change.values[key] ?? null])),

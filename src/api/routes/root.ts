@@ -1,16 +1,21 @@
 /** `GET /` and `HEAD /`: node name, cluster and version, as Elasticsearch's root endpoint. */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { RouteOptions } from '../server.ts';
+import type { ObservabilityService } from '../../node/observability-service.ts';
 import { querySchema } from '../params.ts';
 
+/** What the root routes need: the observability service. */
+export interface RootRouteOptions {
+  observability: ObservabilityService;
+}
+
 /** Root endpoint routes. */
-export async function rootRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function rootRoutes(instance: FastifyInstance, options: RootRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { observability } = options;
 
   app.get('/', { config: { role: 'authenticated' }, schema: { querystring: querySchema({}) } }, async () => {
-    const info = node.info();
+    const info = observability.info();
     return {
       name: info.nodeName,
       cluster_name: info.clusterName,

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { SearchParams } from '../../node/node-service.ts';
-import type { RouteOptions } from '../server.ts';
+import type { SearchService } from '../../node/search-service.ts';
 import { AnyObject, CollectionParams, SOURCE_QUERY, commaList, optionalBody, querySchema } from '../params.ts';
 
 const TARGET_QUERY = {
@@ -74,17 +74,22 @@ function searchParams(query: Static<typeof SearchQuery>): SearchParams {
   return params;
 }
 
+/** What the search and count routes need: the search service. */
+export interface SearchRouteOptions {
+  search: SearchService;
+}
+
 /** Search and count routes. */
-export async function searchRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function searchRoutes(instance: FastifyInstance, options: SearchRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { search } = options;
 
   app.route({
     method: ['GET', 'POST'],
     url: '/_search',
     config: { role: 'read' },
     schema: { querystring: SearchQuery, body: optionalBody(SearchBody) },
-    handler: async (request) => node.search(request.authScope.narrowTarget('_all'), request.body ?? {}, searchParams(request.query)),
+    handler: async (request) => search.search(request.authScope.narrowTarget('_all'), request.body ?? {}, searchParams(request.query)),
   });
 
   app.route({
@@ -92,7 +97,7 @@ export async function searchRoutes(instance: FastifyInstance, options: RouteOpti
     url: '/:collection/_search',
     config: { role: 'read', collectionTarget: true },
     schema: { params: CollectionParams, querystring: SearchQuery, body: optionalBody(SearchBody) },
-    handler: async (request) => node.search(request.params.collection, request.body ?? {}, searchParams(request.query)),
+    handler: async (request) => search.search(request.params.collection, request.body ?? {}, searchParams(request.query)),
   });
 
   app.route({
@@ -100,7 +105,7 @@ export async function searchRoutes(instance: FastifyInstance, options: RouteOpti
     url: '/_count',
     config: { role: 'read' },
     schema: { querystring: CountQuery, body: optionalBody(CountBody) },
-    handler: async (request) => node.count(request.authScope.narrowTarget('_all'), request.body ?? {}, { q: request.query.q }),
+    handler: async (request) => search.count(request.authScope.narrowTarget('_all'), request.body ?? {}, { q: request.query.q }),
   });
 
   app.route({
@@ -108,6 +113,6 @@ export async function searchRoutes(instance: FastifyInstance, options: RouteOpti
     url: '/:collection/_count',
     config: { role: 'read', collectionTarget: true },
     schema: { params: CollectionParams, querystring: CountQuery, body: optionalBody(CountBody) },
-    handler: async (request) => node.count(request.params.collection, request.body ?? {}, { q: request.query.q }),
+    handler: async (request) => search.count(request.params.collection, request.body ?? {}, { q: request.query.q }),
   });
 }

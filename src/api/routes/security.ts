@@ -15,7 +15,6 @@ import type { ApiKeyInfo } from '../../ops/security/api-keys.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
 import { querySchema } from '../params.ts';
 import { ROLE_GRANTS } from '../roles.ts';
-import type { RouteOptions } from '../server.ts';
 
 /** Longest lifetime a key may be given: ten years. */
 const MAX_EXPIRES_IN_SECS = 10 * 365 * 24 * 3600;
@@ -70,7 +69,7 @@ function requireWithinScope(scope: AuthScope, namespaces: readonly string[] | nu
 }
 
 /** API key routes. */
-export async function securityRoutes(instance: FastifyInstance, _options: RouteOptions): Promise<void> {
+export async function securityRoutes(instance: FastifyInstance): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { keys, enabled } = instance.security;
 

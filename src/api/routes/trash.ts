@@ -13,7 +13,7 @@ import type { NodesHeader, TrashListView } from '../../trash/trash-views.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
 import { classifyError, errorCause } from '../errors.ts';
 import { AnyObject, optionalBody, querySchema } from '../params.ts';
-import type { RouteOptions } from '../server.ts';
+import type { TrashAdminService } from '../../node/trash-admin-service.ts';
 
 const ItemParams = Type.Object({ item_id: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -39,21 +39,26 @@ function visibleListing(listing: TrashListView, scope: AuthScope): TrashListView
   return { ...listing, namespaces, total_items: totalItems, unreadable: [] };
 }
 
+/** What the trash routes need: the trash admin service. */
+export interface TrashRouteOptions {
+  trash: TrashAdminService;
+}
+
 /** Trash routes. */
-export async function trashRoutes(instance: FastifyInstance, options: RouteOptions): Promise<void> {
+export async function trashRoutes(instance: FastifyInstance, options: TrashRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { node } = options;
+  const { trash } = options;
 
   /** Refuses (403) an item of a namespace the caller may not reach; an unknown item is left to the route's 404. */
   const requireItemInScope = async (scope: AuthScope, itemId: string): Promise<void> => {
     if (scope.unrestricted) return;
-    for (const [namespace, group] of Object.entries((await node.listTrash()).namespaces)) {
+    for (const [namespace, group] of Object.entries((await trash.list()).namespaces)) {
       if (group.items.some((item) => item.item_id === itemId)) scope.requireNamespace(namespace);
     }
   };
 
   app.get('/_cluster/trash', { config: { role: 'monitor' }, schema: { querystring: querySchema({}) } }, async (request) => {
-    const listing = visibleListing(await node.listTrash(), request.authScope);
+    const listing = visibleListing(await trash.list(), request.authScope);
     return { ...listing, _nodes: renderNodes(listing._nodes) };
   });
 
@@ -62,7 +67,7 @@ export async function trashRoutes(instance: FastifyInstance, options: RouteOptio
     { config: { role: 'manage' }, schema: { params: ItemParams, querystring: querySchema({}), body: optionalBody(AnyObject) } },
     async (request) => {
       await requireItemInScope(request.authScope, request.params.item_id);
-      const verification = await node.verifyTrashItem(request.params.item_id);
+      const verification = await trash.verify(request.params.item_id);
       return { ...verification, _nodes: renderNodes(verification._nodes) };
     },
   );
@@ -72,7 +77,7 @@ export async function trashRoutes(instance: FastifyInstance, options: RouteOptio
     { config: { role: 'manage' }, schema: { params: ItemParams, querystring: querySchema({}), body: optionalBody(RestoreBody) } },
     async (request) => {
       await requireItemInScope(request.authScope, request.params.item_id);
-      return node.restoreTrashItem(request.params.item_id, request.body ?? {});
+      return trash.restore(request.params.item_id, request.body ?? {});
     },
   );
 
@@ -81,14 +86,14 @@ export async function trashRoutes(instance: FastifyInstance, options: RouteOptio
     { config: { role: 'manage' }, schema: { params: ItemParams, querystring: querySchema({}) } },
     async (request) => {
       await requireItemInScope(request.authScope, request.params.item_id);
-      const purged = await node.purgeTrashItem(request.params.item_id);
+      const purged = await trash.purge(request.params.item_id);
       return { ...purged, _nodes: renderNodes(purged._nodes) };
     },
   );
 
   app.delete('/_cluster/trash', { config: { role: 'admin' }, schema: { querystring: querySchema({}) } }, async (request) => {
     request.authScope.requireUnrestricted('DELETE /_cluster/trash');
-    const purged = await node.emptyTrash();
+    const purged = await trash.empty();
     return { ...purged, _nodes: renderNodes(purged._nodes) };
   });
 }

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Catalog } from '../catalog.ts';
 import { CatalogError } from '../catalog-error.ts';
-import { writeFileAtomic, type AtomicWriteOptions } from './atomic-file.ts';
+import { writeFileAtomic, type AtomicWriteOptions } from '../../engine/directory/atomic-file.ts';
 
 /** Value of the file's `format` field. */
 export const CATALOG_FORMAT = 'trove-catalog';

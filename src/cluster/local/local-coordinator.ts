@@ -7,6 +7,7 @@
  * Leases: this coordinator serves a single process, so a lease it grants lives until `revoke` or
  * `close`; there is no other process whose missed heartbeats could expire it.
  */
+import { COUNT_SETTINGS, type CountSetting } from '../collection-settings.ts';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -34,7 +35,7 @@ import type {
 } from '../coordinator.ts';
 import { invalidNameReason } from '../names.ts';
 import { assignShards, nodeLoad, reassignOrphanedShards } from '../placement.ts';
-import { removeInterruptedWrite } from './atomic-file.ts';
+import { removeInterruptedWrite } from '../../engine/directory/atomic-file.ts';
 import { readCatalogFile, writeCatalogFile } from './catalog-file.ts';
 
 /** Options of `LocalCoordinator.open`. */
@@ -49,9 +50,6 @@ export interface LocalCoordinatorOptions {
   /** Test hook run before the catalog file's rename; throwing simulates a crash at that point. */
   beforeCatalogRename?: () => void;
 }
-
-/** Highest `number_of_shards` a collection may have. */
-export const MAX_SHARDS_PER_COLLECTION = 1024;
 
 function sortedByKey<T>(record: Record<string, T>): T[] {
   return Object.keys(record)
@@ -165,13 +163,8 @@ export class LocalCoordinator implements Coordinator {
       if (!Object.hasOwn(draft.namespaces, namespace)) {
         throw new CatalogError('namespace_not_found', `no such namespace [${namespace}]`);
       }
-      const shards = settings.number_of_shards;
-      if (!Number.isInteger(shards) || shards < 1 || shards > MAX_SHARDS_PER_COLLECTION) {
-        throw new CatalogError('illegal_argument', `number_of_shards must be between 1 and ${MAX_SHARDS_PER_COLLECTION}, got ${shards}`);
-      }
-      if (!Number.isInteger(settings.number_of_replicas) || settings.number_of_replicas < 0) {
-        throw new CatalogError('illegal_argument', `number_of_replicas must be 0 or more, got ${settings.number_of_replicas}`);
-      }
+      const shards = checkCount('number_of_shards', settings.number_of_shards);
+      checkCount('number_of_replicas', settings.number_of_replicas);
       const load = nodeLoad(Object.values(draft.collections), Object.keys(draft.nodes));
       const collection: CollectionMeta = {
         name,
@@ -390,4 +383,11 @@ export class LocalCoordinator implements Coordinator {
       }
     }
   }
+}
+
+/** A collection count setting within its bounds (src/cluster/collection-settings.ts), else illegal_argument. */
+function checkCount(name: CountSetting, value: number): number {
+  const { min, max } = COUNT_SETTINGS[name];
+  if (!Number.isInteger(value) || value < min || value > max) throw new CatalogError('illegal_argument', `${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
 }

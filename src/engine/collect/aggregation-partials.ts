@@ -4,6 +4,7 @@
  * (bucket counts and metrics summed, value sets unioned). Rendering into the Elasticsearch
  * response shape happens once, after the merge (render-aggregations.ts).
  */
+import { setKey } from '../mapping/json-value.ts';
 import { HyperLogLog } from './hyperloglog.ts';
 
 /** How bucket keys and metric values render (`key_as_string`, `value_as_string`). */
@@ -12,8 +13,21 @@ export type ValueFormat = 'number' | 'date' | 'boolean' | 'string';
 /** A bucket key: a keyword term or a number (numeric terms, histogram keys). */
 export type BucketKey = string | number;
 
-/** Aggregation name → partial. */
+/**
+ * Aggregation name → partial. Names are user input (`constructor`, `toString` are valid names), so
+ * they are read with `partialNamed` and written with `putPartial`, never with `partials[name]`.
+ */
 export type AggregationPartials = Record<string, AggregationPartial>;
+
+/** The partial of the aggregation `name` (an own key only), or undefined. */
+export function partialNamed(partials: AggregationPartials, name: string): AggregationPartial | undefined {
+  return Object.hasOwn(partials, name) ? partials[name] : undefined;
+}
+
+/** Stores the partial of the aggregation `name` as an own key (also for `__proto__`). */
+export function putPartial(partials: AggregationPartials, name: string, partial: AggregationPartial): void {
+  setKey(partials, name, partial);
+}
 
 /** A bucket with a key. */
 export interface KeyedBucketPartial {
@@ -96,8 +110,8 @@ export function mergeAggregations(partials: readonly AggregationPartials[]): Agg
   const merged: AggregationPartials = {};
   for (const partial of partials) {
     for (const [name, value] of Object.entries(partial)) {
-      const existing = merged[name];
-      merged[name] = existing === undefined ? value : mergePartial(existing, value);
+      const existing = partialNamed(merged, name);
+      putPartial(merged, name, existing === undefined ? value : mergePartial(existing, value));
     }
   }
   return merged;

@@ -294,3 +294,41 @@ test('invalid aggregation requests are rejected', () => {
   }
   assert.throws(() => aggregate({ a: { histogram: { field: 'price', interval: 0.0001 } } }), /Trying to create too many buckets/);
 });
+
+test('aggregations named like Object.prototype members (or __proto__) are ordinary names', () => {
+  const names = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__proto__'];
+  const aggs: Record<string, unknown> = {};
+  for (const name of names) {
+    const body = { terms: { field: 'color', order: Object.fromEntries([[name, 'desc']]) }, aggs: Object.fromEntries([[name, { max: { field: 'price' } }]]) };
+    Object.defineProperty(aggs, name, { value: body, enumerable: true, configurable: true, writable: true });
+  }
+  const expected = aggregate({ colors: { terms: { field: 'color', order: { top: 'desc' } }, aggs: { top: { max: { field: 'price' } } } } }) as {
+    colors: { buckets: Array<{ key: string; doc_count: number; top: { value: number } }> };
+  };
+  const rows = expected.colors.buckets.map((bucket) => [bucket.key, bucket.doc_count, bucket.top.value]);
+  const check = (rendered: Record<string, unknown>, label: string): void => {
+    assert.deepEqual(Object.keys(rendered), names, label);
+    for (const name of names) {
+      const { buckets } = Object.getOwnPropertyDescriptor(rendered, name)!.value as { buckets: Array<Record<string, unknown>> };
+      assert.deepEqual(buckets.map((bucket) => [bucket.key, bucket.doc_count, (Object.getOwnPropertyDescriptor(bucket, name)!.value as { value: number }).value]), rows, `${label}: ${name}`);
+    }
+  };
+  check(aggregate(aggs), 'one shard');
+  const shards = dealDocs(docs, 2).map((group, index) => buildLeaves(group, fields, 1 + index));
+  const partials = shards.map((shard) => executeQuery(shard, fields, { from: 0, size: 0, aggs }).aggs!);
+  check(renderAggregations(mergeAggregations(partials), aggs), 'merged');
+  check(renderAggregations(mergeAggregations(JSON.parse(JSON.stringify(partials)) as AggregationPartials[]), aggs), 'merged after JSON');
+  const none = aggregate({ toString: { max: { field: 'price' } }, constructor: { value_count: { field: 'color' } } }, leaves, { term: { color: 'none' } });
+  assert.deepEqual(none, { toString: { value: null }, constructor: { value: 0 } }, 'no partial: the empty rendering');
+  assert.equal(Object.getPrototypeOf({}), Object.prototype);
+});
+
+test('a calendar_interval named like an Object.prototype member is a parsing error', () => {
+  for (const interval of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    assert.throws(
+      () => executeQuery(leaves, fields, { from: 0, size: 0, aggs: { a: { date_histogram: { field: 'sold', calendar_interval: interval } } } }),
+      (error: unknown) => error instanceof EngineError && error.code === 'parsing' && /could not be parsed as a calendar interval/.test(error.message),
+      interval,
+    );
+  }
+});

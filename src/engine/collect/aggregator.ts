@@ -4,7 +4,7 @@
  * down to their sub-aggregators. `partial(owner)` then reports one owner's state.
  */
 import type { LeafReader } from '../segment/leaf-reader.ts';
-import type { AggregationPartial, AggregationPartials } from './aggregation-partials.ts';
+import { putPartial, type AggregationPartial, type AggregationPartials } from './aggregation-partials.ts';
 
 /** One aggregation collecting on a shard. */
 export interface Aggregator {
@@ -40,7 +40,7 @@ export class AggregatorGroup {
   /** Partials of every aggregator for one owner. */
   partials(owner: number): AggregationPartials {
     const partials: AggregationPartials = {};
-    for (const aggregator of this.aggregators) partials[aggregator.name] = aggregator.partial(owner);
+    for (const aggregator of this.aggregators) putPartial(partials, aggregator.name, aggregator.partial(owner));
     return partials;
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { BucketOrder } from './aggregation-options.ts';
 import type { AggregationPartial, BucketKey, KeyedBucketPartial } from './aggregation-partials.ts';
-import { cardinalityValue } from './aggregation-partials.ts';
+import { cardinalityValue, partialNamed } from './aggregation-partials.ts';
 
 /** Value of a metric partial for ordering and rendering (null when it has no value). */
 export function metricValue(partial: AggregationPartial | undefined, stat: string): number | null {
@@ -48,8 +48,8 @@ export function compareBuckets(orders: readonly BucketOrder[], left: KeyedBucket
     if (order.by === '_count') result = left.docCount - right.docCount;
     else if (order.by === '_key') result = compareKeys(left.key, right.key);
     else {
-      const leftValue = metricValue(left.aggs[order.aggregation], order.stat!);
-      const rightValue = metricValue(right.aggs[order.aggregation], order.stat!);
+      const leftValue = metricValue(partialNamed(left.aggs, order.aggregation), order.stat!);
+      const rightValue = metricValue(partialNamed(right.aggs, order.aggregation), order.stat!);
       if (leftValue === null || rightValue === null) {
         // Buckets without a metric value go last whatever the direction.
         if (leftValue !== rightValue) return leftValue === null ? 1 : -1;

@@ -132,7 +132,7 @@ function parseDateInterval(options: Record<string, unknown>): { interval: number
   if (given.length > 1) throw dslError(`[date_histogram] Cannot use [${given[0]}] with [${given[1]}]`);
   const key = given[0]!;
   const text = readString(options[key], key, 'date_histogram');
-  if (key !== 'fixed_interval' && CALENDAR_UNITS[text] !== undefined) return { interval: 0, calendarUnit: CALENDAR_UNITS[text]! };
+  if (key !== 'fixed_interval' && Object.hasOwn(CALENDAR_UNITS, text)) return { interval: 0, calendarUnit: CALENDAR_UNITS[text]! };
   if (key === 'calendar_interval') {
     throw dslError(`[date_histogram] The supplied interval [${text}] could not be parsed as a calendar interval.`);
   }

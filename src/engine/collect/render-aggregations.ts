@@ -4,6 +4,7 @@
  * `*_as_string` forms of dates and booleans.
  */
 import { EngineError } from '../errors.ts';
+import { setKey } from '../mapping/json-value.ts';
 import type {
   AggregationPartial,
   AggregationPartials,
@@ -14,7 +15,7 @@ import type {
   TermsPartial,
   ValueFormat,
 } from './aggregation-partials.ts';
-import { cardinalityValue } from './aggregation-partials.ts';
+import { cardinalityValue, partialNamed } from './aggregation-partials.ts';
 import type { AggregationSpec, MetricSpec, RangeSpec, TermsSpec } from './aggregation-spec.ts';
 import { parseAggregations } from './aggregation-spec.ts';
 import { compareBuckets } from './bucket-order.ts';
@@ -24,12 +25,12 @@ import { formatValue, rangeKey } from './value-format.ts';
 
 /** Renders merged partials for the request's `aggs` (ES response `aggregations` object). */
 export function renderAggregations(partials: AggregationPartials, aggsRequest: unknown): Record<string, unknown> {
-  return renderSpecs(parseAggregations(aggsRequest, null), partials);
+  return renderSpecs({}, parseAggregations(aggsRequest, null), partials);
 }
 
-function renderSpecs(specs: readonly AggregationSpec[], partials: AggregationPartials): Record<string, unknown> {
-  const rendered: Record<string, unknown> = {};
-  for (const spec of specs) rendered[spec.name] = renderOne(spec, partials[spec.name] ?? emptyPartial(spec));
+/** Adds each spec's rendering to `rendered` under the spec's name (names are user input: own keys only). */
+function renderSpecs(rendered: Record<string, unknown>, specs: readonly AggregationSpec[], partials: AggregationPartials): Record<string, unknown> {
+  for (const spec of specs) setKey(rendered, spec.name, renderOne(spec, partialNamed(partials, spec.name) ?? emptyPartial(spec)));
   return rendered;
 }
 
@@ -83,7 +84,7 @@ function renderKeyedBucket(
   rendered.key = bucket.key;
   if (!keyAsStringFirst && keyAsString !== null) rendered.key_as_string = keyAsString;
   rendered.doc_count = bucket.docCount;
-  return Object.assign(rendered, renderSpecs(subs, bucket.aggs));
+  return renderSpecs(rendered, subs, bucket.aggs);
 }
 
 function renderTerms(spec: TermsSpec, partial: TermsPartial): Record<string, unknown> {
@@ -113,13 +114,13 @@ function renderRange(spec: RangeSpec, partial: RangePartial): Record<string, unk
       if (dates) rendered.to_as_string = formatValue(bucket.to, 'date');
     }
     rendered.doc_count = bucket.docCount;
-    return Object.assign(rendered, renderSpecs(spec.subs, bucket.aggs));
+    return renderSpecs(rendered, spec.subs, bucket.aggs);
   });
   if (!spec.keyed) return { buckets };
   const keyed: Record<string, unknown> = {};
   for (const bucket of buckets) {
     const { key, ...rest } = bucket;
-    keyed[String(key)] = rest;
+    setKey(keyed, String(key), rest);
   }
   return { buckets: keyed };
 }
@@ -161,7 +162,7 @@ function renderHistogram(spec: HistogramSpec, partial: HistogramPartial): Record
   const rendered = buckets.map((bucket) => renderKeyedBucket(bucket, format, spec.subs, true));
   if (!spec.keyed) return { buckets: rendered };
   const keyed: Record<string, unknown> = {};
-  for (const bucket of rendered) keyed[String(bucket.key_as_string ?? bucket.key)] = bucket;
+  for (const bucket of rendered) setKey(keyed, String(bucket.key_as_string ?? bucket.key), bucket);
   return { buckets: keyed };
 }
 

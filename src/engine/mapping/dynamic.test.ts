@@ -113,10 +113,30 @@ test('bad field names and metadata fields are rejected', () => {
   assert.throws(() => dynamicMappingUpdate(base, { _id: '1' }), errorWith('mapper_parsing', /\[_id\] is a metadata field/));
 });
 
-test('a __proto__ key becomes an ordinary field', () => {
+test('a __proto__ key (an own key, as JSON.parse makes it) is refused and the mapping is untouched', () => {
   const source = JSON.parse('{"__proto__": {"x": 1}}') as Record<string, unknown>;
-  const updated = dynamicMappingUpdate(base, source);
-  assert.ok(updated);
-  assert.ok(Object.hasOwn(updated.properties, '__proto__'));
-  assert.equal(Object.getPrototypeOf(updated.properties), Object.prototype);
+  assert.throws(() => dynamicMappingUpdate(base, source), errorWith('mapper_parsing', /field name \[__proto__\] is not allowed/));
+  assert.equal(Object.hasOwn(base.properties, '__proto__'), false);
+  assert.equal(Object.getPrototypeOf(base.properties), Object.prototype);
+});
+
+test('a document introducing a reserved name (__proto__, constructor, prototype) is refused, naming the field', () => {
+  for (const name of ['__proto__', 'constructor', 'prototype']) {
+    const sources: Array<Record<string, unknown>> = [
+      Object.fromEntries([[name, 1]]),
+      { [`${name}.unknown`]: true },
+      { user: Object.fromEntries([[`${name}.x`, 1]]) },
+      { fresh: { nested: Object.fromEntries([[name, 'x']]) } },
+    ];
+    for (const source of sources) {
+      assert.throws(
+        () => dynamicMappingUpdate(base, source),
+        errorWith('mapper_parsing', new RegExp(`\\[${name}\\] is a reserved name`)),
+        JSON.stringify(source),
+      );
+    }
+    assert.throws(() => dynamicMappingUpdate({ ...base, dynamic: 'strict' }, { [`${name}.x`]: 1 }), errorWith('strict_dynamic_mapping', /not allowed/));
+    assert.equal(dynamicMappingUpdate({ ...base, dynamic: false }, { [`${name}.x`]: 1 }), null, 'dynamic false ignores unmapped fields');
+  }
+  assert.equal(({} as Record<string, unknown>).unknown, undefined);
 });

@@ -9,7 +9,8 @@
  * - boolean → `boolean`; object → `object` with its children; arrays take the type of their first
  *   non-null element; nulls and empty arrays introduce nothing.
  *
- * Dotted keys expand into objects (`{"a.b": 1}` maps `a` as an object with `b`). Only the root
+ * Dotted keys expand into objects (`{"a.b": 1}` maps `a` as an object with `b`). A new field name
+ * with a reserved segment (`__proto__`, `constructor`, `prototype`) is refused. Only the root
  * `dynamic` policy exists: `true` (default) adds, `false` ignores (the values stay in `_source`,
  * unindexed), `strict` rejects the document.
  */

@@ -1,6 +1,8 @@
 /**
  * Limits every mapping obeys (Elasticsearch `index.mapping.total_fields.limit` and
- * `index.mapping.depth.limit`) and the field names a document may not use.
+ * `index.mapping.depth.limit`) and the field names a document may not use: metadata fields at the
+ * root, and the reserved names (`__proto__`, `constructor`, `prototype`) as any path segment, which
+ * as object keys reach or shadow `Object.prototype`.
  */
 import { EngineError } from '../errors.ts';
 import type { FieldMapping, Mapping } from './mapping.ts';
@@ -25,6 +27,22 @@ export const METADATA_FIELDS: ReadonlySet<string> = new Set([
   '_doc',
 ]);
 
+/** Names that may not be a field name or a segment of a dotted path anywhere. */
+export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The first segment of a dotted path that is a reserved name, or undefined. */
+export function reservedSegment(path: string): string | undefined {
+  return path.split('.').find((segment) => RESERVED_FIELD_NAMES.has(segment));
+}
+
+/** Throws mapper_parsing when a segment of the (dotted) field `name` is a reserved name; `shown` is its full path. */
+export function assertNotReserved(name: string, shown: string = name): void {
+  const segment = reservedSegment(name);
+  if (segment !== undefined) {
+    throw new EngineError('mapper_parsing', `field name [${shown}] is not allowed: [${segment}] is a reserved name`);
+  }
+}
+
 /** Throws mapper_parsing when a root-level document key is a metadata field. */
 export function assertNotMetadataField(name: string): void {
   if (METADATA_FIELDS.has(name)) {
@@ -47,7 +65,8 @@ export function assertDepth(path: string, depth: number): void {
 
 /**
  * Throws when a field name (one segment, or a dotted name that expands into objects) is empty,
- * blank, or starts or ends with a dot (which makes object resolution ambiguous).
+ * blank, starts or ends with a dot (which makes object resolution ambiguous), or has a reserved
+ * segment.
  */
 export function assertValidFieldName(name: string, parentPath: string): void {
   const shown = parentPath === '' ? name : `${parentPath}.${name}`;
@@ -63,6 +82,7 @@ export function assertValidFieldName(name: string, parentPath: string): void {
       `field name [${shown}] must not start or end with a dot or contain an empty segment`,
     );
   }
+  assertNotReserved(name, shown);
 }
 
 /** Number of fields of a mapping as the total-fields limit counts them. */

@@ -188,3 +188,26 @@ test('mergeMappings enforces the total-fields limit', () => {
   for (let index = 0; index < TOTAL_FIELDS_LIMIT; index++) current.properties[`f${index}`] = { type: 'long' };
   assert.throws(() => mergeMappings(current, { properties: { extra: { type: 'long' } } }), errorWith('illegal_argument', /Limit of total fields/));
 });
+
+test('reserved names (__proto__, constructor, prototype) are refused as any field or multi-field segment', () => {
+  for (const name of ['__proto__', 'constructor', 'prototype']) {
+    const shapes: Array<Record<string, unknown>> = [
+      Object.fromEntries([[name, { type: 'long' }]]),
+      { [`${name}.unknown`]: { type: 'boolean', inplace: true } },
+      { [`a.${name}.b`]: { type: 'long' } },
+      { outer: { properties: Object.fromEntries([[name, { type: 'keyword' }]]) } },
+      { title: { type: 'text', fields: Object.fromEntries([[name, { type: 'keyword' }]]) } },
+    ];
+    for (const properties of shapes) {
+      assert.throws(
+        () => validateMapping({ properties }),
+        errorWith('mapper_parsing', new RegExp(`field name \\[[^\\]]*${name}[^\\]]*\\] is not allowed: \\[${name}\\] is a reserved name`)),
+        JSON.stringify(Object.keys(properties)),
+      );
+    }
+  }
+  assert.equal(({} as Record<string, unknown>).unknown, undefined);
+  const ordinary = validateMapping({ properties: { toString: { type: 'long' }, 'a.valueOf': { type: 'keyword' } } });
+  assert.deepEqual(Object.keys(flattenMapping(ordinary)).length, 0, 'a Map: no enumerable keys');
+  assert.deepEqual([...flattenMapping(ordinary).keys()].sort(), ['a.valueOf', 'toString'], 'other Object.prototype names are ordinary fields');
+});

@@ -6,12 +6,14 @@
  * `properties` is given), and by type: `analyzer` (text), `ignore_above` (keyword), `inplace`
  * (numeric, boolean, date), `fields` (multi-fields, on any leaf; no dots in their names, no
  * `inplace`, no nested `fields`), `properties` (object). Anything else is a mapper_parsing error
- * naming the parameter and the field. Field names containing dots expand into objects, as in
- * Elasticsearch: `{"a.b": {"type": "long"}}` is `{"a": {"properties": {"b": {"type": "long"}}}}`.
+ * naming the parameter and the field, and so is a field or multi-field name with a reserved
+ * segment (`__proto__`, `constructor`, `prototype`; see limits.ts). Field names containing dots
+ * expand into objects, as in Elasticsearch: `{"a.b": {"type": "long"}}` is
+ * `{"a": {"properties": {"b": {"type": "long"}}}}`.
  */
 import { EngineError } from '../errors.ts';
 import { getOwn, isPlainObject, previewJson, setKey, type JsonObject } from './json-value.ts';
-import { assertDepth, assertValidFieldName, checkMappingLimits, METADATA_FIELDS } from './limits.ts';
+import { assertDepth, assertNotReserved, assertValidFieldName, checkMappingLimits, METADATA_FIELDS } from './limits.ts';
 import type { AnalyzerName, DynamicPolicy, FieldMapping, FieldType, Mapping } from './mapping.ts';
 import { mergeFieldInto } from './merge.ts';
 
@@ -183,6 +185,7 @@ function parseMultiFields(raw: unknown, parentPath: string, depth: number): Reco
         `multi-field name [${name}] of field [${parentPath}] must be non-empty and contain no dots`,
       );
     }
+    assertNotReserved(name, `${parentPath}.${name}`);
     setKey(fields, name, parseField(raw[name], `${parentPath}.${name}`, depth, true));
   }
   return fields;

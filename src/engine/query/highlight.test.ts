@@ -72,3 +72,12 @@ test('highlight_query overrides the search query and bad requests are parsing er
     );
   }
 });
+
+test('fields named like Object.prototype members are highlighted; inherited properties are not values', () => {
+  const named = fieldsOf({ properties: { toString: { type: 'text' as const }, valueOf: { type: 'text' as const }, other: { type: 'text' } } });
+  const result = highlight({ toString: 'quick fox', valueOf: 'a quick one' }, { fields: { '*': {} } }, { multi_match: { query: 'quick', fields: ['toString', 'valueOf'] } }, named);
+  assert.deepEqual(result, { toString: ['<em>quick</em> fox'], valueOf: ['a <em>quick</em> one'] });
+  assert.equal(Object.getPrototypeOf(result), Object.prototype);
+  const missing = highlight({ other: 'x' }, { fields: { toString: { no_match_size: 10 } }, require_field_match: false }, { match: { other: 'x' } }, named);
+  assert.deepEqual(missing, {}, 'toString is not read from Object.prototype');
+});

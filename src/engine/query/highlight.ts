@@ -7,6 +7,7 @@
  * Phrase queries highlight each of their terms wherever it occurs.
  */
 import { analyze, type Token } from '../analysis/analyzer.ts';
+import { setKey } from '../mapping/json-value.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import { asArray, checkKeys, dslError, expectObject, isDslObject, readBoolean, readEnum, readInteger, readString, singleEntry, type DslObject } from './dsl-reader.ts';
 import { parseQuery } from './parse-query.ts';
@@ -109,11 +110,11 @@ function fieldValues(source: Record<string, unknown>, field: FlatField, fields: 
 
 function valueAt(source: unknown, path: string): unknown {
   if (!isDslObject(source)) return Array.isArray(source) ? source.flatMap((item) => asArray(valueAt(item, path))) : undefined;
-  if (path in source) return source[path];
+  if (Object.hasOwn(source, path)) return source[path];
   const parts = path.split('.');
   for (let split = 1; split < parts.length; split++) {
     const head = parts.slice(0, split).join('.');
-    if (head in source) {
+    if (Object.hasOwn(source, head)) {
       const nested = valueAt(source[head], parts.slice(split).join('.'));
       if (nested !== undefined) return nested;
     }
@@ -225,7 +226,7 @@ export function highlight(
   for (const [pattern, options] of requestedFields(object, base)) {
     const expression = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
     for (const field of fields.values()) {
-      if ((field.type !== 'text' && field.type !== 'keyword') || !expression.test(field.path) || result[field.path] !== undefined) continue;
+      if ((field.type !== 'text' && field.type !== 'keyword') || !expression.test(field.path) || Object.hasOwn(result, field.path)) continue;
       const extracted = termsFor(options.highlightQuery ?? query);
       const terms = options.requireFieldMatch ? extracted.terms.get(field.path) : unionOf(extracted.terms);
       const prefixes = options.requireFieldMatch ? extracted.prefixes.get(field.path) : unionOf(extracted.prefixes);
@@ -237,7 +238,7 @@ export function highlight(
         fragments.push(...highlightValue(value, tokens, matched, options));
       }
       if (fragments.length === 0) {
-        if (options.noMatchSize > 0 && values.length > 0) result[field.path] = [escapeHtml(values[0]!.slice(0, options.noMatchSize), options.encodeHtml)];
+        if (options.noMatchSize > 0 && values.length > 0) setKey(result, field.path, [escapeHtml(values[0]!.slice(0, options.noMatchSize), options.encodeHtml)]);
         continue;
       }
       let chosen = fragments;
@@ -249,7 +250,7 @@ export function highlight(
         if (!options.orderByScore) ranked.sort((left, right) => left.index - right.index);
         chosen = ranked.map(({ entry }) => entry);
       }
-      result[field.path] = chosen.map((entry) => entry.text);
+      setKey(result, field.path, chosen.map((entry) => entry.text));
     }
   }
   return result;

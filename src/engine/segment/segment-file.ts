@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
-import crc32c from 'crc-32/crc32c';
+import crc32c from 'crc-32/crc32c.js';
 import { EngineError } from '../errors.ts';
 import { ByteSink } from './byte-io.ts';
 

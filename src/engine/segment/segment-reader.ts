@@ -46,6 +46,11 @@ export interface SegmentGenerations {
   metaGen?: number;
 }
 
+/** The current generation of a field's inplace column (0: as written); field names such as `toString` are own keys only. */
+export function inplaceGeneration(gens: Readonly<Record<string, number>>, field: string): number {
+  return Object.hasOwn(gens, field) ? gens[field]! : 0;
+}
+
 const EMPTY_TERMS: TermsIterator = {
   next: () => null,
   docFreq: () => 0,
@@ -137,7 +142,7 @@ export class SegmentReader implements LeafReader {
           reader.numericColumns.set(field.name, field.column);
           continue;
         }
-        const inplacePath = path.join(dir, inplaceFileName(field.name, state.inplaceGens[field.name] ?? 0));
+        const inplacePath = path.join(dir, inplaceFileName(field.name, inplaceGeneration(state.inplaceGens, field.name)));
         const values = parseFile(inplacePath, () => readInplaceFile(inplacePath, maxDoc));
         const column = new SegmentInplaceColumn(field.name, values, reader.dirtyInplaceFields);
         reader.inplaceColumns.set(field.name, column);
@@ -308,7 +313,7 @@ export class SegmentReader implements LeafReader {
       const meta = /^meta\.(\d+)$/.exec(name);
       if (meta) stale = Number(meta[1]) < (state.metaGen ?? 0);
       const inplace = parseInplaceFileName(name);
-      if (inplace) stale = inplace.generation < (state.inplaceGens[inplace.field] ?? 0);
+      if (inplace) stale = inplace.generation < inplaceGeneration(state.inplaceGens, inplace.field);
       if (!stale) continue;
       await fsp.rm(path.join(this.dir, name), { force: true });
       removed++;

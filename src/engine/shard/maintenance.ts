@@ -1,11 +1,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { setKey } from '../mapping/json-value.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import { findTieredMerge, planForceMerge } from '../merge/merge-policy.ts';
 import { MutableSegment } from '../mutable/mutable-segment.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
-import { SegmentReader } from '../segment/segment-reader.ts';
+import { inplaceGeneration, SegmentReader } from '../segment/segment-reader.ts';
 import { buildDocMaps, writeSegment, type SegmentFieldInfo } from '../segment/segment-writer.ts';
 import type { WriteAheadLog } from '../wal/wal.ts';
 import type { LeafSet, WritableLeaf } from './leaf-set.ts';
@@ -202,8 +203,9 @@ export class Maintenance {
         : { meta: segment.segmentMeta, liveDocsGen: 0, inplaceGens: {}, metaGen: 0 };
       if (segment.dirtyLiveDocs) await segment.writeLiveDocs(++entry.liveDocsGen);
       for (const field of [...segment.dirtyInplace]) {
-        entry.inplaceGens[field] = (entry.inplaceGens[field] ?? 0) + 1;
-        await segment.writeInplaceColumn(field, entry.inplaceGens[field]!);
+        const generation = inplaceGeneration(entry.inplaceGens, field) + 1;
+        setKey(entry.inplaceGens, field, generation);
+        await segment.writeInplaceColumn(field, generation);
       }
       if (segment.dirtyMeta) await segment.writeMeta(++entry.metaGen);
       entries.push(entry);

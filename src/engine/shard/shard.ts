@@ -6,6 +6,7 @@ import { flattenMapping, type FlatField, type Mapping } from '../mapping/mapping
 import { parseDocument, type ParsedDocument } from '../mapping/parse-document.ts';
 import { MutableSegment } from '../mutable/mutable-segment.ts';
 import { SegmentReader } from '../segment/segment-reader.ts';
+import { writePath } from '../update/paths.ts';
 import { planUpdate } from '../update/plan-update.ts';
 import { WriteAheadLog } from '../wal/wal.ts';
 import { LeafSet, type DocLocation } from './leaf-set.ts';
@@ -281,7 +282,7 @@ export class Shard {
       const column = location.leaf.inplaceColumn(field.path);
       if (!column) return null;
       const value = column.get(location.doc);
-      if (!Number.isNaN(value)) setPath(state, field.path, field.type === 'boolean' ? value !== 0 : value);
+      if (!Number.isNaN(value)) writePath(state, field.path, field.type === 'boolean' ? value !== 0 : value);
     }
     return state;
   }
@@ -448,16 +449,6 @@ function checkConcurrency(op: WriteOp, location: DocLocation | null): void {
       `[${op.id}]: version conflict, required seqNo [${op.ifSeqNo}], primary term [${op.ifPrimaryTerm}]. ${current}`,
     );
   }
-}
-
-function setPath(target: Record<string, unknown>, dottedPath: string, value: unknown): void {
-  const parts = dottedPath.split('.');
-  let node = target;
-  for (const part of parts.slice(0, -1)) {
-    const next = node[part];
-    node = (next && typeof next === 'object' ? next : (node[part] = {})) as Record<string, unknown>;
-  }
-  node[parts[parts.length - 1]!] = value;
 }
 
 async function removeOrphans(segmentsDir: string, live: Set<string>): Promise<void> {

@@ -131,3 +131,22 @@ test('malformed operations name their position', () => {
   assertRejects({}, [{ op: 'set', field: 'a', value: 1, extra: true } as never], 'illegal_argument', /unknown key \[extra\]/);
   assertRejects({}, [{ op: 'set', field: '_source', value: 1 }], 'illegal_argument', /metadata field/);
 });
+
+test('a reserved segment (__proto__, constructor, prototype) in [field] or a rename target is refused for every op', () => {
+  for (const name of ['__proto__', 'constructor', 'prototype']) {
+    for (const field of [name, `${name}.polluted`, `stats.${name}`, `a.${name}.b`]) {
+      for (const op of UPDATE_OPERATORS) {
+        const value = op === 'rename' ? 'elsewhere' : op === 'current_date' ? undefined : 1;
+        assertRejects(
+          { stats: {} },
+          [{ op, field, ...(value === undefined ? {} : { value }) }],
+          'illegal_argument',
+          new RegExp(`^ops\\[0\\] \\(${op} on \\[${field.replace(/\./g, '\\.')}\\]\\): field \\[${field.replace(/\./g, '\\.')}\\] is not allowed: \\[${name}\\] is a reserved name$`),
+        );
+      }
+      assertRejects({ stats: {} }, [{ op: 'rename', field: 'stats', value: `moved.${field}` }], 'illegal_argument', new RegExp(`\\[${name}\\] is a reserved name`));
+    }
+  }
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  assert.deepEqual(apply({}, { op: 'set', field: 'toString', value: 1 }), { toString: 1 }, 'other Object.prototype names are ordinary fields');
+});

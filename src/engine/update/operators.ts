@@ -6,7 +6,8 @@
  *
  * Values are written as given, like Elasticsearch keeps `_source`: `set` of `"12"` on a `long`
  * field is accepted (the index coerces it to 12) and `_source` keeps `"12"`; values that the
- * mapped type cannot coerce are rejected. A null field counts as missing.
+ * mapped type cannot coerce are rejected. A null field counts as missing. A `field` or rename
+ * target with a reserved segment (`__proto__`, `constructor`, `prototype`) is refused.
  */
 import { EngineError } from '../errors.ts';
 import { coerceColumnValue } from '../mapping/field-value.ts';
@@ -14,7 +15,7 @@ import { cloneJson, isPlainObject, jsonEqual, type JsonObject } from '../mapping
 import type { UpdateOperation } from '../shard/operations.ts';
 import { applyArithmetic } from './arithmetic.ts';
 import { operationError, shown, storeValue, type OperatorContext } from './operator-context.ts';
-import { findSlot, isValidPath, readPath, removePath } from './paths.ts';
+import { assertUnreservedPath, findSlot, isValidPath, readPath, removePath } from './paths.ts';
 
 /** The operator names, in the order the documentation lists them. */
 export const UPDATE_OPERATORS = [
@@ -60,6 +61,7 @@ export function applyOperation(
     throw operationError(`${label} (${op}): [field] must be a dotted field path, got ${shown(field)}`);
   }
   try {
+    assertUnreservedPath(field);
     for (const key of Object.keys(operation)) {
       if (!OPERATION_KEYS.has(key)) throw operationError(`unknown key [${key}], an operation has [op], [field] and [value]`);
     }
@@ -144,6 +146,7 @@ function applyRename(document: JsonObject, field: string, target: unknown, conte
   if (typeof target !== 'string' || !isValidPath(target)) {
     throw operationError(`value must be the new field name as a dotted path, got ${shown(target)}`);
   }
+  assertUnreservedPath(target);
   if (target === field || target.startsWith(`${field}.`) || field.startsWith(`${target}.`)) {
     throw operationError(`cannot rename [${field}] to [${target}]: the paths overlap`);
   }

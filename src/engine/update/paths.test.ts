@@ -44,12 +44,25 @@ test('removes values; missing ones report false', () => {
   assert.deepEqual(document, { a: { c: 2 } });
 });
 
-test('__proto__ is written as an own key', () => {
-  const document: Record<string, unknown> = {};
-  writePath(document, '__proto__.polluted', true);
+test('no write creates or follows a reserved segment (__proto__, constructor, prototype)', () => {
+  for (const path of ['__proto__.polluted', 'constructor.prototype.polluted', 'a.prototype', 'constructor', '__proto__']) {
+    const document: Record<string, unknown> = { a: {} };
+    assert.throws(
+      () => writePath(document, path, true),
+      (error: unknown) => error instanceof EngineError && error.code === 'illegal_argument' && /field \[.*\] is not allowed: \[.*\] is a reserved name/.test(error.message),
+      path,
+    );
+    assert.deepEqual(document, { a: {} }, path);
+  }
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
-  assert.equal(Object.getPrototypeOf(document), Object.prototype);
-  assert.deepEqual(readPath(document, '__proto__.polluted'), true);
+  assert.equal(Object.getPrototypeOf({}), Object.prototype);
+  // Reads see only own keys: an own __proto__ key (as JSON.parse makes it) is an ordinary value.
+  const document = JSON.parse('{"__proto__": {"hasOwnProperty": 1}, "plain": {}}') as Record<string, unknown>;
+  assert.equal(readPath(document, '__proto__.hasOwnProperty'), 1);
+  assert.equal(readPath(document, 'plain.hasOwnProperty'), undefined);
+  assert.equal(readPath(document, 'constructor'), undefined);
+  assert.equal(removePath(document, 'plain.constructor'), false);
+  assert.equal(typeof Object.prototype.hasOwnProperty, 'function');
 });
 
 test('path syntax', () => {

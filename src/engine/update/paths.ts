@@ -4,10 +4,13 @@
  * `{"a": {"b.c": 1}}` or `{"a.b.c": 1}` the path `a.b.c` names that value. Lookup prefers the
  * whole remaining path as a literal key, then the shortest prefix that holds an object.
  * Missing objects on the way are created as nested objects when writing; a value in the way that
- * is not an object (a scalar, null or an array) stops the write.
+ * is not an object (a scalar, null or an array) stops the write. Keys are only ever read as own
+ * properties and written with `setKey`, and no write creates a path with a reserved segment
+ * (`__proto__`, `constructor`, `prototype`), so a path can never reach `Object.prototype`.
  */
 import { EngineError } from '../errors.ts';
 import { isPlainObject, setKey, type JsonObject } from '../mapping/json-value.ts';
+import { reservedSegment } from '../mapping/limits.ts';
 
 /** Where a path's value lives: the object that holds it and the key within that object. */
 export interface PathSlot {
@@ -40,11 +43,21 @@ export function readPath(root: JsonObject, path: string): unknown {
   return slot === null ? undefined : slot.container[slot.key];
 }
 
+/** Throws illegal_argument when a segment of `path` is a reserved name (`__proto__`, `constructor`, `prototype`). */
+export function assertUnreservedPath(path: string): void {
+  const segment = reservedSegment(path);
+  if (segment !== undefined) {
+    throw new EngineError('illegal_argument', `field [${path}] is not allowed: [${segment}] is a reserved name`);
+  }
+}
+
 /**
  * The slot for writing `path`: the existing one, or a new one after creating the missing
- * objects. Throws illegal_argument when a non-object value is in the way.
+ * objects. Throws illegal_argument when a non-object value is in the way or a segment of the path
+ * is a reserved name.
  */
 export function ensureSlot(root: JsonObject, path: string): PathSlot {
+  assertUnreservedPath(path);
   const existing = findSlot(root, path);
   if (existing !== null) return existing;
   return createSlot(root, path, '');

@@ -1,5 +1,7 @@
 /** Errors of search lanes; their codes are in the API's error table (src/api/errors.ts). */
 
+import { TroveError } from '../../engine/errors.ts';
+
 /** Stable codes of lane failures. */
 export type LaneErrorCode =
   /** The lane runs `max_concurrent` searches and holds `max_queue` waiting ones (HTTP 429). */
@@ -8,12 +10,4 @@ export type LaneErrorCode =
   | 'unknown_lane';
 
 /** A search refused by its lane, with a message meant for the API user. */
-export class LaneError extends Error {
-  constructor(
-    readonly code: LaneErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'LaneError';
-  }
-}
+export class LaneError extends TroveError<LaneErrorCode> {}

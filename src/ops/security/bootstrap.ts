@@ -10,7 +10,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { writeFileAtomic } from '../../cluster/local/atomic-file.ts';
+import { writeFileAtomic } from '../../engine/directory/atomic-file.ts';
 import type { Coordinator } from '../../cluster/coordinator.ts';
 import { generateApiKey, generateKeyId, hashApiKey, invalidSuppliedKeyReason, issuedKeyId } from './api-key-material.ts';
 import { ADMIN_ROLE } from './api-keys.ts';

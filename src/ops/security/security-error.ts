@@ -3,6 +3,8 @@
  * and API key management. Their codes are in the API's error table (src/api/errors.ts).
  */
 
+import { TroveError } from '../../engine/errors.ts';
+
 /** Stable codes of security failures. */
 export type SecurityErrorCode =
   /** No key, a malformed Authorization header, an unknown, revoked or expired key. */
@@ -15,12 +17,4 @@ export type SecurityErrorCode =
   | 'last_admin_key';
 
 /** A security failure with a stable code; its message never contains key material. */
-export class SecurityError extends Error {
-  constructor(
-    readonly code: SecurityErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SecurityError';
-  }
-}
+export class SecurityError extends TroveError<SecurityErrorCode> {}

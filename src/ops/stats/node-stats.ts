@@ -1,14 +1,13 @@
 /**
  * `GET /_node/_local/stats`: the node's counters (node-counters.ts), per-lane search figures
  * (src/ops/lanes), the segment and compaction sections the node layer computes from its shards
- * and job queue (src/node/segment-stats.ts), refused-request counters of the security plugin,
+ * and job queue (maintenance-stats.ts), refused-request counters of the security plugin,
  * and process, OS, file-system, HTTP and CPU-steal readings. The Prometheus exporter renders the
  * same object.
  */
 import { statfs } from 'node:fs/promises';
 import { availableParallelism, freemem, loadavg, totalmem, uptime } from 'node:os';
-import type { HostedCollection } from '../../node/local-shards.ts';
-import type { MaintenanceStats } from '../../node/segment-stats.ts';
+import type { MaintenanceStats } from './maintenance-stats.ts';
 import type { HostFiles } from '../host/host-files.ts';
 import type { LaneStats, SearchLanes } from '../lanes/search-lanes.ts';
 import type { AuthCountersSnapshot } from '../security/auth-counters.ts';
@@ -76,7 +75,8 @@ export interface NodeStatsSources {
   nodeName: string;
   counters: NodeCounters;
   lanes: SearchLanes;
-  collections: readonly HostedCollection[];
+  /** Bytes of write-ahead log the started shards hosted here retain. */
+  retainedLogBytes: number;
   maintenance: MaintenanceStats;
   security: AuthCountersSnapshot | null;
   openFeeds: number;
@@ -99,15 +99,6 @@ function searchStats(lanes: Record<string, LaneStats>): SearchStats {
     totals.query_time_in_millis += lane.time_in_millis;
   }
   return totals;
-}
-
-/** Bytes of write-ahead log retained by the started shards hosted here. */
-function retainedLogBytes(collections: readonly HostedCollection[]): number {
-  let bytes = 0;
-  for (const hosted of collections) {
-    for (const local of hosted.shards) if (local?.state === 'started' && local.shard) bytes += local.shard.stats().walBytes;
-  }
-  return bytes;
 }
 
 async function fileSystem(dataPath: string): Promise<NodeStats['fs']['data']> {
@@ -144,7 +135,7 @@ export async function collectNodeStats(sources: NodeStatsSources): Promise<NodeS
     search: searchStats(sources.lanes.stats()),
     updates: { ...counters.updates, time_in_millis: round(counters.updates.time_in_millis) },
     bulk: { ...counters.bulk, time_in_millis: round(counters.bulk.time_in_millis) },
-    changes: { ...counters.changes, by_feed: { ...counters.changes.by_feed }, open_feeds: sources.openFeeds, retained_bytes: retainedLogBytes(sources.collections) },
+    changes: { ...counters.changes, by_feed: { ...counters.changes.by_feed }, open_feeds: sources.openFeeds, retained_bytes: sources.retainedLogBytes },
     segments: sources.maintenance.segments,
     compaction: sources.maintenance.compaction,
     security: sources.security,

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { pino } from 'pino';
-import type { MaintenanceStats } from '../../node/segment-stats.ts';
+import type { MaintenanceStats } from './maintenance-stats.ts';
 import { HostFiles } from '../host/host-files.ts';
 import { SearchLanes } from '../lanes/search-lanes.ts';
 import { SlowLog } from '../lanes/slow-log.ts';
@@ -49,7 +49,7 @@ test('the exporter renders the node stats with types, labels and the same values
     nodeName: 'one',
     counters,
     lanes,
-    collections: [],
+    retainedLogBytes: 0,
     maintenance: MAINTENANCE,
     security: { authentication_failures: { missing: 2, malformed: 0, unknown: 1, expired: 0, total: 3 }, authorization_failures: { role: 1, namespace: 0, total: 1 } },
     openFeeds: 0,

@@ -9,11 +9,12 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Catalog, CatalogEvent, CollectionMeta } from '../cluster/catalog.ts';
-import type { Coordinator } from '../cluster/coordinator.ts';
+import type { Catalog, CatalogEvent, CollectionMeta } from './catalog.ts';
+import type { Coordinator } from './coordinator.ts';
 import { flattenMapping, type FlatField } from '../engine/mapping/mapping.ts';
-import type { ShardFaults } from '../engine/shard/maintenance.ts';
-import { Shard, type EngineSettings } from '../engine/shard/shard.ts';
+import type { ShardFaultSpec } from '../engine/shard/fault-points.ts';
+import type { EngineSettings, ShardStats } from '../engine/shard/shard.ts';
+import type { ShardHandle, ShardHost } from './shard-handle.ts';
 
 /** Lifecycle of a local shard copy. */
 export type LocalShardState = 'opening' | 'started' | 'failed';
@@ -25,8 +26,8 @@ export interface LocalShard {
   uuid: string;
   dir: string;
   state: LocalShardState;
-  /** The open engine shard when `state` is `started`. */
-  shard: Shard | null;
+  /** The open shard copy when `state` is `started`. */
+  handle: ShardHandle | null;
   /** Why opening failed, when `state` is `failed`. */
   failure: string | null;
 }
@@ -39,11 +40,19 @@ export interface HostedCollection {
   shards: Array<LocalShard | null>;
 }
 
-/** A collection that left the catalog, with the engine shards this node still had open for it. */
+/** A collection that left the catalog, with the shard copies this node still had open for it. */
 export interface DepartedCollection {
   meta: CollectionMeta;
-  /** Open shards by shard number; null where no copy is open here. */
-  openShards: Array<Shard | null>;
+  /** Open shard copies by shard number; null where no copy is open here. */
+  openShards: Array<ShardHandle | null>;
+}
+
+/** A started shard copy with its figures, as stats and listings read them. */
+export interface StartedShardStats {
+  collection: string;
+  shard: number;
+  uuid: string;
+  stats: ShardStats;
 }
 
 /**
@@ -62,11 +71,13 @@ export interface LocalShardsOptions {
   dataPath: string;
   nodeId: string;
   engineSettings: EngineSettings;
+  /** Where shard copies run: in this thread or in worker threads. */
+  host: ShardHost;
   logger: Logger;
   /** Where the data of deleted collections goes (and where restored shards come back from). */
   custodian: ShardCustodian;
-  /** Fault-injection hooks for a shard UUID (tests only, see faults.ts). */
-  faults?: (shardUuid: string) => ShardFaults | undefined;
+  /** Fault points armed on a shard UUID (tests only, see src/node/faults.ts). */
+  faults?: (shardUuid: string) => ShardFaultSpec | undefined;
 }
 
 /** See the module comment. */
@@ -116,8 +127,23 @@ export class LocalShards {
   updateEngineSettings(settings: Partial<EngineSettings>): void {
     this.engineSettings = { ...this.engineSettings, ...settings };
     for (const hosted of this.hosted.values()) {
-      for (const local of hosted.shards) local?.shard?.updateSettings(settings);
+      for (const local of hosted.shards) local?.handle?.updateSettings(settings).catch((error: unknown) => this.logShardError(local, error, 'updating engine settings failed'));
     }
+  }
+
+  /** The figures of every started local shard copy, ordered by collection and shard. */
+  async startedStats(): Promise<StartedShardStats[]> {
+    const started: Array<{ collection: string; local: LocalShard; handle: ShardHandle }> = [];
+    for (const hosted of this.collections()) {
+      for (const local of hosted.shards) {
+        if (local?.state === 'started' && local.handle) started.push({ collection: hosted.meta.name, local, handle: local.handle });
+      }
+    }
+    const figures = await Promise.all(started.map(({ handle }) => handle.stats().catch(() => null)));
+    return started.flatMap(({ collection, local }, index) => {
+      const stats = figures[index];
+      return stats ? [{ collection, shard: local.shardId, uuid: local.uuid, stats }] : [];
+    });
   }
 
   /** Stops reacting to the catalog and closes every shard (syncing its WAL). */
@@ -131,6 +157,11 @@ export class LocalShards {
     }
     await Promise.all(closing);
     this.hosted.clear();
+    await this.options.host.close();
+  }
+
+  private logShardError(local: LocalShard, error: unknown, message: string): void {
+    this.options.logger.error({ err: error, uuid: local.uuid, shard: local.shardId }, message);
   }
 
   private enqueue(event: CatalogEvent): void {
@@ -166,7 +197,7 @@ export class LocalShards {
     } else if (hosted.meta.version !== meta.version) {
       if (JSON.stringify(hosted.meta.mapping) !== JSON.stringify(meta.mapping)) {
         hosted.fields = flattenMapping(meta.mapping);
-        for (const local of hosted.shards) local?.shard?.setMapping(meta.mapping);
+        for (const local of hosted.shards) local?.handle?.setMapping(meta.mapping).catch((error: unknown) => this.logShardError(local, error, 'updating the mapping failed'));
       }
       hosted.meta = meta;
     }
@@ -183,13 +214,19 @@ export class LocalShards {
   private async openShard(hosted: HostedCollection, shardId: number): Promise<void> {
     const { uuid } = hosted.meta.shards[shardId];
     const dir = join(this.options.dataPath, 'shards', uuid);
-    const local: LocalShard = { shardId, uuid, dir, state: 'opening', shard: null, failure: null };
+    const local: LocalShard = { shardId, uuid, dir, state: 'opening', handle: null, failure: null };
     hosted.shards[shardId] = local;
     const logger = this.options.logger.child({ collection: hosted.meta.name, shard: shardId });
     try {
       await this.options.custodian.reclaim(uuid);
-      const faults = this.options.faults?.(uuid);
-      local.shard = await Shard.open({ dir, uuid, mapping: hosted.meta.mapping, settings: this.engineSettings, logger, faults });
+      local.handle = await this.options.host.open({
+        dir,
+        uuid,
+        mapping: hosted.meta.mapping,
+        settings: this.engineSettings,
+        bindings: { collection: hosted.meta.name, shard: shardId },
+        faults: this.options.faults?.(uuid),
+      });
       local.state = 'started';
     } catch (error) {
       local.state = 'failed';
@@ -200,9 +237,9 @@ export class LocalShards {
 
   private async closeShard(hosted: HostedCollection, local: LocalShard): Promise<void> {
     if (hosted.shards[local.shardId] === local) hosted.shards[local.shardId] = null;
-    const shard = local.shard;
-    local.shard = null;
-    if (shard) await shard.close();
+    const handle = local.handle;
+    local.handle = null;
+    if (handle) await handle.close();
   }
 
   /**
@@ -213,8 +250,8 @@ export class LocalShards {
     for (const hosted of departed) this.hosted.delete(hosted.meta.name);
     await this.options.custodian.retire(
       departed.map((hosted) => {
-        const openShards = hosted.shards.map((local) => local?.shard ?? null);
-        for (const local of hosted.shards) if (local) local.shard = null;
+        const openShards = hosted.shards.map((local) => local?.handle ?? null);
+        for (const local of hosted.shards) if (local) local.handle = null;
         return { meta: hosted.meta, openShards };
       }),
     );

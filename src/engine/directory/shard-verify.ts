@@ -1,5 +1,5 @@
 /**
- * Read-only verification of one trashed shard directory against its delete-time snapshot: every
+ * Read-only verification of a closed shard directory (in the trash) against its snapshot: every
  * recorded file present with its size, every file intact by its checksum (segment files by their
  * CRC32C footer and the checksum the segment meta recorded, WAL files frame by frame, the shard
  * manifest by the CRC32C recorded at delete time), and the documents counted from the files equal
@@ -10,10 +10,10 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ByteReader } from '../engine/segment/byte-io.ts';
-import { DocMetaStore } from '../engine/segment/doc-meta-store.ts';
-import { parseInplaceFileName } from '../engine/segment/inplace-file.ts';
-import { LiveDocs, liveDocsFileName } from '../engine/segment/live-docs.ts';
+import { ByteReader } from '../segment/byte-io.ts';
+import { DocMetaStore } from '../segment/doc-meta-store.ts';
+import { parseInplaceFileName } from '../segment/inplace-file.ts';
+import { LiveDocs, liveDocsFileName } from '../segment/live-docs.ts';
 import {
   FileMagic,
   FOOTER_BYTES,
@@ -22,12 +22,25 @@ import {
   SegmentFileName,
   updateCrc,
   type FileChecksum,
-} from '../engine/segment/segment-file.ts';
-import { MANIFEST_FORMAT_VERSION, type Manifest, type ManifestSegment } from '../engine/shard/manifest.ts';
-import { decodeRecord } from '../engine/shard/wal-records.ts';
-import { crcOfRange, openReadOnly, readWholeFile, SHARD_MANIFEST_FILE } from './shard-files.ts';
-import type { TrashShardSnapshot } from './trash-manifest.ts';
+} from '../segment/segment-file.ts';
+import { MANIFEST_FORMAT_VERSION, type Manifest, type ManifestSegment } from '../shard/manifest.ts';
+import { decodeRecord } from '../shard/wal-records.ts';
+import { crcOfRange, openReadOnly, readWholeFile, SHARD_MANIFEST_FILE, type ShardFileEntry } from './shard-files.ts';
 import { verifyWalFiles } from './wal-verify.ts';
+
+/** What a shard directory is verified against: the inventory and figures recorded when it closed. */
+export interface ShardSnapshot {
+  collection: string;
+  shard: number;
+  uuid: string;
+  /** Live documents when the shard was closed; null when unknown (then they are not compared). */
+  documents: number | null;
+  /** Highest WAL seq of the shard; null when unknown. */
+  seqNo: number | null;
+  segments: number;
+  /** Every file the shard's own manifest references, plus its WAL files and the manifest itself. */
+  files: ShardFileEntry[];
+}
 
 /** Outcome for one shard: `missing` (no directory), `damaged` (files), or a wrong document count. */
 export type ShardCheckStatus = 'ok' | 'missing' | 'damaged' | 'document_count_mismatch';
@@ -109,7 +122,7 @@ function replayRecord(payload: Buffer, liveIds: Set<string>): void {
 }
 
 /** Parses and checks the shard manifest; records problems and returns it when usable. */
-async function readShardManifest(dir: string, snapshot: TrashShardSnapshot, damage: string[]): Promise<Manifest | null> {
+async function readShardManifest(dir: string, snapshot: ShardSnapshot, damage: string[]): Promise<Manifest | null> {
   const entry = snapshot.files.find((file) => file.path === SHARD_MANIFEST_FILE);
   if (!entry) {
     if (snapshot.segments > 0) damage.push('the snapshot lists no shard manifest');
@@ -138,7 +151,7 @@ async function readShardManifest(dir: string, snapshot: TrashShardSnapshot, dama
 }
 
 /** Verifies the shard directory `dir` against `snapshot` (see the module comment). */
-export async function verifyShard(dir: string, snapshot: TrashShardSnapshot): Promise<ShardCheck> {
+export async function verifyShard(dir: string, snapshot: ShardSnapshot): Promise<ShardCheck> {
   const check: ShardCheck = {
     collection: snapshot.collection,
     shard: snapshot.shard,

@@ -6,9 +6,9 @@
  * time. The payloads past the checkpoint are handed to the caller, in seq order, to replay.
  */
 import { join } from 'node:path';
-import { updateCrc } from '../engine/segment/segment-file.ts';
-import { checkFrame, FRAME_TORN, framePayload, frameSeq, readUint64 } from '../engine/wal/frame.ts';
-import { FILE_HEADER_BYTES, parseWalFileName, WAL_FORMAT_VERSION } from '../engine/wal/wal-file.ts';
+import { updateCrc } from '../segment/segment-file.ts';
+import { checkFrame, FRAME_TORN, framePayload, frameSeq, readUint64 } from '../wal/frame.ts';
+import { FILE_HEADER_BYTES, parseWalFileName, WAL_FORMAT_VERSION } from '../wal/wal-file.ts';
 import { readWholeFile } from './shard-files.ts';
 
 /** Result of `verifyWalFiles`. */

@@ -6,16 +6,24 @@
 import { constants } from 'node:fs';
 import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readManifest, type Manifest } from '../engine/shard/manifest.ts';
-import { updateCrc } from '../engine/segment/segment-file.ts';
-import type { TrashFileEntry } from './trash-manifest.ts';
+import { readManifest, type Manifest } from '../shard/manifest.ts';
+import { updateCrc } from '../segment/segment-file.ts';
+
+/** One file of a shard directory as an inventory recorded it. */
+export interface ShardFileEntry {
+  /** Path relative to the shard directory, `/`-separated. */
+  path: string;
+  bytes: number;
+  /** CRC32C of the whole file, for files without a checksum of their own (the shard manifest). */
+  crc32c?: number;
+}
 
 /** Name of the shard manifest inside a shard directory. */
 export const SHARD_MANIFEST_FILE = 'manifest.json';
 
 /** What `inventoryShard` found. */
 export interface ShardInventory {
-  files: TrashFileEntry[];
+  files: ShardFileEntry[];
   segments: number;
   bytes: number;
   manifest: Manifest | null;
@@ -82,7 +90,7 @@ async function sizeOf(path: string): Promise<number> {
  * (garbage a merge left for removal) are not part of the shard and are left out.
  */
 export async function inventoryShard(dir: string): Promise<ShardInventory> {
-  const files: TrashFileEntry[] = [];
+  const files: ShardFileEntry[] = [];
   const manifest = await readManifest(dir);
   if (manifest !== null) {
     const manifestPath = join(dir, SHARD_MANIFEST_FILE);

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EngineError } from '../engine/errors.ts';
+import { COUNT_SETTINGS, parseCollectionSettings, parseCountSetting } from './collection-settings.ts';
+
+function refusedNaming(setting: string): (error: unknown) => boolean {
+  return (error) => error instanceof EngineError && error.code === 'illegal_argument' && error.message.includes(`[index.${setting}]`);
+}
+
+test('defaults, bounds, and the nested, prefixed and bare spellings', () => {
+  assert.deepEqual(parseCollectionSettings(undefined), { numberOfShards: 1, numberOfReplicas: 0 });
+  assert.deepEqual(parseCollectionSettings({}), { numberOfShards: 1, numberOfReplicas: 0 });
+  assert.deepEqual(parseCollectionSettings({ index: {} }), { numberOfShards: 1, numberOfReplicas: 0 }, 'an empty index object is no setting');
+  assert.deepEqual(parseCollectionSettings({ number_of_shards: 1024, number_of_replicas: 32 }), { numberOfShards: 1024, numberOfReplicas: 32 });
+  assert.deepEqual(parseCollectionSettings({ index: { number_of_shards: '3', number_of_replicas: '2' } }), { numberOfShards: 3, numberOfReplicas: 2 });
+  assert.deepEqual(parseCollectionSettings({ 'index.number_of_shards': 2, refresh_interval: '1s' }), { numberOfShards: 2, numberOfReplicas: 0 });
+  assert.deepEqual(COUNT_SETTINGS.number_of_shards, { min: 1, max: 1024, default: 1 });
+  assert.deepEqual(COUNT_SETTINGS.number_of_replicas, { min: 0, max: 32, default: 0 });
+});
+
+test('issue 12: huge, negative, fractional and non-numeric counts are refused naming the setting', () => {
+  const bad: unknown[] = [2147483648, 1e308, 2 ** 64, -1, 1.5, 'abc', '1.5', '-1', ' 2', '1e3', '', {}, { value: 1 }, [], [1], null, true, Number.NaN, Infinity];
+  for (const setting of ['number_of_shards', 'number_of_replicas'] as const) {
+    const { min, max } = COUNT_SETTINGS[setting];
+    for (const value of [...bad, min - 1, max + 1, String(max + 1)]) {
+      for (const settings of [{ [setting]: value }, { index: { [setting]: value } }, { [`index.${setting}`]: value }]) {
+        assert.throws(() => parseCollectionSettings(settings), refusedNaming(setting), `${JSON.stringify(settings)}`);
+      }
+      assert.throws(() => parseCountSetting(setting, value), refusedNaming(setting));
+    }
+  }
+  assert.throws(() => parseCollectionSettings({ number_of_replicas: 2147483648 }), /Failed to parse value \[2147483648\] for setting \[index.number_of_replicas\]: must be an integer between 0 and 32/);
+});
+
+test('unknown settings and a settings value that is not an object are refused', () => {
+  assert.throws(() => parseCollectionSettings({ number_of_routing_shards: 2 }), refusedNaming('number_of_routing_shards'));
+  assert.throws(() => parseCollectionSettings({ index: { hasOwnProperty: 1 } }), refusedNaming('hasOwnProperty'));
+  assert.throws(() => parseCollectionSettings({ constructor: 1 }), refusedNaming('constructor'));
+  assert.throws(() => parseCollectionSettings([]), (error: unknown) => error instanceof EngineError && error.code === 'parsing');
+  assert.throws(() => parseCollectionSettings('3'), (error: unknown) => error instanceof EngineError && error.code === 'parsing');
+});

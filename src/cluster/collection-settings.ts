@@ -1,0 +1,85 @@
+/**
+ * The `settings` of `PUT /{collection}`. Understood: `number_of_shards` (1 to 1024) and
+ * `number_of_replicas` (0 to 32), given nested (`{"index": {"number_of_shards": 2}}`), prefixed
+ * (`"index.number_of_shards"`) or bare, as a JSON integer or a string of digits; and
+ * `refresh_interval`, accepted for client compatibility with no effect (writes are visible to
+ * search at once). Anything else, and any count out of range, fractional, or not a number, is an
+ * illegal_argument error naming the setting: a count is never trusted to size an allocation.
+ */
+import { EngineError } from '../engine/errors.ts';
+import { isPlainObject, previewJson } from '../engine/mapping/json-value.ts';
+
+/** The shard and replica counts of a new collection. */
+export interface CollectionCounts {
+  numberOfShards: number;
+  numberOfReplicas: number;
+}
+
+/** A count setting's name (without the `index.` prefix). */
+export type CountSetting = 'number_of_shards' | 'number_of_replicas';
+
+/** Inclusive bounds and default of each count setting. */
+export const COUNT_SETTINGS: Readonly<Record<CountSetting, { min: number; max: number; default: number }>> = {
+  number_of_shards: { min: 1, max: 1024, default: 1 },
+  number_of_replicas: { min: 0, max: 32, default: 0 },
+};
+
+/** Accepted for client compatibility with no effect. */
+const NO_OP_SETTINGS: ReadonlySet<string> = new Set(['refresh_interval']);
+
+const DIGITS = /^\d+$/;
+
+/** Parses and bounds the `settings` object of a create request (undefined: the defaults). */
+export function parseCollectionSettings(settings: unknown): CollectionCounts {
+  const values = new Map<string, unknown>();
+  if (settings !== undefined) {
+    if (!isPlainObject(settings)) throw new EngineError('parsing', '[settings] must be an object');
+    flattenSettings(settings, '', values);
+  }
+  for (const name of values.keys()) {
+    if (!isCountSetting(name) && !NO_OP_SETTINGS.has(name)) {
+      throw new EngineError(
+        'illegal_argument',
+        `unknown setting [index.${name}] please check that any required plugins are installed, or check the breaking changes documentation for removed settings`,
+      );
+    }
+  }
+  return {
+    numberOfShards: countOrDefault(values, 'number_of_shards'),
+    numberOfReplicas: countOrDefault(values, 'number_of_replicas'),
+  };
+}
+
+/** The value of a count setting: an integer (or a string of digits) within its bounds; throws illegal_argument naming it otherwise. */
+export function parseCountSetting(name: CountSetting, value: unknown): number {
+  const { min, max } = COUNT_SETTINGS[name];
+  const number = typeof value === 'string' && DIGITS.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+    throw new EngineError(
+      'illegal_argument',
+      `Failed to parse value [${previewJson(value)}] for setting [index.${name}]: must be an integer between ${min} and ${max}`,
+    );
+  }
+  return number;
+}
+
+function countOrDefault(values: ReadonlyMap<string, unknown>, name: CountSetting): number {
+  return values.has(name) ? parseCountSetting(name, values.get(name)) : COUNT_SETTINGS[name].default;
+}
+
+function isCountSetting(name: string): name is CountSetting {
+  return Object.hasOwn(COUNT_SETTINGS, name);
+}
+
+/**
+ * Flattens nested settings into `index.`-less dotted names. A known count setting takes its value
+ * whatever its type, so that `{"number_of_replicas": {}}` is refused instead of vanishing.
+ */
+function flattenSettings(settings: Record<string, unknown>, prefix: string, out: Map<string, unknown>): void {
+  for (const [key, value] of Object.entries(settings)) {
+    const path = prefix === '' ? key : `${prefix}.${key}`;
+    const name = path.startsWith('index.') ? path.slice('index.'.length) : path;
+    if (isPlainObject(value) && !isCountSetting(name)) flattenSettings(value, path, out);
+    else out.set(name, value);
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * The shard handle of a shard engine in this thread: the engine `Shard` behind the asynchronous,
+ * plain-data interface of `ShardHandle`, plus the search contexts that keep a query phase's
+ * point-in-time view until its fetch phase. A worker thread hosts its shards through this class
+ * too, so both ways of running a shard share one implementation.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { shardFaultHooks } from '../engine/shard/fault-points.ts';
+import type { ShardHit, ShardSearchRequest } from '../engine/query/search-request.ts';
+import type { Searcher } from '../engine/shard/searcher.ts';
+import { Shard, type EngineSettings } from '../engine/shard/shard.ts';
+import type { WriteOp } from '../engine/shard/operations.ts';
+import type { Mapping } from '../engine/mapping/mapping.ts';
+import { EngineError } from '../engine/errors.ts';
+import {
+  SEARCH_CONTEXT_KEEP_ALIVE_MS,
+  type ChangeBounds,
+  type ClosedShardFigures,
+  type QueryPhase,
+  type ShardHandle,
+  type ShardHost,
+  type ShardOpenSpec,
+} from './shard-handle.ts';
+
+interface SearchContext {
+  searcher: Searcher;
+  expiry: NodeJS.Timeout;
+}
+
+/** See the module comment. */
+export class LocalShardHandle implements ShardHandle {
+  private readonly contexts = new Map<number, SearchContext>();
+  private readonly waits = new Set<() => void>();
+  private nextContext = 1;
+
+  private constructor(private readonly shard: Shard) {}
+
+  /** Opens (or creates) the shard of `spec` in this thread. */
+  static async open(spec: ShardOpenSpec, logger: Logger): Promise<LocalShardHandle> {
+    const shard = await Shard.open({
+      dir: spec.dir,
+      uuid: spec.uuid,
+      mapping: spec.mapping,
+      settings: spec.settings,
+      logger: logger.child(spec.bindings),
+      faults: shardFaultHooks(spec.uuid, spec.faults),
+    });
+    return new LocalShardHandle(shard);
+  }
+
+  get uuid(): string {
+    return this.shard.uuid;
+  }
+
+  async write(op: WriteOp) {
+    return this.shard.write(op);
+  }
+
+  async writeBatch(ops: readonly WriteOp[]) {
+    return this.shard.writeBatch(ops);
+  }
+
+  async get(id: string) {
+    return this.shard.get(id);
+  }
+
+  async multiGet(ids: readonly string[]) {
+    return ids.map((id) => this.shard.get(id));
+  }
+
+  async exists(id: string) {
+    return this.shard.exists(id);
+  }
+
+  /**
+   * Yields to the event loop first, so that searches sharing this thread interleave at shard
+   * boundaries (search lanes then see them as concurrent) instead of each running to its end.
+   */
+  async query(request: ShardSearchRequest): Promise<QueryPhase> {
+    await nextTurn();
+    const searcher = this.shard.searcher();
+    try {
+      const result = searcher.query(request);
+      const context = this.nextContext++;
+      const expiry = setTimeout(() => this.release(context), SEARCH_CONTEXT_KEEP_ALIVE_MS);
+      expiry.unref();
+      this.contexts.set(context, { searcher, expiry });
+      return { context, result };
+    } catch (error) {
+      searcher.release();
+      throw error;
+    }
+  }
+
+  async fetch(context: number, hits: readonly ShardHit[]) {
+    const open = this.contexts.get(context);
+    if (!open) throw new EngineError('illegal_argument', `search context [${context}] of shard [${this.uuid}] is gone (freed or expired)`);
+    try {
+      return hits.map((hit) => open.searcher.fetch(hit));
+    } finally {
+      this.release(context);
+    }
+  }
+
+  async freeContext(context: number) {
+    this.release(context);
+  }
+
+  async count(query: unknown) {
+    const searcher = this.shard.searcher();
+    try {
+      return searcher.count(query);
+    } finally {
+      searcher.release();
+    }
+  }
+
+  async readChanges(afterSeq: number, limit: number) {
+    return this.shard.readChanges(afterSeq, limit);
+  }
+
+  async changeBounds(): Promise<ChangeBounds> {
+    return this.shard.changeBounds();
+  }
+
+  waitForChanges(afterSeq: number, timeoutMs: number, signal?: AbortSignal): Promise<ChangeBounds> {
+    const now = this.shard.changeBounds();
+    if (now.durableSeq > afterSeq || timeoutMs <= 0 || signal?.aborted) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        unsubscribe();
+        signal?.removeEventListener('abort', done);
+        this.waits.delete(done);
+        resolve(this.shard.changeBounds());
+      };
+      const unsubscribe = this.shard.onDurable((durableSeq) => {
+        if (durableSeq > afterSeq) done();
+      });
+      const timer = setTimeout(done, timeoutMs);
+      signal?.addEventListener('abort', done, { once: true });
+      this.waits.add(done);
+    });
+  }
+
+  forceMerge(options: { maxSegments?: number }) {
+    return this.shard.forceMerge(options);
+  }
+
+  epoch() {
+    return this.shard.epoch();
+  }
+
+  async stats() {
+    return this.shard.stats();
+  }
+
+  async setMapping(mapping: Mapping) {
+    this.shard.setMapping(mapping);
+  }
+
+  async updateSettings(settings: Partial<EngineSettings>) {
+    this.shard.updateSettings(settings);
+  }
+
+  /** Figures are read in the same turn in which the shard starts refusing writes, so they are final. */
+  async close(): Promise<ClosedShardFigures> {
+    for (const context of [...this.contexts.keys()]) this.release(context);
+    for (const wait of [...this.waits]) wait();
+    const stats = this.shard.stats();
+    await this.shard.close();
+    return { documents: stats.docs, deletedDocuments: stats.deletedDocs, seqNo: stats.seqNo };
+  }
+
+  private release(context: number): void {
+    const open = this.contexts.get(context);
+    if (!open) return;
+    this.contexts.delete(context);
+    clearTimeout(open.expiry);
+    open.searcher.release();
+  }
+}
+
+/** Runs every shard in the thread that opens it (`node.shard_workers: 0`). */
+export class InThreadShardHost implements ShardHost {
+  readonly description = 'in_thread';
+
+  constructor(private readonly logger: Logger) {}
+
+  open(spec: ShardOpenSpec): Promise<ShardHandle> {
+    return LocalShardHandle.open(spec, this.logger);
+  }
+
+  /** Nothing to stop: the shards' owner closes each handle. */
+  async close(): Promise<void> {}
+}

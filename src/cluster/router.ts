@@ -1,0 +1,95 @@
+/**
+ * The router: maps a collection and a document (or a shard number) to the shard handle that
+ * serves it. Routes and the node layer reach shards only through it, so nothing above knows
+ * whether a shard runs in this thread, in a worker thread, or on another node.
+ */
+import { CatalogError } from './catalog-error.ts';
+import type { HostedCollection, LocalShards, StartedShardStats } from './local-shards.ts';
+import { shardFor } from './routing.ts';
+import type { ShardHandle } from './shard-handle.ts';
+
+/** One shard copy a request goes to. */
+export interface ShardTarget {
+  collection: HostedCollection;
+  shardId: number;
+  handle: ShardHandle;
+}
+
+/** A shard a search could not reach, with the reason. */
+export interface ShardMiss {
+  collection: HostedCollection;
+  shardId: number;
+  reason: string;
+}
+
+/** See the module comment. */
+export class Router {
+  constructor(private readonly shards: LocalShards) {}
+
+  /** The collection as this node has applied it; index_not_found when the catalog has none. */
+  collection(name: string): HostedCollection {
+    const hosted = this.shards.collection(name);
+    if (!hosted) throw new CatalogError('index_not_found', `no such index [${name}]`);
+    return hosted;
+  }
+
+  /** The collection, or undefined when the catalog (as applied) has none. */
+  findCollection(name: string): HostedCollection | undefined {
+    return this.shards.collection(name);
+  }
+
+  /** Every collection, sorted by name. */
+  collections(): HostedCollection[] {
+    return this.shards.collections();
+  }
+
+  /** Shard number of a document: `hash(routing ?? id) mod number_of_shards`. */
+  shardOf(collection: HostedCollection, id: string, routing?: string): number {
+    return shardFor(routing ?? id, collection.meta.settings.number_of_shards);
+  }
+
+  /** The primary copy of shard `shardId`; shard_unavailable when it cannot serve requests. */
+  primary(collection: HostedCollection, shardId: number): ShardHandle {
+    const local = collection.shards[shardId];
+    if (local?.state === 'started' && local.handle) return local.handle;
+    throw new CatalogError('shard_unavailable', `[${collection.meta.name}][${shardId}] primary shard ${unavailableReason(collection, shardId)}`);
+  }
+
+  /** The primary copy serving a document. */
+  document(collection: HostedCollection, id: string, routing?: string): ShardTarget {
+    const shardId = this.shardOf(collection, id, routing);
+    return { collection, shardId, handle: this.primary(collection, shardId) };
+  }
+
+  /** One copy of every shard of the collections, and the shards no copy of which can serve. */
+  searchShards(collections: readonly HostedCollection[]): { targets: ShardTarget[]; misses: ShardMiss[] } {
+    const targets: ShardTarget[] = [];
+    const misses: ShardMiss[] = [];
+    for (const collection of collections) {
+      for (let shardId = 0; shardId < collection.meta.settings.number_of_shards; shardId++) {
+        const local = collection.shards[shardId];
+        if (local?.state === 'started' && local.handle) targets.push({ collection, shardId, handle: local.handle });
+        else misses.push({ collection, shardId, reason: `[${collection.meta.name}][${shardId}] primary shard ${unavailableReason(collection, shardId)}` });
+      }
+    }
+    return { targets, misses };
+  }
+
+  /** The figures of every started shard copy this node serves. */
+  startedStats(): Promise<StartedShardStats[]> {
+    return this.shards.startedStats();
+  }
+
+  /** Resolves once this node has applied catalog revision `revision`. */
+  waitForRevision(revision: number): Promise<void> {
+    return this.shards.waitForRevision(revision);
+  }
+}
+
+function unavailableReason(collection: HostedCollection, shardId: number): string {
+  const local = collection.shards[shardId];
+  if (local?.state === 'failed') return `failed to open: ${local.failure}`;
+  if (local?.state === 'opening') return 'is still opening';
+  const placement = collection.meta.placements[shardId];
+  return placement?.primary ? `is placed on node [${placement.primary}]` : 'is unassigned';
+}

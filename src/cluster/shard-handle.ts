@@ -1,0 +1,111 @@
+/**
+ * The shard handle: the one way every layer above the engine reaches a shard copy, whatever stands
+ * behind it (a shard in this thread, in a worker thread, or on another node). Everything is
+ * asynchronous and plain data in, plain data out (structured-clone safe): no live engine object
+ * crosses the seam. Engine failures arrive as `EngineError` whichever implementation answers.
+ *
+ * A search is two calls, as Elasticsearch's query-then-fetch: `query` runs the query phase on a
+ * point-in-time view and returns it as a numbered search context; `fetch` loads hits addressed by
+ * what `query` returned and frees the context. A context nobody fetches from is freed by
+ * `freeContext`, or after `SEARCH_CONTEXT_KEEP_ALIVE_MS` when its caller went away.
+ */
+import type { EngineError } from '../engine/errors.ts';
+import type { Mapping } from '../engine/mapping/mapping.ts';
+import type { ShardHit, ShardQueryResult, ShardSearchRequest } from '../engine/query/search-request.ts';
+import type { ShardFaultSpec } from '../engine/shard/fault-points.ts';
+import type { MergeReport } from '../engine/shard/maintenance.ts';
+import type { ChangeEntry, StoredDocument, WriteOp, WriteResult } from '../engine/shard/operations.ts';
+import type { EngineSettings, ShardStats } from '../engine/shard/shard.ts';
+
+/** How long an unfetched search context keeps its point-in-time view. */
+export const SEARCH_CONTEXT_KEEP_ALIVE_MS = 60_000;
+
+/** The query phase of one shard, kept as a search context for the fetch phase. */
+export interface QueryPhase {
+  /** Search context to fetch from (or free); unique per handle. */
+  context: number;
+  result: ShardQueryResult;
+}
+
+/** Where a shard's change log stands. */
+export interface ChangeBounds {
+  /** Lowest seq still retained. */
+  firstSeq: number;
+  /** Highest seq whose record is fsynced. */
+  durableSeq: number;
+}
+
+/** A shard's figures at the moment it closed (the trash records them). */
+export interface ClosedShardFigures {
+  documents: number;
+  deletedDocuments: number;
+  /** Highest WAL seq (the shard's change-feed position). */
+  seqNo: number;
+}
+
+/** See the module comment. */
+export interface ShardHandle {
+  /** The shard's UUID, fixed for life. */
+  readonly uuid: string;
+  /** Index, delete or update one document; resolves once the write is durable. */
+  write(op: WriteOp): Promise<WriteResult>;
+  /** Applies writes in order with one group commit; an item that fails is its EngineError. */
+  writeBatch(ops: readonly WriteOp[]): Promise<Array<WriteResult | EngineError>>;
+  /** Realtime get of the live document (inplace values overlaid), or null. */
+  get(id: string): Promise<StoredDocument | null>;
+  /** Realtime get of several documents, in request order. */
+  multiGet(ids: readonly string[]): Promise<Array<StoredDocument | null>>;
+  /** Whether a live document with this id exists (nothing is read). */
+  exists(id: string): Promise<boolean>;
+  /** Query phase: top hits, total and aggregation partials, on a new search context. */
+  query(request: ShardSearchRequest): Promise<QueryPhase>;
+  /** Fetch phase: the documents of hits of `context`, in the order given; frees the context. */
+  fetch(context: number, hits: readonly ShardHit[]): Promise<StoredDocument[]>;
+  /** Frees a search context without fetching (a shard with no winning hit). */
+  freeContext(context: number): Promise<void>;
+  /** Number of live documents matching an ES query. */
+  count(query: unknown): Promise<number>;
+  /** Retained changes with seq > afterSeq, oldest first, at most `limit`. */
+  readChanges(afterSeq: number, limit: number): Promise<ChangeEntry[]>;
+  /** Where the change log stands now. */
+  changeBounds(): Promise<ChangeBounds>;
+  /**
+   * Resolves with the change bounds once a record past `afterSeq` is durable, or after
+   * `timeoutMs`, or as soon as `signal` aborts.
+   */
+  waitForChanges(afterSeq: number, timeoutMs: number, signal?: AbortSignal): Promise<ChangeBounds>;
+  /** Manual compaction: freeze, then merge down to `maxSegments`, purging deleted documents. */
+  forceMerge(options: { maxSegments?: number }): Promise<MergeReport>;
+  /** Freezes the mutable layer into a segment now. */
+  epoch(): Promise<void>;
+  /** Counters and the segment listing. */
+  stats(): Promise<ShardStats>;
+  /** Adopts a new mapping (fields only grow). */
+  setMapping(mapping: Mapping): Promise<void>;
+  /** Changes engine tunables at runtime. */
+  updateSettings(settings: Partial<EngineSettings>): Promise<void>;
+  /** Stops accepting requests, makes every applied write durable, and closes; returns final figures. */
+  close(): Promise<ClosedShardFigures>;
+}
+
+/** What opening a shard copy needs: plain data, so that it can cross to a worker thread. */
+export interface ShardOpenSpec {
+  dir: string;
+  uuid: string;
+  mapping: Mapping;
+  settings: EngineSettings;
+  /** Logger bindings of the shard's log lines (collection, shard number). */
+  bindings: Record<string, string | number>;
+  /** Test-only fault points armed on this shard . */
+  faults?: ShardFaultSpec;
+}
+
+/** Opens shard copies: in this thread, or in a pool of worker threads. */
+export interface ShardHost {
+  /** How shards run, for node info and logs: `in_thread` or `workers:N`. */
+  readonly description: string;
+  /** Opens (or creates) a shard copy, replaying its WAL. */
+  open(spec: ShardOpenSpec): Promise<ShardHandle>;
+  /** Closes every shard still open and stops the host. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,115 @@
+/**
+ * The shard handle of a shard running in a worker thread of a `WorkerShardHost`: each method is
+ * one request to the pool, which routes it to the worker the shard is pinned to. The handle
+ * names the shard by uuid only, so it stays valid when that worker is replaced.
+ */
+import type { EngineError } from '../../engine/errors.ts';
+import type { Mapping } from '../../engine/mapping/mapping.ts';
+import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-request.ts';
+import type { MergeReport } from '../../engine/shard/maintenance.ts';
+import type { ChangeEntry, StoredDocument, WriteOp, WriteResult } from '../../engine/shard/operations.ts';
+import type { EngineSettings, ShardStats } from '../../engine/shard/shard.ts';
+import type { ChangeBounds, ClosedShardFigures, QueryPhase, ShardHandle } from '../shard-handle.ts';
+import type { ShardCallMethod } from './protocol.ts';
+import { decodeBatchResults, encodeOps, type WireBatchItem } from './wire.ts';
+
+/** What a `WorkerShardHandle` needs of its pool. */
+export interface ShardChannel {
+  /** Calls a handle method of the shard in its worker (after a reopen in progress). */
+  call(uuid: string, method: ShardCallMethod, args: unknown[], transfer?: ArrayBuffer[]): Promise<unknown>;
+  /** `waitForChanges` in the worker; an abort of `signal` cancels it there. */
+  waitForChanges(uuid: string, afterSeq: number, timeoutMs: number, signal?: AbortSignal): Promise<ChangeBounds>;
+  /** Records a new mapping or changed settings in the spec the shard reopens with. */
+  updateSpec(uuid: string, change: { mapping?: Mapping; settings?: Partial<EngineSettings> }): void;
+  /** Records a search context handed out, so that a reopened shard never reuses its number. */
+  noteContext(uuid: string, context: number): void;
+  /** Closes the shard in its worker and forgets it. */
+  closeShard(uuid: string): Promise<ClosedShardFigures>;
+}
+
+/** See the module comment. */
+export class WorkerShardHandle implements ShardHandle {
+  constructor(
+    private readonly channel: ShardChannel,
+    readonly uuid: string,
+  ) {}
+
+  async write(op: WriteOp): Promise<WriteResult> {
+    return (await this.channel.call(this.uuid, 'write', [op])) as WriteResult;
+  }
+
+  async writeBatch(ops: readonly WriteOp[]): Promise<Array<WriteResult | EngineError>> {
+    const bytes = encodeOps(ops);
+    const items = await this.channel.call(this.uuid, 'writeBatch', [bytes], [bytes.buffer as ArrayBuffer]);
+    return decodeBatchResults(items as WireBatchItem[]);
+  }
+
+  async get(id: string): Promise<StoredDocument | null> {
+    return (await this.channel.call(this.uuid, 'get', [id])) as StoredDocument | null;
+  }
+
+  async multiGet(ids: readonly string[]): Promise<Array<StoredDocument | null>> {
+    return (await this.channel.call(this.uuid, 'multiGet', [ids])) as Array<StoredDocument | null>;
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return (await this.channel.call(this.uuid, 'exists', [id])) as boolean;
+  }
+
+  async query(request: ShardSearchRequest): Promise<QueryPhase> {
+    const phase = (await this.channel.call(this.uuid, 'query', [request])) as QueryPhase;
+    this.channel.noteContext(this.uuid, phase.context);
+    return phase;
+  }
+
+  async fetch(context: number, hits: readonly ShardHit[]): Promise<StoredDocument[]> {
+    return (await this.channel.call(this.uuid, 'fetch', [context, hits])) as StoredDocument[];
+  }
+
+  async freeContext(context: number): Promise<void> {
+    await this.channel.call(this.uuid, 'freeContext', [context]);
+  }
+
+  async count(query: unknown): Promise<number> {
+    return (await this.channel.call(this.uuid, 'count', [query])) as number;
+  }
+
+  async readChanges(afterSeq: number, limit: number): Promise<ChangeEntry[]> {
+    return (await this.channel.call(this.uuid, 'readChanges', [afterSeq, limit])) as ChangeEntry[];
+  }
+
+  async changeBounds(): Promise<ChangeBounds> {
+    return (await this.channel.call(this.uuid, 'changeBounds', [])) as ChangeBounds;
+  }
+
+  waitForChanges(afterSeq: number, timeoutMs: number, signal?: AbortSignal): Promise<ChangeBounds> {
+    return this.channel.waitForChanges(this.uuid, afterSeq, timeoutMs, signal);
+  }
+
+  async forceMerge(options: { maxSegments?: number }): Promise<MergeReport> {
+    return (await this.channel.call(this.uuid, 'forceMerge', [options])) as MergeReport;
+  }
+
+  async epoch(): Promise<void> {
+    await this.channel.call(this.uuid, 'epoch', []);
+  }
+
+  async stats(): Promise<ShardStats> {
+    return (await this.channel.call(this.uuid, 'stats', [])) as ShardStats;
+  }
+
+  /** The spec changes first: if the worker fails after applying it, the reopen has it too. */
+  async setMapping(mapping: Mapping): Promise<void> {
+    this.channel.updateSpec(this.uuid, { mapping });
+    await this.channel.call(this.uuid, 'setMapping', [mapping]);
+  }
+
+  async updateSettings(settings: Partial<EngineSettings>): Promise<void> {
+    this.channel.updateSpec(this.uuid, { settings });
+    await this.channel.call(this.uuid, 'updateSettings', [settings]);
+  }
+
+  close(): Promise<ClosedShardFigures> {
+    return this.channel.closeShard(this.uuid);
+  }
+}

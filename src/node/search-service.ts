@@ -1,0 +1,28 @@
+/**
+ * The search service: `_search` and `_count` (the routes of src/api/routes/search.ts). Every
+ * search runs in its search lane (src/ops/lanes); both run as tracked requests.
+ */
+import type { SearchLanes } from '../ops/lanes/search-lanes.ts';
+import type { NodeContext } from './node-context.ts';
+import type { RequestTracker } from './request-tracker.ts';
+import { count, search, type CountResponse, type SearchResponse } from './search.ts';
+import type { SearchParams } from './search-body.ts';
+
+/** Search and count of the node; see the module comment. */
+export class SearchService {
+  constructor(
+    private readonly context: NodeContext,
+    private readonly requests: RequestTracker,
+    private readonly lanes: SearchLanes,
+  ) {}
+
+  /** `GET|POST /{target}/_search`; target is a name, comma list, wildcard or `_all`. */
+  search(target: string, body: unknown, params: SearchParams = {}): Promise<SearchResponse> {
+    return this.requests.track(() => this.lanes.run({ lane: params.lane, target, body }, () => search(this.context, target, body, params)));
+  }
+
+  /** `GET|POST /{target}/_count`. */
+  count(target: string, body: unknown, params: { q?: string } = {}): Promise<CountResponse> {
+    return this.requests.track(() => count(this.context, target, body, params));
+  }
+}
