@@ -182,6 +182,7 @@ const ROUTES: Record<string, Sample> = {
   'POST /_cluster/trash/:item_id/_restore': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/_cluster/trash/${await freshTrashItem(side)}/_restore` }) },
   'DELETE /_cluster/trash/:item_id': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/_cluster/trash/${await freshTrashItem(side)}` }) },
   'DELETE /_cluster/trash': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_cluster/trash' }) },
+  'POST /_internal/shards/:uuid/:method': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_internal/shards/no-such-shard/stats', json: { args: [] } }) },
 
   'PUT /:collection': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${unique(`${side}-new`)}`, ...json({ namespace: NAMESPACE[side] }) }) },
   'GET /:collection': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}` }) },

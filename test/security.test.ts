@@ -152,7 +152,7 @@ test('a key limited to namespaces sees only them in every listing and search', a
 
   const outside = await request('GET', '/blog-posts/_doc/1', shop);
   assert.equal(outside.status, 403);
-  assert.match(outside.body.error.reason, /limited to namespaces \[shop\]; collection \[blog-posts\] is in namespace \[blog\]/);
+  assert.match(outside.body.error.reason, /limited to namespaces \[shop\]; collection \[blog-posts\] is outside the key's namespaces/);
   assert.equal((await request('PUT', '/blog-new', { ...shop, json: { namespace: 'blog' } })).status, 403);
   assert.equal((await request('PUT', '/shop-new', { ...shop, json: { namespace: 'shop' } })).status, 200);
   assert.equal((await request('DELETE', '/_namespace/blog', shop)).status, 403);

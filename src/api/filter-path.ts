@@ -3,6 +3,7 @@
  * matches within one field name, `**` matches any number of levels and a leading `-` excludes.
  * Arrays are transparent (the path applies to every element).
  */
+import { matchesWildcard } from '../engine/query/wildcard-pattern.ts';
 
 type Pattern = readonly string[];
 
@@ -76,17 +77,5 @@ function advance(patterns: Pattern[], key: string): Pattern[] {
 }
 
 function segmentMatches(segment: string, key: string): boolean {
-  if (segment === '*') return true;
-  if (!segment.includes('*')) return segment === key;
-  const parts = segment.split('*');
-  const first = parts[0]!;
-  const last = parts[parts.length - 1]!;
-  if (!key.startsWith(first) || key.length < first.length + last.length || !key.endsWith(last)) return false;
-  let position = first.length;
-  for (let index = 1; index < parts.length - 1; index++) {
-    const found = key.indexOf(parts[index]!, position);
-    if (found < 0 || found + parts[index]!.length > key.length - last.length) return false;
-    position = found + parts[index]!.length;
-  }
-  return true;
+  return matchesWildcard(segment, key);
 }

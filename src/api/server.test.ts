@@ -49,6 +49,31 @@ test('unknown paths are 400 "no handler", known paths with another method 405', 
   assert.equal(wrong.json().status, 405);
 });
 
+test('a trailing slash where the same method takes an id is that id left empty: 400 naming it', async () => {
+  const empty = await app.inject({ method: 'POST', url: '/things/_doc/', payload: { name: 'gamma' } });
+  assert.equal(empty.statusCode, 400, empty.body);
+  assert.match(empty.json().error.reason, /path parameter \[id\] is empty/);
+  const jobs = await app.inject({ method: 'GET', url: '/_jobs/?pretty' });
+  assert.equal(jobs.statusCode, 400);
+  assert.match(jobs.json().error.reason, /\[job_id\]/);
+  const collection = await app.inject({ method: 'GET', url: '/things/' });
+  assert.equal(collection.statusCode, 200, 'a trailing slash is still ignored where no id could follow');
+  const count = await app.inject({ method: 'GET', url: '/things/_count' });
+  assert.equal(count.json().count, 2, 'nothing was indexed');
+});
+
+test('numbers must be finite: coerced "Infinity", "-Infinity" and "1e309" are 400s naming the parameter', async () => {
+  for (const value of ['Infinity', '-Infinity', '1e309', 'NaN']) {
+    const response = await app.inject({ method: 'GET', url: `/things/_search?size=${value}` });
+    assert.equal(response.statusCode, 400, `${value}: ${response.body}`);
+    assert.match(response.json().error.reason, /parameter \[size\]/);
+  }
+  const body = await app.inject({ method: 'POST', url: '/things/_search', payload: '{"size": "1e309"}', headers: { 'content-type': 'application/json' } });
+  assert.equal(body.statusCode, 400, body.body);
+  assert.match(body.json().error.reason, /field \[size\] of the request body must be a finite number/);
+  assert.equal((await app.inject({ method: 'GET', url: '/things/_search?size=1' })).statusCode, 200);
+});
+
 test('ES client content types are accepted; others are 406', async () => {
   for (const contentType of [
     'application/json',

@@ -1,18 +1,24 @@
 /**
  * The HTTP server of a node: Fastify with TypeBox schemas validated by ajv, the JSON/NDJSON body
- * parsers, the ES error rendering, and every API route. All routes live in one encapsulated
- * plugin (`apiRoutes`) so the security plugin can add its `onRequest` hook in one place. Each
- * route plugin receives only the node's resource service(s) it serves (`node.documents`,
- * `node.search`, ...), not the whole node.
+ * parsers, the ES error rendering, and every API route. The security plugin's `onRequest` hook
+ * sits on the root instance, so it runs before routing decides anything (unknown paths and wrong
+ * methods included). Each route plugin receives only the node's resource service(s) it serves
+ * (`node.documents`, `node.search`, ...), not the whole node.
+ *
+ * Connections are bounded (`http.max_connections`; further ones are closed at once) and slow
+ * clients are cut: headers must arrive within `HEADERS_TIMEOUT_MS`, the whole request within
+ * `REQUEST_TIMEOUT_MS`, and an idle keep-alive connection closes after `KEEP_ALIVE_TIMEOUT_MS`.
  */
+import type { Ajv, SchemaValidateFunction } from 'ajv';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { NodeConfig } from '../config/load-config.ts';
 import type { NodeService } from '../node/node-service.ts';
 import { installJsonParsers } from './content-types.ts';
-import { installErrorHandling, renderFrameworkError } from './error-handler.ts';
+import { answerClientError, installErrorHandling, renderFrameworkError } from './error-handler.ts';
 import { applyFilterPath } from './filter-path.ts';
 import { installSecurity } from './auth/security-plugin.ts';
+import { internalShardRoutes } from './routes/internal-shards.ts';
 import { requireRouteRoles } from './roles.ts';
 import { bulkRoutes } from './routes/bulk.ts';
 import { catRoutes } from './routes/cat.ts';
@@ -41,6 +47,15 @@ export interface BuildServerOptions {
   logger?: Logger;
 }
 
+/** A request's headers must have arrived this long after the connection or the previous request. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** A request (headers and body) must have arrived in full this long after it started. */
+export const REQUEST_TIMEOUT_MS = 60_000;
+/** An idle keep-alive connection is closed after this long. */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+/** How often Node checks the two request timeouts (its default, 30 s, would let them overrun by that much). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
 /** Builds (but does not start) the HTTP server of a node. */
 export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {
   const { node, config } = options;
@@ -51,11 +66,17 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
     exposeHeadRoutes: false,
     return503OnClosing: true,
     frameworkErrors: renderFrameworkError,
+    clientErrorHandler: answerClientError,
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 4096 },
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+      plugins: [refuseNonFiniteNumbers],
     },
   });
+  app.server.maxConnections = config.values['http.max_connections'];
 
   // Elasticsearch accepts a body on GET (`GET /_search` with a query): so does Trove.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
@@ -64,21 +85,20 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
   requireRouteRoles(app);
   installResponseFormatting(app);
   installHttpStats(app, node.ops.counters);
+  await installSecurity(app, { node, config, nodeCredential: node.nodeCredentials });
 
-  await app.register(apiRoutes, { node, config });
+  await app.register(apiRoutes, { node });
   return app;
 }
 
-/** What `apiRoutes` receives: the node (for the security plugin and the route services) and its configuration. */
+/** What `apiRoutes` receives: the node (for the route services). */
 interface ApiRoutesOptions {
   node: NodeService;
-  config: NodeConfig;
 }
 
-/** Every API route, in one encapsulated context (the auth hook point); each gets only its services. */
+/** Every API route, in one encapsulated context; each gets only its services. */
 async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): Promise<void> {
-  const { node, config } = options;
-  await installSecurity(instance, { node, config });
+  const { node } = options;
   await instance.register(securityRoutes);
   await instance.register(rootRoutes, { observability: node.observability });
   await instance.register(catRoutes, { collections: node.collections });
@@ -95,6 +115,7 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(changesRoutes, { changes: node.changes });
   await instance.register(namespaceRoutes, { collections: node.collections });
   await instance.register(trashRoutes, { trash: node.trash });
+  await instance.register(internalShardRoutes, node.internalShards);
   await instance.register(collectionRoutes, { collections: node.collections });
 }
 
@@ -123,4 +144,47 @@ function installResponseFormatting(app: FastifyInstance): void {
     }
     done(null, formatted);
   });
+}
+
+/** Name of the keyword that refuses `Infinity` and `NaN` where a schema asks for a number. */
+const FINITE_KEYWORD = 'x-finite';
+
+/**
+ * An ajv plugin: every `number` / `integer` schema also requires a finite value. Type coercion
+ * (query strings, and `coerceTypes` in bodies) turns the strings `"Infinity"`, `"-Infinity"` and
+ * `"1e309"` into non-finite numbers that ajv neither re-checks nor compares with `minimum` /
+ * `maximum`; without this they passed every bound (an API key that never expired, for one).
+ */
+function refuseNonFiniteNumbers(ajv: Ajv): Ajv {
+  // Untyped on purpose: ajv skips a `type: 'number'` keyword for a non-finite number.
+  const finite: SchemaValidateFunction = (_required: boolean, value: unknown): boolean => {
+    const ok = typeof value !== 'number' || Number.isFinite(value);
+    finite.errors = ok ? [] : [{ keyword: FINITE_KEYWORD, message: 'must be a finite number', params: {} }];
+    return ok;
+  };
+  ajv.addKeyword({ keyword: FINITE_KEYWORD, schemaType: 'boolean', errors: true, validate: finite });
+  const compile = ajv.compile.bind(ajv);
+  const rewritten = new WeakMap<object, object>();
+  ajv.compile = ((schema: object) => {
+    let copy = rewritten.get(schema);
+    if (copy === undefined) rewritten.set(schema, (copy = withFiniteNumbers(schema) as object));
+    return compile(copy);
+  }) as typeof ajv.compile;
+  return ajv;
+}
+
+/** Schema keys whose values are data, not schemas: left as they are. */
+const DATA_KEYS: ReadonlySet<string> = new Set(['default', 'const', 'enum', 'examples']);
+
+/** A copy of a JSON schema whose number and integer schemas carry `FINITE_KEYWORD`. */
+function withFiniteNumbers(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withFiniteNumbers);
+  if (schema === null || typeof schema !== 'object') return schema;
+  // fromEntries defines own properties: a property named `__proto__` stays a property.
+  const copy: Record<string, unknown> = Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, DATA_KEYS.has(key) ? value : withFiniteNumbers(value)]),
+  );
+  const types = Array.isArray(copy.type) ? copy.type : [copy.type];
+  if (types.includes('number') || types.includes('integer')) copy[FINITE_KEYWORD] = true;
+  return copy;
 }

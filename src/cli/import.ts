@@ -10,8 +10,8 @@
  * waits for the batches in flight, so it loses and duplicates nothing.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { appendFile, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { access, appendFile, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -92,7 +92,9 @@ export function registerImportCommand(program: Command): void {
     .addOption(new Option('--format <format>', 'line format: documents, bulk action/source pairs, or detect').choices(['auto', 'docs', 'bulk']).default('auto'))
     .option('--restart', 'ignore the resume state and import from the start', false)
     .option('--no-progress', 'do not draw the progress bar')
-    .action(async (file: string, flags: Record<string, unknown>) => {
+    .action(async (file: string, flags: Record<string, unknown>, command: Command) => {
+      const unreadable = await unreadableFileReason(file);
+      if (unreadable !== null) command.error(`trove import: ${unreadable}`, { exitCode: 1, code: 'trove.import.file' });
       const format = flags.format as ImportOptions['format'];
       const summary = await runImport({
         file,
@@ -109,6 +111,21 @@ export function registerImportCommand(program: Command): void {
       process.stdout.write(formatSummary(summary, file));
       process.exitCode = exitCodeFor(summary);
     });
+}
+
+/** Why `file` cannot be imported (missing, a directory, not readable), in one line; null when it can. */
+export async function unreadableFileReason(file: string): Promise<string | null> {
+  try {
+    const info = await stat(file);
+    if (info.isDirectory()) return `${file} is a directory, not an NDJSON file`;
+    await access(file, constants.R_OK);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return `no such file: ${file}`;
+    if (code === 'EACCES' || code === 'EPERM') return `cannot read ${file}: permission denied`;
+    return `cannot read ${file}: ${(error as Error).message}`;
+  }
 }
 
 function positiveInteger(value: string): number {

@@ -3,11 +3,12 @@
  * Fastify server from src/api, listening, and joining the node registry under the bound address.
  */
 import type { FastifyInstance } from 'fastify';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { buildServer } from '../api/server.ts';
-import type { NodeConfig } from '../config/load-config.ts';
+import type { LogFormat, NodeConfig } from '../config/load-config.ts';
 import { NodeService } from '../node/node-service.ts';
 import { FALLBACK_LEVEL, parseDirectives, pinoLevel } from '../ops/logging/log-directives.ts';
+import { createRootLogger } from '../ops/logging/log-output.ts';
 
 /** A started node with its HTTP server. */
 export interface RunningNode {
@@ -25,11 +26,16 @@ export function baseLogLevel(directives: string): string {
 }
 
 /**
- * Creates the node's root logger (JSON lines on stdout) at the default level of `log.level`;
- * the node's log targets (src/ops/logging) apply the target directives.
+ * Creates the node's root logger on stdout (`log.format`: JSON lines, or pretty lines on a
+ * terminal) at the default level of `log.level`; the node's log targets (src/ops/logging) apply
+ * the target directives.
  */
 export function createLogger(config: NodeConfig): Logger {
-  return pino({ level: baseLogLevel(config.values['log.level']), base: { node: config.values['node.name'] } });
+  return createRootLogger({
+    level: baseLogLevel(config.values['log.level']),
+    nodeName: config.values['node.name'],
+    format: config.values['log.format'] as LogFormat,
+  });
 }
 
 function formatAddress(host: string, port: number): string {

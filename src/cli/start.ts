@@ -2,11 +2,19 @@
  * `trove start`: load the configuration, open the node (data path, catalog, shards), start the
  * HTTP server, join the node registry and log one `trove started` line. SIGTERM or SIGINT stops
  * it gracefully: the server stops accepting and finishes in-flight requests, then the node
- * closes its shards (syncing every WAL) and leaves the registry; the process exits 0.
+ * closes its shards (syncing every WAL) and leaves the registry; the process exits 0. A start
+ * that fails prints one line on stderr and exits 1 (src/cli/start-failure.ts). The process umask
+ * is 077, so every file under the data path is 0600 (the data path itself is made 0700).
  */
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, parseSettingFlags, type NodeConfig } from '../config/load-config.ts';
+import { restrictFileModes } from '../node/data-path.ts';
+import { LogTargets } from '../ops/logging/log-targets.ts';
 import type { RunningNode } from './run-node.ts';
+import { describeStartFailure, failStart } from './start-failure.ts';
+
+/** A second signal this soon after the first is the same one delivered twice, not a second Ctrl-C. */
+const REPEATED_SIGNAL_MS = 1000;
 
 /** Runs `trove start` until a signal stops it. */
 async function startCommand(options: { config?: string }, flags: Record<string, string>): Promise<void> {
@@ -15,9 +23,10 @@ async function startCommand(options: { config?: string }, flags: Record<string, 
     config = loadConfig({ configPath: options.config, env: process.env, flags });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`trove: ${error.message}\n`);
-    process.exit(1);
+    failStart(error.message);
   }
+  // Before anything is created: the data path's files are this user's only, whatever the umask.
+  restrictFileModes();
   // Loaded only now, so that `--help` and configuration errors answer without loading the server.
   const { createLogger, runNode } = await import('./run-node.ts');
   const logger = createLogger(config);
@@ -25,8 +34,8 @@ async function startCommand(options: { config?: string }, flags: Record<string, 
   try {
     running = await runNode(config, logger);
   } catch (error) {
-    logger.fatal({ err: error }, 'trove failed to start');
-    process.exit(1);
+    const startLogger = new LogTargets(logger, config.values['log.level']).target('start');
+    failStart(describeStartFailure(error, { host: config.values['http.host'], port: config.values['http.port'] }), error, startLogger);
   }
   const info = running.node.info();
   logger.info(
@@ -34,13 +43,15 @@ async function startCommand(options: { config?: string }, flags: Record<string, 
     `trove started on ${running.address} (node ${info.nodeName} [${info.nodeId}], data ${info.dataPath})`,
   );
 
-  let signals = 0;
+  let firstSignalAt: number | null = null;
   const shutdown = (signal: NodeJS.Signals): void => {
-    signals++;
-    if (signals > 1) {
+    if (firstSignalAt !== null) {
+      // One Ctrl-C under `npm start` arrives twice: from the terminal and relayed by tsx.
+      if (Date.now() - firstSignalAt < REPEATED_SIGNAL_MS) return;
       logger.warn({ signal }, 'second signal during shutdown, exiting now');
       process.exit(1);
     }
+    firstSignalAt = Date.now();
     logger.info({ signal }, 'stopping: finishing in-flight requests and closing shards');
     running.stop().then(
       () => {
@@ -78,8 +89,7 @@ export function registerStartCommand(program: Command): void {
       try {
         Object.assign(flags, parseSettingFlags(command.args));
       } catch (error) {
-        process.stderr.write(`trove: ${(error as Error).message}\n`);
-        process.exit(1);
+        failStart((error as Error).message);
       }
       await startCommand(options, flags);
     });

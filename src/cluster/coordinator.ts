@@ -118,6 +118,13 @@ export interface Coordinator {
   registerNode(registration: NodeRegistration, options?: RegisterNodeOptions): Promise<NodeLease>;
   /** Nodes currently in the registry, sorted by id. */
   listNodes(): NodeRecord[];
+  /** Id of the elected master node (the only one that allocates shard copies), or null while none is. */
+  masterId(): string | null;
+  /**
+   * The secret the cluster's nodes share for cluster-internal calls (node-to-node requests carry
+   * a credential derived from it). Created once per cluster; never shown in the catalog.
+   */
+  internalSecret(): string;
 
   /** An API key record (hash only) by id, or null. */
   getApiKey(id: string): ApiKeyRecord | null;

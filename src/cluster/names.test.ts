@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { invalidNameReason, resolveTarget } from './names.ts';
+import { invalidNameReason, matchesWildcard, resolveTarget } from './names.ts';
 
 test('collection names follow Elasticsearch index name rules', () => {
   for (const valid of ['books', 'logs-2024.01', 'a_b', 'é']) assert.equal(invalidNameReason(valid), null, valid);
@@ -25,4 +25,13 @@ test('targets resolve comma lists, wildcards, _all and exclusions', () => {
   assert.deepEqual(resolveTarget('*,-logs-*', existing).names, ['books', 'users']);
   assert.deepEqual(resolveTarget('nope*', existing), { names: [], missing: [] });
   assert.deepEqual(resolveTarget('books,nope', existing), { names: ['books'], missing: ['nope'] });
+});
+
+test('target wildcards are matched in linear time (a backtracking regex never finished on a long name)', () => {
+  const long = 'a'.repeat(255);
+  const started = performance.now();
+  assert.deepEqual(resolveTarget('*a*a*a*a*a*a*a*b', [long, 'xaaaaaaab']), { names: ['xaaaaaaab'], missing: [] });
+  assert.deepEqual(resolveTarget('*,-*a*a*a*a*a*a*a*b', [long, 'xaaaaaaab']), { names: [long], missing: [] });
+  assert.equal(matchesWildcard('l?gs-*', 'logs-2024'), true);
+  assert.ok(performance.now() - started < 1000);
 });

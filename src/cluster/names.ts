@@ -2,6 +2,7 @@
  * Naming rules for collections and namespaces (Elasticsearch index name rules), and resolution
  * of search targets such as `logs-*,users` against the catalog's collection names.
  */
+import { WildcardPattern } from '../engine/query/wildcard-pattern.ts';
 
 const FORBIDDEN_CHARACTERS = ['\\', '/', '*', '?', '"', '<', '>', '|', ' ', ',', '#', ':'];
 const MAX_NAME_BYTES = 255;
@@ -29,9 +30,9 @@ export interface ResolvedTarget {
   missing: string[];
 }
 
-function wildcardToRegExp(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${escaped}$`);
+/** A target pattern: `*` any run, `?` one character, matched by the engine's one linear-time matcher. */
+function compileWildcard(pattern: string): WildcardPattern {
+  return new WildcardPattern(pattern, { singleCharacter: true });
 }
 
 /**
@@ -51,13 +52,13 @@ export function resolveTarget(target: string, existing: readonly string[]): Reso
       continue;
     }
     if (part.startsWith('-') && selected.size > 0) {
-      const exclude = wildcardToRegExp(part.slice(1));
-      for (const name of [...selected]) if (exclude.test(name)) selected.delete(name);
+      const exclude = compileWildcard(part.slice(1));
+      for (const name of [...selected]) if (exclude.matches(name)) selected.delete(name);
       continue;
     }
     if (part.includes('*') || part.includes('?')) {
-      const include = wildcardToRegExp(part);
-      for (const name of existing) if (include.test(name)) selected.add(name);
+      const include = compileWildcard(part);
+      for (const name of existing) if (include.matches(name)) selected.add(name);
       continue;
     }
     if (existing.includes(part)) selected.add(part);
@@ -68,5 +69,5 @@ export function resolveTarget(target: string, existing: readonly string[]): Reso
 
 /** True when a matches the simple wildcard pattern (`*` any run, `?` one character). */
 export function matchesWildcard(pattern: string, value: string): boolean {
-  return wildcardToRegExp(pattern).test(value);
+  return compileWildcard(pattern).matches(value);
 }

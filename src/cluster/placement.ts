@@ -18,7 +18,8 @@ export function nodeLoad(collections: Iterable<CollectionMeta>, nodeIds: readonl
   return load;
 }
 
-function leastLoaded(load: Map<string, number>, exclude: ReadonlySet<string>): string | null {
+/** The node with the fewest copies that is not in `exclude` (ties: lowest id), or null. */
+export function leastLoaded(load: Map<string, number>, exclude: ReadonlySet<string>): string | null {
   let best: string | null = null;
   let bestLoad = Infinity;
   for (const [nodeId, count] of load) {

@@ -3,6 +3,7 @@
  * serves it. Routes and the node layer reach shards only through it, so nothing above knows
  * whether a shard runs in this thread, in a worker thread, or on another node.
  */
+import type { NodeRecord } from './catalog.ts';
 import { CatalogError } from './catalog-error.ts';
 import type { HostedCollection, LocalShards, StartedShardStats } from './local-shards.ts';
 import { shardFor } from './routing.ts';
@@ -22,9 +23,22 @@ export interface ShardMiss {
   reason: string;
 }
 
+/** Where the router learns about other nodes and how it reaches their shard copies. */
+export interface RemoteShards {
+  /** The live node with this id, or undefined when it is not in the registry. */
+  node(nodeId: string): NodeRecord | undefined;
+  /** The handle of shard copy `uuid` on `node` (one handle per copy, reused). */
+  handle(node: NodeRecord, uuid: string): ShardHandle;
+}
+
 /** See the module comment. */
 export class Router {
-  constructor(private readonly shards: LocalShards) {}
+  constructor(
+    private readonly shards: LocalShards,
+    private readonly nodeId: string,
+    /** Absent in a single-node setup: every copy is local. */
+    private readonly remote?: RemoteShards,
+  ) {}
 
   /** The collection as this node has applied it; index_not_found when the catalog has none. */
   collection(name: string): HostedCollection {
@@ -48,11 +62,24 @@ export class Router {
     return shardFor(routing ?? id, collection.meta.settings.number_of_shards);
   }
 
-  /** The primary copy of shard `shardId`; shard_unavailable when it cannot serve requests. */
+  /** The primary copy of shard `shardId`, here or on its node; shard_unavailable when it cannot serve requests. */
   primary(collection: HostedCollection, shardId: number): ShardHandle {
-    const local = collection.shards[shardId];
-    if (local?.state === 'started' && local.handle) return local.handle;
-    throw new CatalogError('shard_unavailable', `[${collection.meta.name}][${shardId}] primary shard ${unavailableReason(collection, shardId)}`);
+    const handle = this.copy(collection, shardId);
+    if (handle) return handle;
+    throw new CatalogError('shard_unavailable', `[${collection.meta.name}][${shardId}] primary shard ${this.unavailableReason(collection, shardId)}`);
+  }
+
+  /** The primary copy's handle: the local one when it is placed here, else the remote one of its node. */
+  private copy(collection: HostedCollection, shardId: number): ShardHandle | null {
+    const placed = collection.meta.placements[shardId]?.primary ?? null;
+    if (placed === null) return null;
+    if (placed === this.nodeId) {
+      const local = collection.shards[shardId];
+      return local?.state === 'started' && local.handle ? local.handle : null;
+    }
+    const node = this.remote?.node(placed);
+    const uuid = collection.meta.shards[shardId]?.uuid;
+    return node && uuid ? this.remote!.handle(node, uuid) : null;
   }
 
   /** The primary copy serving a document. */
@@ -67,9 +94,9 @@ export class Router {
     const misses: ShardMiss[] = [];
     for (const collection of collections) {
       for (let shardId = 0; shardId < collection.meta.settings.number_of_shards; shardId++) {
-        const local = collection.shards[shardId];
-        if (local?.state === 'started' && local.handle) targets.push({ collection, shardId, handle: local.handle });
-        else misses.push({ collection, shardId, reason: `[${collection.meta.name}][${shardId}] primary shard ${unavailableReason(collection, shardId)}` });
+        const handle = this.copy(collection, shardId);
+        if (handle) targets.push({ collection, shardId, handle });
+        else misses.push({ collection, shardId, reason: `[${collection.meta.name}][${shardId}] primary shard ${this.unavailableReason(collection, shardId)}` });
       }
     }
     return { targets, misses };
@@ -80,16 +107,18 @@ export class Router {
     return this.shards.startedStats();
   }
 
+  private unavailableReason(collection: HostedCollection, shardId: number): string {
+    const local = collection.shards[shardId];
+    if (local?.state === 'failed') return `failed to open: ${local.failure}`;
+    if (local?.state === 'opening') return 'is still opening';
+    const placed = collection.meta.placements[shardId]?.primary ?? null;
+    if (placed === null) return 'is unassigned';
+    if (placed === this.nodeId) return 'is not open on this node';
+    return `is placed on node [${placed}], which is not in the cluster's registry`;
+  }
+
   /** Resolves once this node has applied catalog revision `revision`. */
   waitForRevision(revision: number): Promise<void> {
     return this.shards.waitForRevision(revision);
   }
-}
-
-function unavailableReason(collection: HostedCollection, shardId: number): string {
-  const local = collection.shards[shardId];
-  if (local?.state === 'failed') return `failed to open: ${local.failure}`;
-  if (local?.state === 'opening') return 'is still opening';
-  const placement = collection.meta.placements[shardId];
-  return placement?.primary ? `is placed on node [${placement.primary}]` : 'is unassigned';
 }

@@ -53,6 +53,17 @@ export class ConfigError extends Error {
   }
 }
 
+/** Values of `log.format`: pretty on a terminal and JSON otherwise, always JSON, always pretty. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+
+/** A `log.format` value. */
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** String settings whose value must be one of a fixed set (checked after every source is applied). */
+const SETTING_CHOICES: Readonly<Record<string, readonly string[]>> = {
+  'log.format': LOG_FORMATS,
+};
+
 /** Short flags accepted next to the dotted `--http.port 9300` form. */
 export const FLAG_ALIASES: Readonly<Record<string, string>> = {
   port: 'http.port',
@@ -113,7 +124,9 @@ function readConfigFile(path: string): Map<string, unknown> {
   try {
     document = parseYaml(text);
   } catch (error) {
-    throw new ConfigError(`config file ${path} is not valid YAML: ${(error as Error).message}`);
+    // The YAML parser's message ends with a multi-line excerpt of the file: keep its first line.
+    const reason = (error as Error).message.split('\n')[0]!.replace(/:$/, '');
+    throw new ConfigError(`config file ${path} is not valid YAML: ${reason}`);
   }
   const entries = new Map<string, unknown>();
   if (document === null || document === undefined) return entries;
@@ -141,6 +154,10 @@ export function loadConfig(options: LoadConfigOptions = {}): NodeConfig {
       values[key] = parseSettingValue(setting.type, raw, setting);
     } catch (error) {
       throw new ConfigError(`invalid value for setting [${key}] in ${where}: ${(error as Error).message}`);
+    }
+    const choices = SETTING_CHOICES[key];
+    if (choices !== undefined && !choices.includes(values[key] as string)) {
+      throw new ConfigError(`invalid value for setting [${key}] in ${where}: expected one of ${choices.join(', ')}, got "${String(values[key])}"`);
     }
     sources[key] = source;
   };

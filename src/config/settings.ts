@@ -68,6 +68,14 @@ export const SETTINGS = {
     dynamic: false,
     description: 'Largest accepted request body, e.g. 100mb; larger bodies get 413.',
   },
+  'http.max_connections': {
+    type: 'integer',
+    default: 10_000,
+    min: 1,
+    max: 1_000_000,
+    dynamic: false,
+    description: 'Most HTTP connections open at once; further connections are closed as soon as they are accepted.',
+  },
   'path.data': {
     type: 'string',
     default: './data',
@@ -86,11 +94,25 @@ export const SETTINGS = {
     dynamic: false,
     description: 'etcd endpoints (comma-separated); empty runs the embedded single-node catalog.',
   },
+  'cluster.node_ttl_ms': {
+    type: 'integer',
+    default: 10_000,
+    min: 2000,
+    max: 600_000,
+    dynamic: false,
+    description: 'Lease time-to-live of this node in the cluster registry: a node that stops heartbeating leaves after this long.',
+  },
   'log.level': {
     type: 'log_level',
     default: 'info',
     dynamic: true,
     description: 'Log level directives: a default level and target=level pairs, e.g. info,engine=debug.',
+  },
+  'log.format': {
+    type: 'string',
+    default: 'auto',
+    dynamic: false,
+    description: 'Log line format: auto (pretty on a terminal, JSON otherwise), json, or pretty (one coloured line per event).',
   },
   'security.enabled': {
     type: 'boolean',

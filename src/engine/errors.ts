@@ -15,7 +15,9 @@ export type EngineErrorCode =
   /** The worker thread running the shard failed; the shard reopens from its WAL in a new worker. */
   | 'shard_worker_failed'
   | 'wal_failure'
-  | 'fault_injected';
+  | 'fault_injected'
+  /** A request would create more buckets than `search.max_buckets` allows. */
+  | 'too_many_buckets';
 
 /**
  * The base of every typed failure in every layer: a stable `code` and a message meant for the API

@@ -26,7 +26,12 @@ import { FAULTS_ENV, parseFaults, type NodeFaults } from './faults.ts';
 import { LocalShards } from '../cluster/local-shards.ts';
 import { InThreadShardHost } from '../cluster/local-shard-handle.ts';
 import { Router } from '../cluster/router.ts';
-import type { ShardHost } from '../cluster/shard-handle.ts';
+import { localShardLookup, RemoteShardDirectory } from '../cluster/remote/remote-shards.ts';
+import { RemoteTransport } from '../cluster/remote/remote-transport.ts';
+import { HmacNodeCredentialVerifier } from '../api/auth/node-credential-hmac.ts';
+import type { NodeCredentialVerifier } from '../api/auth/node-credential.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ShardHandle, ShardHost } from '../cluster/shard-handle.ts';
 import { MappingUpdater } from './mapping-updater.ts';
 import type { NodeContext } from './node-context.ts';
 import { ObservabilityService, type NodeInfo } from './observability-service.ts';
@@ -55,16 +60,27 @@ export interface NodeServiceOptions {
   logger: Logger;
 }
 
-/** Opens the coordinator the configuration asks for. */
+/** Pause between attempts to reach etcd at start. */
+const ETCD_RETRY_MS = 2000;
+
+/**
+ * Opens the coordinator the configuration asks for: the embedded one, or the etcd one, retried
+ * (one log line per attempt) until etcd answers, so that nodes may start before etcd.
+ */
 async function openCoordinator(config: NodeConfig, logger: Logger): Promise<Coordinator> {
-  if (config.values['cluster.etcd'].length > 0) {
-    throw new Error('[cluster.etcd] is set, but this build only includes the embedded single-node coordinator; remove the setting to run one node');
+  const endpoints = config.values['cluster.etcd'];
+  if (endpoints.length === 0) {
+    return LocalCoordinator.open({ dataPath: config.values['path.data'], clusterName: config.values['cluster.name'], logger });
   }
-  return LocalCoordinator.open({
-    dataPath: config.values['path.data'],
-    clusterName: config.values['cluster.name'],
-    logger,
-  });
+  const { EtcdCoordinator } = await import('../cluster/etcd/etcd-coordinator.ts');
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await EtcdCoordinator.open({ endpoints, clusterName: config.values['cluster.name'], logger, nodeTtlMs: config.values['cluster.node_ttl_ms'] });
+    } catch (error) {
+      logger.warn(`cannot reach etcd at ${endpoints.join(', ')} (attempt ${attempt}): ${(error as Error).message}; retrying in ${ETCD_RETRY_MS / 1000} s`);
+      await sleep(ETCD_RETRY_MS);
+    }
+  }
 }
 
 /** Where this node's shard copies run, as `node.shard_workers` asks. */
@@ -94,6 +110,12 @@ export class NodeService {
   private readonly requests = new RequestTracker();
   private address: string | null = null;
   private closing: Promise<void> | null = null;
+  /** Calls to other nodes' shard copies (cluster mode only). */
+  private readonly transport: RemoteTransport | null;
+  /** What the internal shard API serves: this node's started copies, after a given catalog revision. */
+  readonly internalShards: { lookup: (uuid: string) => ShardHandle | undefined; waitForRevision: (revision: number) => Promise<void> };
+  /** Checks the credential other nodes of the cluster present on internal calls. */
+  readonly nodeCredentials: NodeCredentialVerifier;
 
   private constructor(
     readonly nodeId: string,
@@ -121,7 +143,10 @@ export class NodeService {
       retentionSecs: () => ops.settings.values()['trash.retention_secs'],
       onRetentionChange: (listener) => ops.settings.onChange(listener, ['trash.retention_secs']),
     });
-    const router = new Router(shards);
+    this.transport = coordinator.kind === 'etcd' ? new RemoteTransport({ nodeId, secret: coordinator.internalSecret(), revision: () => coordinator.revision }) : null;
+    const router = new Router(shards, nodeId, this.transport ? new RemoteShardDirectory(coordinator, this.transport) : undefined);
+    this.internalShards = { lookup: localShardLookup(shards), waitForRevision: (revision) => shards.waitForRevision(revision) };
+    this.nodeCredentials = new HmacNodeCredentialVerifier(coordinator.internalSecret());
     const context: NodeContext = {
       nodeId,
       coordinator,
@@ -214,6 +239,7 @@ export class NodeService {
         await this.jobs.close();
         await this.trashBin.close();
         await this.shards.close();
+        await this.transport?.close();
         await this.coordinator.close();
         await this.ops.close();
       } finally {

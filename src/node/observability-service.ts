@@ -90,6 +90,11 @@ export class ObservabilityService {
   }
 
   /** The coordinator's current catalog (namespaces, collections, placements, node registry). */
+  /** The elected master node's id, or null while none is. */
+  masterId(): string | null {
+    return this.coordinator.masterId();
+  }
+
   catalog(): Catalog {
     return this.coordinator.catalog();
   }

@@ -45,3 +45,18 @@ test('time values and count bodies', () => {
   assert.equal(parseCount(undefined, {}), undefined);
   assert.throws(() => parseCount({ size: 1 }, {}), code('parsing'));
 });
+
+test('a time value padded with blanks is parsed in linear time (two \\s* around the unit backtracked quadratically)', () => {
+  assert.equal(parseTimeValue('  2 s  ', 'timeout'), 2000);
+  const started = performance.now();
+  assert.throws(() => parseTimeValue(`1${' '.repeat(200_000)}x`, 'timeout'), code('parsing'));
+  assert.throws(() => parseSearch({ timeout: `1${' '.repeat(200_000)}x` }, {}, 0), /failed to parse setting \[timeout\]/);
+  assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
+});
+
+test('_source patterns of the body and of the query string are bounded, naming the parameter', () => {
+  assert.throws(() => parseSearch({ _source: 'x'.repeat(100_000) }, {}, 0), (error: unknown) => code('illegal_argument')(error) && /^\[_source\] holds a pattern of 100000 characters/.test((error as Error).message));
+  assert.throws(() => parseSearch({}, { sourceIncludes: ['x'.repeat(5000)] }, 0), /\[_source_includes\] holds a pattern/);
+  assert.throws(() => parseSearch({}, { source: Array.from({ length: 2000 }, (_, index) => `f${index}`).join(',') }, 0), /\[_source\] has 2000 patterns/);
+  assert.deepEqual(parseSearch({ _source: ['*a*a*a*a*a*a*a*b'] }, {}, 0).source, { kind: 'filter', includes: ['*a*a*a*a*a*a*a*b'], excludes: [] });
+});

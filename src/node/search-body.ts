@@ -74,7 +74,8 @@ export function parseTimeValue(value: unknown, name: string): number | undefined
   if (typeof value === 'number' && Number.isFinite(value)) return value < 0 ? undefined : value;
   if (typeof value === 'string') {
     if (value.trim() === '-1') return undefined;
-    const match = /^\s*(\d+(?:\.\d+)?)\s*(nanos|micros|ms|s|m|h|d)?\s*$/.exec(value);
+    // Trimmed first: two `\s*` around the optional unit backtrack quadratically on `1   …   x`.
+    const match = /^(\d+(?:\.\d+)?)\s*(nanos|micros|ms|s|m|h|d)?$/.exec(value.trim());
     if (match) return Number(match[1]) * TIME_UNITS[match[2] ?? 'ms'];
   }
   throw new EngineError('parsing', `failed to parse setting [${name}] with value [${String(value)}] as a time value: unit is missing or unrecognized`);

@@ -3,9 +3,18 @@
  * keeps matching fields, `{includes, excludes}` keeps the included fields minus the excluded ones.
  * Patterns are dotted paths with `*` wildcards; a pattern naming an object covers its whole subtree.
  * Source keys are copied as own keys (`setKey`), so any key, `__proto__` included, stays a field.
+ * Patterns are matched by the shared linear-time `WildcardPattern` (a regex backtracked for minutes
+ * on `*a*a*a*a*a*a*a*b`); absurd pattern lists are refused (`MAX_SOURCE_PATTERNS`, `MAX_SOURCE_PATTERN_LENGTH`).
  */
 import { EngineError } from '../engine/errors.ts';
 import { getOwn, setKey } from '../engine/mapping/json-value.ts';
+import { WildcardPattern } from '../engine/query/wildcard-pattern.ts';
+
+/** Most `_source` patterns (includes and excludes together) one request may give. */
+export const MAX_SOURCE_PATTERNS = 1024;
+
+/** Longest `_source` pattern, in characters. */
+export const MAX_SOURCE_PATTERN_LENGTH = 4096;
 
 /** A parsed `_source` request: drop everything, keep everything, or filter. */
 export type SourceFilter = { kind: 'none' } | { kind: 'all' } | { kind: 'filter'; includes: string[]; excludes: string[] };
@@ -25,12 +34,28 @@ export interface SourceOptions {
 
 function patternList(value: unknown, what: string): string[] {
   if (value === undefined || value === null) return [];
-  if (typeof value === 'string') return value.split(',').map((part) => part.trim()).filter((part) => part !== '');
-  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
+  if (typeof value === 'string') return checkPatterns(value.split(',').map((part) => part.trim()).filter((part) => part !== ''), what);
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return checkPatterns(value as string[], what);
   throw new EngineError('parsing', `[${what}] must be a string or an array of strings`);
 }
 
-/** Parses `_source` options into a filter; throws EngineError('parsing') on a malformed value. */
+/** Refuses a pattern list longer than MAX_SOURCE_PATTERNS or holding a pattern longer than MAX_SOURCE_PATTERN_LENGTH. */
+function checkPatterns(patterns: string[], what: string): string[] {
+  if (patterns.length > MAX_SOURCE_PATTERNS) {
+    throw new EngineError('illegal_argument', `[${what}] has ${patterns.length} patterns, at most ${MAX_SOURCE_PATTERNS} are allowed`);
+  }
+  for (const pattern of patterns) {
+    if (pattern.length > MAX_SOURCE_PATTERN_LENGTH) {
+      throw new EngineError(
+        'illegal_argument',
+        `[${what}] holds a pattern of ${pattern.length} characters, at most ${MAX_SOURCE_PATTERN_LENGTH} are allowed`,
+      );
+    }
+  }
+  return patterns;
+}
+
+/** Parses `_source` options into a filter; throws EngineError('parsing') on a malformed value, 'illegal_argument' past the limits. */
 export function parseSourceFilter(options: SourceOptions): SourceFilter {
   const { source } = options;
   let includes: string[] = [];
@@ -50,31 +75,26 @@ export function parseSourceFilter(options: SourceOptions): SourceFilter {
       includes = patternList(source, '_source');
     }
   }
-  if (options.includes) includes = options.includes;
-  if (options.excludes) excludes = options.excludes;
+  if (options.includes) includes = checkPatterns(options.includes, '_source_includes');
+  if (options.excludes) excludes = checkPatterns(options.excludes, '_source_excludes');
+  if (includes.length + excludes.length > MAX_SOURCE_PATTERNS) {
+    throw new EngineError('illegal_argument', `[_source] has ${includes.length + excludes.length} patterns, at most ${MAX_SOURCE_PATTERNS} are allowed`);
+  }
   if (includes.length === 0 && excludes.length === 0) return WHOLE_SOURCE;
   return { kind: 'filter', includes, excludes };
 }
 
-interface CompiledPattern {
-  regex: RegExp;
-  /** Text before the first `*`: deeper paths can only match when they share it. */
-  literalPrefix: string;
+function compile(pattern: string): WildcardPattern {
+  return new WildcardPattern(pattern);
 }
 
-function compile(pattern: string): CompiledPattern {
-  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
-  const star = pattern.indexOf('*');
-  return { regex: new RegExp(`^${escaped}$`), literalPrefix: star < 0 ? pattern : pattern.slice(0, star) };
-}
-
-function matchesAny(patterns: readonly CompiledPattern[], path: string): boolean {
-  for (const pattern of patterns) if (pattern.regex.test(path)) return true;
+function matchesAny(patterns: readonly WildcardPattern[], path: string): boolean {
+  for (const pattern of patterns) if (pattern.matches(path)) return true;
   return false;
 }
 
 /** True when some pattern may match a path strictly below `path`. */
-function mayMatchBelow(patterns: readonly CompiledPattern[], path: string): boolean {
+function mayMatchBelow(patterns: readonly WildcardPattern[], path: string): boolean {
   const below = `${path}.`;
   return patterns.some((pattern) => pattern.literalPrefix.startsWith(below) || below.startsWith(pattern.literalPrefix));
 }
@@ -83,7 +103,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function filterValue(value: unknown, path: string, includes: CompiledPattern[] | null, excludes: CompiledPattern[]): unknown {
+function filterValue(value: unknown, path: string, includes: WildcardPattern[] | null, excludes: WildcardPattern[]): unknown {
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     for (const element of value) {
@@ -104,8 +124,8 @@ function filterValue(value: unknown, path: string, includes: CompiledPattern[] |
 function filterObject(
   object: Record<string, unknown>,
   prefix: string,
-  includes: CompiledPattern[] | null,
-  excludes: CompiledPattern[],
+  includes: WildcardPattern[] | null,
+  excludes: WildcardPattern[],
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(object)) {

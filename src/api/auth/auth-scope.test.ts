@@ -52,7 +52,7 @@ test('an unrestricted scope allows everything and leaves targets alone', () => {
   all.requireUnrestricted('empty the trash');
 });
 
-test('a limited scope allows only its namespaces and refuses names outside them with a 403 naming the namespace', () => {
+test('a limited scope allows only its namespaces and refuses names outside them with a 403 naming only its own', () => {
   const counters = new AuthCounters();
   const teamA = scope(['team-a'], counters);
   assert.equal(teamA.allows('team-a'), true);
@@ -60,11 +60,24 @@ test('a limited scope allows only its namespaces and refuses names outside them 
   assert.equal(teamA.allowsCollection('a-logs'), true);
   assert.equal(teamA.allowsCollection('b-logs'), false);
   assert.equal(teamA.allowsCollection('missing'), false, 'listings show only what exists in scope');
-  assert.throws(() => teamA.requireNamespace('team-b'), forbidden(/limited to namespaces \[team-a\]; namespace \[team-b\]/));
-  assert.throws(() => teamA.requireCollection('b-logs'), forbidden(/collection \[b-logs\] is in namespace \[team-b\]/));
+  assert.throws(() => teamA.requireNamespace('team-b'), forbidden(/limited to namespaces \[team-a\]; .* outside the key's namespaces$/));
+  assert.throws(() => teamA.requireNamespace('team-b'), (error: unknown) => !String((error as Error).message).includes('team-b'));
+  assert.throws(() => teamA.requireCollection('b-logs'), forbidden(/collection \[b-logs\] is outside the key's namespaces$/));
+  assert.throws(() => teamA.requireCollection('b-logs'), (error: unknown) => !String((error as Error).message).includes('team-b'));
   teamA.requireCollection('missing');
   assert.throws(() => teamA.requireUnrestricted('empty the trash'), forbidden(/reaches every namespace/));
-  assert.equal(counters.snapshot().authorization_failures.namespace, 3);
+  assert.equal(counters.snapshot().authorization_failures.namespace, 5);
+});
+
+test('records of a collection are visible only while that very collection exists in scope', () => {
+  const teamA = scope(['team-a']);
+  const aLogs = coordinator.getCollection('a-logs')!;
+  const bLogs = coordinator.getCollection('b-logs')!;
+  assert.equal(teamA.recordAccess('a-logs', aLogs.uuid), 'allowed');
+  assert.equal(teamA.recordAccess('b-logs', bLogs.uuid), 'outside');
+  assert.equal(teamA.recordAccess('a-logs', bLogs.uuid), 'gone', 'a re-created collection is another one');
+  assert.equal(teamA.recordAccess('deleted', aLogs.uuid), 'gone', 'a deleted collection has no known namespace');
+  assert.equal(scope(null).recordAccess('deleted', aLogs.uuid), 'allowed');
 });
 
 test('concrete-collection routes refuse wildcards and outside names for a limited scope', () => {

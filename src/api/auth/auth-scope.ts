@@ -7,7 +7,8 @@
  *
  * A collection that does not exist is not refused here: the route answers 404 as it would for
  * any caller. A key limited to namespaces therefore learns whether a name outside them exists
- * (403 vs 404), never what it holds.
+ * (403 vs 404), never what it holds, nor in which namespace: a 403 names only the key's own
+ * namespaces and says the rest is "outside the key's namespaces".
  */
 import type { Coordinator } from '../../cluster/coordinator.ts';
 import { resolveTarget } from '../../cluster/names.ts';
@@ -67,10 +68,27 @@ export class AuthScope {
     return collection !== null && this.namespaceSet.has(collection.namespace);
   }
 
-  /** Refuses (403) a namespace the caller may not reach. */
+  /**
+   * For records of a collection that may have been deleted or re-created since (jobs): `allowed`
+   * when the caller may see it (always, unrestricted), `outside` when exactly that collection
+   * (same UUID) exists in a namespace the caller may not reach (refuse it as `requireCollection`
+   * does), `gone` when it no longer exists as such: its namespace is unknown, so a limited caller
+   * must not see the record at all.
+   */
+  recordAccess(name: string, uuid: string): 'allowed' | 'outside' | 'gone' {
+    if (this.namespaceSet === null) return 'allowed';
+    const collection = this.coordinator.getCollection(name);
+    if (collection === null || collection.uuid !== uuid) return 'gone';
+    return this.namespaceSet.has(collection.namespace) ? 'allowed' : 'outside';
+  }
+
+  /**
+   * Refuses (403) a namespace the caller may not reach. The reason does not name it: callers
+   * pass namespaces found on other records (a trash item, another key), not only requested ones.
+   */
   requireNamespace(namespace: string): void {
     if (this.allows(namespace)) return;
-    throw this.denied(`namespace [${namespace}] is outside them`);
+    throw this.denied('the namespace concerned is outside the key\'s namespaces');
   }
 
   /** Refuses (403) an existing collection in a namespace the caller may not reach. */
@@ -78,7 +96,7 @@ export class AuthScope {
     if (this.namespaceSet === null) return;
     const collection = this.coordinator.getCollection(name);
     if (collection !== null && !this.namespaceSet.has(collection.namespace)) {
-      throw this.denied(`collection [${name}] is in namespace [${collection.namespace}]`);
+      throw this.denied(`collection [${name}] is outside the key's namespaces`);
     }
   }
 

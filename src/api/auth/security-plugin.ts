@@ -1,11 +1,14 @@
 /**
- * The security plugin: one `onRequest` hook in the context that holds every API route. It runs
- * before the body is read or parsed, so a request without a valid key costs a header parse and
- * one hash. In order: authenticate (`Authorization: Bearer <API key>`, or the cluster-internal
- * credential, see node-credential.ts) or 401 with `WWW-Authenticate: Bearer`; check the route's
- * role (src/api/roles.ts) or 403; attach `request.authScope`; and for a key limited to
- * namespaces, check the `{collection}` path parameter (or narrow it, on routes whose
- * `config.collectionTarget` says it is a search-style target) or 403.
+ * The security plugin: one `onRequest` hook on the root instance, so it runs for every request,
+ * routed or not. It runs before the body is read or parsed, so a request without a valid key
+ * costs a header parse and one hash. In order: authenticate (`Authorization: Bearer <API key>`,
+ * or the cluster-internal credential, see node-credential.ts) or 401 with
+ * `WWW-Authenticate: Bearer` and `Connection: close` (the unread body of a stranger is not
+ * waited for); check the route's role (src/api/roles.ts) or 403; attach `request.authScope`; and
+ * for a key limited to namespaces, check the `{collection}` path parameter (or narrow it, on
+ * routes whose `config.collectionTarget` says it is a search-style target) or 403. A request no
+ * route matches is authenticated only: any valid key then gets the 400 / 405 of
+ * error-handler.ts, a stranger a 401 that reveals nothing about the routes.
  *
  * With `security.enabled: false` every request acts as `admin` on every namespace and the start
  * logs a warning. Refusals are counted (`security.counters`) and logged without key material.
@@ -20,6 +23,11 @@ import type { NodeConfig } from '../../config/load-config.ts';
 import type { NodeService } from '../../node/node-service.ts';
 import { AuthScope, describePrincipal, type Principal } from './auth-scope.ts';
 import type { NodeCredentialVerifier } from './node-credential.ts';
+
+/** The route pattern for logs and messages, or the path when no route matched (never the query string). */
+function routeLabel(request: FastifyRequest): string {
+  return request.routeOptions.url ?? request.url.split('?')[0] ?? '/';
+}
 
 /** Options of `installSecurity`. */
 export interface SecurityOptions {
@@ -60,8 +68,9 @@ const REALM = 'Bearer realm="trove"';
 const ANONYMOUS: Principal = { kind: 'anonymous', id: '', name: 'anonymous', role: 'admin', namespaces: null };
 
 /**
- * Installs the hook on `instance` (the encapsulated context of every API route) and decorates it
- * with `security`. On first start with security on, creates the admin key (see bootstrap.ts).
+ * Installs the hook on `instance` (the root instance, so that unmatched requests pass it too) and
+ * decorates it with `security`. On first start with security on, creates the admin key (see
+ * bootstrap.ts).
  */
 export async function installSecurity(instance: FastifyInstance, options: SecurityOptions): Promise<SecurityContext> {
   const { node, config, nodeCredential } = options;
@@ -83,15 +92,15 @@ export async function installSecurity(instance: FastifyInstance, options: Securi
   const refuse = (request: FastifyRequest, reply: FastifyReply, reason: AuthenticationFailure, message: string, keyId: string | null): SecurityError => {
     counters.authenticationFailed(reason);
     const error = reason === 'missing' ? '' : reason === 'malformed' ? ', error="invalid_request"' : ', error="invalid_token"';
-    void reply.header('www-authenticate', REALM + error);
-    request.log.warn({ reason, keyId, method: request.method, route: request.routeOptions.url, remote: request.ip }, `authentication failed: ${message}`);
+    void reply.header('www-authenticate', REALM + error).header('connection', 'close');
+    request.log.warn({ reason, keyId, method: request.method, route: routeLabel(request), remote: request.ip }, `authentication failed: ${message}`);
     return new SecurityError('security_unauthenticated', message);
   };
 
   const authenticate = (request: FastifyRequest, reply: FastifyReply): Principal => {
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
-      throw refuse(request, reply, 'missing', `missing authentication credentials for REST request [${request.method} ${request.routeOptions.url}]`, null);
+      throw refuse(request, reply, 'missing', `missing authentication credentials for REST request [${request.method} ${routeLabel(request)}]`, null);
     }
     // The token is never echoed, nor the scheme: a client that forgot the scheme sends its key there.
     const match = /^(\S+) +(\S+) *$/.exec(header);
@@ -120,6 +129,10 @@ export async function installSecurity(instance: FastifyInstance, options: Securi
   instance.decorateRequest('authScope', null as unknown as AuthScope);
   instance.addHook('onRequest', async (request, reply) => {
     const principal = enabled ? authenticate(request, reply) : ANONYMOUS;
+    const scope = new AuthScope(principal, coordinator, counters);
+    request.authScope = scope;
+    // No route matched: nothing to authorize; the not-found handler answers 400 or 405.
+    if (request.is404) return;
     const required = request.routeOptions.config.role ?? 'admin';
     if (!roleAllows(principal.role, required)) {
       counters.authorizationFailed('role');
@@ -130,8 +143,6 @@ export async function installSecurity(instance: FastifyInstance, options: Securi
         `action [${action}] requires role [${required}]; ${describePrincipal(principal)} has role [${principal.role}]`,
       );
     }
-    const scope = new AuthScope(principal, coordinator, counters);
-    request.authScope = scope;
     const params = request.params as Record<string, unknown> | undefined;
     if (!scope.unrestricted && typeof params?.collection === 'string') {
       if (request.routeOptions.config.collectionTarget === true) params.collection = scope.narrowTarget(params.collection);

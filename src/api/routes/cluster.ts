@@ -27,6 +27,7 @@ function inputs(observability: ObservabilityService, request: FastifyRequest): S
     catalog: observability.catalog(),
     nodeId: observability.nodeId,
     coordinator: observability.coordinatorKind,
+    masterId: observability.masterId(),
     localShardState: (collection, shard) => hosted.get(collection)?.shards[shard]?.state,
     allowsNamespace: scope && !scope.unrestricted ? (namespace) => scope.allows(namespace) : undefined,
   };

@@ -2,11 +2,18 @@
  * `GET /_jobs` and `GET /_jobs/{job_id}`: the batch jobs of this node (manual compactions), with
  * their state, passes done and total, segment and byte figures before and after, deleted
  * documents purged, timestamps and, for a failed job, the error. Records survive restarts.
+ *
+ * A key limited to namespaces sees only the jobs of collections that still exist, as the very
+ * collection the job ran on (same UUID), in its namespaces. A job of a collection in another
+ * namespace is a 403 as the collection itself would be; a job whose collection was deleted or
+ * re-created since (its namespace is unknown) is a 404, as if it were unknown.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { jobTotals, type Job, type JobFailure, type JobPass } from '../../jobs/job.ts';
+import { JobError } from '../../jobs/job-error.ts';
+import type { AuthScope } from '../auth/auth-scope.ts';
 import { ERROR_TABLE, errorCause, type ErrorCause, type ErrorCode } from '../errors.ts';
 import { querySchema } from '../params.ts';
 import type { CompactionService } from '../../node/compaction-service.ts';
@@ -70,6 +77,13 @@ function renderJob(job: Job, nodeName: string) {
   };
 }
 
+/** Refuses a job the caller may not see: 403 for another namespace's collection, 404 for an old one (see the module comment). */
+function requireJobVisible(scope: AuthScope, job: Job): void {
+  const access = scope.recordAccess(job.collection, job.collectionUuid);
+  if (access === 'outside') scope.requireCollection(job.collection);
+  if (access !== 'allowed') throw new JobError('job_not_found', `job [${job.id}] is not known to this node (it never existed or was forgotten)`);
+}
+
 /** What the job routes need: the compaction service (the jobs) and the observability service (the node name). */
 export interface JobRouteOptions {
   compaction: CompactionService;
@@ -88,14 +102,14 @@ export async function jobRoutes(instance: FastifyInstance, options: JobRouteOpti
       (job) =>
         (state === undefined || job.state === state) &&
         (collection === undefined || job.collection === collection) &&
-        request.authScope.allowsCollection(job.collection),
+        request.authScope.recordAccess(job.collection, job.collectionUuid) === 'allowed',
     );
     return { jobs: jobs.map((job) => renderJob(job, nodeName())) };
   });
 
   app.get('/_jobs/:job_id', { config: { role: 'monitor' }, schema: { params: JobParams, querystring: querySchema({}) } }, async (request) => {
     const job = await compaction.job(request.params.job_id);
-    request.authScope.requireCollection(job.collection);
+    requireJobVisible(request.authScope, job);
     return renderJob(job, nodeName());
   });
 }

@@ -3,15 +3,27 @@
  * `GET /_node/_local/stats` (counters), and `GET|PUT /_node/_local/settings` (effective runtime
  * settings with their sources; transient overrides, `null` resets, all or nothing). Settings are
  * served by the node itself, so they work even when the coordinator cannot be reached.
+ *
+ * A key limited to namespaces sees in the stats only the shards of its own collections (names and
+ * shard UUIDs of other namespaces stay hidden); the node-level totals are the node's.
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ObservabilityService } from '../../node/observability-service.ts';
+import type { NodeStats } from '../../ops/stats/node-stats.ts';
+import type { AuthScope } from '../auth/auth-scope.ts';
 import { AnyObject, querySchema } from '../params.ts';
 
 /** What the node routes need: the observability service. */
 export interface NodeRouteOptions {
   observability: ObservabilityService;
+}
+
+/** The stats as the caller may see them: per-shard rows of its own collections only. */
+function visibleStats(stats: NodeStats, scope: AuthScope): NodeStats {
+  if (scope.unrestricted) return stats;
+  const shards = stats.segments.shards.filter((shard) => scope.allowsCollection(shard.collection));
+  return { ...stats, segments: { ...stats.segments, shards } };
 }
 
 /** Node info, stats and settings routes. */
@@ -39,8 +51,8 @@ export async function nodeRoutes(instance: FastifyInstance, options: NodeRouteOp
     };
   });
 
-  app.get('/_node/_local/stats', { config: { role: 'monitor' }, schema: { querystring: NoQuery } }, async () =>
-    observability.nodeStats(instance.security?.counters.snapshot() ?? null),
+  app.get('/_node/_local/stats', { config: { role: 'monitor' }, schema: { querystring: NoQuery } }, async (request) =>
+    visibleStats(await observability.nodeStats(instance.security?.counters.snapshot() ?? null), request.authScope),
   );
 
   app.get('/_node/_local/settings', { config: { role: 'monitor' }, schema: { querystring: NoQuery } }, async () => ({

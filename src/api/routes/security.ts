@@ -5,19 +5,20 @@
  *
  * An admin key limited to namespaces manages only keys limited to (some of) its namespaces: it
  * cannot issue, see or revoke a key that reaches further than itself.
+ *
+ * `expires_in_secs` is a whole number of seconds from 1 to ten years, checked before anything is
+ * created (here by the schema, again by `ApiKeys.create`). A revoke that would leave no admin key
+ * for every namespace valid for at least another hour is refused (`last_admin_key`).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { invalidNameReason } from '../../cluster/names.ts';
 import { EngineError } from '../../engine/errors.ts';
-import type { ApiKeyInfo } from '../../ops/security/api-keys.ts';
+import { MAX_EXPIRES_IN_SECS, MIN_EXPIRES_IN_SECS, type ApiKeyInfo } from '../../ops/security/api-keys.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
 import { querySchema } from '../params.ts';
 import { ROLE_GRANTS } from '../roles.ts';
-
-/** Longest lifetime a key may be given: ten years. */
-const MAX_EXPIRES_IN_SECS = 10 * 365 * 24 * 3600;
 
 const RoleName = Type.Union(Object.keys(ROLE_GRANTS).map((role) => Type.Literal(role)));
 
@@ -26,7 +27,7 @@ const CreateBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 256 }),
     role: RoleName,
     namespaces: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: 1000 })),
-    expires_in_secs: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPIRES_IN_SECS })),
+    expires_in_secs: Type.Optional(Type.Integer({ minimum: MIN_EXPIRES_IN_SECS, maximum: MAX_EXPIRES_IN_SECS })),
   },
   { additionalProperties: false },
 );
@@ -38,8 +39,9 @@ const ListQuery = querySchema({
 
 const KeyParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
+/** ISO 8601 time, or null for none (a time no date can show, as a broken record could hold, is none too). */
 function isoTime(millis: number | null): string | null {
-  return millis === null ? null : new Date(millis).toISOString();
+  return millis === null || !Number.isFinite(millis) ? null : new Date(millis).toISOString();
 }
 
 /** A key as the API shows it (never its secret or hash). */

@@ -7,13 +7,12 @@
  * Leases: this coordinator serves a single process, so a lease it grants lives until `revoke` or
  * `close`; there is no other process whose missed heartbeats could expire it.
  */
-import { COUNT_SETTINGS, type CountSetting } from '../collection-settings.ts';
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Mapping } from '../../engine/mapping/mapping.ts';
 import {
-  DEFAULT_NAMESPACE,
   type ApiKeyRecord,
   deepFreeze,
   diffCatalogs,
@@ -33,8 +32,20 @@ import type {
   PutMappingOptions,
   RestoreCollectionsRequest,
 } from '../coordinator.ts';
-import { invalidNameReason } from '../names.ts';
-import { assignShards, nodeLoad, reassignOrphanedShards } from '../placement.ts';
+import {
+  createApiKeyIn,
+  createCollectionIn,
+  createFirstApiKeyIn,
+  createNamespaceIn,
+  deleteApiKeyIn,
+  deleteCollectionIn,
+  deleteNamespaceIn,
+  putMappingIn,
+  recordApiKeyUseIn,
+  restoreCollectionsIn,
+  sortedByKey,
+} from '../catalog-rules.ts';
+import { nodeLoad, reassignOrphanedShards } from '../placement.ts';
 import { removeInterruptedWrite } from '../../engine/directory/atomic-file.ts';
 import { readCatalogFile, writeCatalogFile } from './catalog-file.ts';
 
@@ -51,22 +62,13 @@ export interface LocalCoordinatorOptions {
   beforeCatalogRename?: () => void;
 }
 
-function sortedByKey<T>(record: Record<string, T>): T[] {
-  return Object.keys(record)
-    .sort()
-    .map((key) => record[key]);
-}
-
-function checkName(name: string, kind: 'index' | 'namespace'): void {
-  const reason = invalidNameReason(name);
-  if (reason !== null) throw new CatalogError('invalid_index_name', `Invalid ${kind} name [${name}], ${reason}`);
-}
-
 /** Single-node coordinator persisted under `path.data` (see the module comment). */
 export class LocalCoordinator implements Coordinator {
   readonly kind = 'local' as const;
   private readonly listeners = new Set<CatalogListener>();
   private readonly leases = new Set<string>();
+  /** A single node makes no internal calls to other nodes: a secret of this process suffices. */
+  private readonly secret = randomBytes(32).toString('base64url');
   private mutations: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -117,29 +119,11 @@ export class LocalCoordinator implements Coordinator {
   }
 
   createNamespace(name: string): Promise<NamespaceMeta> {
-    return this.mutate((draft) => {
-      checkName(name, 'namespace');
-      if (Object.hasOwn(draft.namespaces, name)) {
-        throw new CatalogError('resource_already_exists', `namespace [${name}] already exists`);
-      }
-      const namespace = { name, uuid: crypto.randomUUID(), createdAt: this.now() };
-      draft.namespaces[name] = namespace;
-      return namespace;
-    });
+    return this.mutate((draft) => createNamespaceIn(draft, name, this.now()));
   }
 
   deleteNamespace(name: string): Promise<{ namespace: NamespaceMeta; collections: CollectionMeta[] }> {
-    return this.mutate((draft) => {
-      const namespace = Object.hasOwn(draft.namespaces, name) ? draft.namespaces[name] : undefined;
-      if (!namespace) throw new CatalogError('namespace_not_found', `no such namespace [${name}]`);
-      if (name === DEFAULT_NAMESPACE) {
-        throw new CatalogError('illegal_argument', `the [${DEFAULT_NAMESPACE}] namespace cannot be deleted`);
-      }
-      const collections = sortedByKey(draft.collections).filter((collection) => collection.namespace === name);
-      for (const collection of collections) delete draft.collections[collection.name];
-      delete draft.namespaces[name];
-      return { namespace, collections };
-    });
+    return this.mutate((draft) => deleteNamespaceIn(draft, name));
   }
 
   getCollection(name: string): CollectionMeta | null {
@@ -152,98 +136,19 @@ export class LocalCoordinator implements Coordinator {
   }
 
   createCollection(request: CreateCollectionRequest): Promise<CollectionMeta> {
-    return this.mutate((draft) => {
-      const { name, settings } = request;
-      const namespace = request.namespace ?? DEFAULT_NAMESPACE;
-      checkName(name, 'index');
-      const existing = Object.hasOwn(draft.collections, name) ? draft.collections[name] : undefined;
-      if (existing) {
-        throw new CatalogError('resource_already_exists', `index [${name}/${existing.uuid}] already exists`);
-      }
-      if (!Object.hasOwn(draft.namespaces, namespace)) {
-        throw new CatalogError('namespace_not_found', `no such namespace [${namespace}]`);
-      }
-      const shards = checkCount('number_of_shards', settings.number_of_shards);
-      checkCount('number_of_replicas', settings.number_of_replicas);
-      const load = nodeLoad(Object.values(draft.collections), Object.keys(draft.nodes));
-      const collection: CollectionMeta = {
-        name,
-        uuid: crypto.randomUUID(),
-        namespace,
-        settings: { number_of_shards: shards, number_of_replicas: settings.number_of_replicas },
-        mapping: structuredClone(request.mapping),
-        shards: Array.from({ length: shards }, (_, id) => ({ id, uuid: crypto.randomUUID() })),
-        placements: assignShards(shards, settings.number_of_replicas, load),
-        createdAt: this.now(),
-        version: 1,
-      };
-      draft.collections[name] = collection;
-      return collection;
-    });
+    return this.mutate((draft) => createCollectionIn(draft, request, this.now()));
   }
 
   deleteCollection(name: string): Promise<CollectionMeta> {
-    return this.mutate((draft) => {
-      const collection = Object.hasOwn(draft.collections, name) ? draft.collections[name] : undefined;
-      if (!collection) throw new CatalogError('index_not_found', `no such index [${name}]`);
-      delete draft.collections[name];
-      return collection;
-    });
+    return this.mutate((draft) => deleteCollectionIn(draft, name));
   }
 
   restoreCollections(request: RestoreCollectionsRequest): Promise<CollectionMeta[]> {
-    return this.mutate((draft) => {
-      const { namespace } = request;
-      if (namespace) {
-        checkName(namespace.name, 'namespace');
-        if (Object.hasOwn(draft.namespaces, namespace.name)) {
-          throw new CatalogError('resource_already_exists', `namespace [${namespace.name}] already exists`);
-        }
-        draft.namespaces[namespace.name] = structuredClone(namespace);
-      }
-      const liveUuids = new Set<string>();
-      for (const live of Object.values(draft.collections)) {
-        liveUuids.add(live.uuid);
-        for (const shard of live.shards) liveUuids.add(shard.uuid);
-      }
-      const restored: CollectionMeta[] = [];
-      for (const collection of request.collections) {
-        checkName(collection.name, 'index');
-        const existing = Object.hasOwn(draft.collections, collection.name) ? draft.collections[collection.name] : undefined;
-        if (existing) {
-          throw new CatalogError('resource_already_exists', `index [${collection.name}/${existing.uuid}] already exists`);
-        }
-        if (!Object.hasOwn(draft.namespaces, collection.namespace)) {
-          throw new CatalogError('namespace_not_found', `no such namespace [${collection.namespace}]`);
-        }
-        for (const uuid of [collection.uuid, ...collection.shards.map((shard) => shard.uuid)]) {
-          if (liveUuids.has(uuid)) throw new CatalogError('resource_already_exists', `UUID [${uuid}] is already used by a live collection`);
-          liveUuids.add(uuid);
-        }
-        const copy = structuredClone(collection);
-        draft.collections[copy.name] = copy;
-        restored.push(copy);
-      }
-      return restored;
-    });
+    return this.mutate((draft) => restoreCollectionsIn(draft, request));
   }
 
   putMapping(name: string, mapping: Mapping, options: PutMappingOptions = {}): Promise<CollectionMeta> {
-    return this.mutate((draft) => {
-      const collection = Object.hasOwn(draft.collections, name) ? draft.collections[name] : undefined;
-      if (!collection) throw new CatalogError('index_not_found', `no such index [${name}]`);
-      if (options.expectedVersion !== undefined && options.expectedVersion !== collection.version) {
-        throw new CatalogError(
-          'catalog_conflict',
-          `index [${name}] changed concurrently: expected version ${options.expectedVersion}, found ${collection.version}`,
-        );
-      }
-      if (JSON.stringify(collection.mapping) !== JSON.stringify(mapping)) {
-        collection.mapping = structuredClone(mapping);
-        collection.version += 1;
-      }
-      return collection;
-    });
+    return this.mutate((draft) => putMappingIn(draft, name, mapping, options));
   }
 
   getApiKey(id: string): ApiKeyRecord | null {
@@ -256,42 +161,19 @@ export class LocalCoordinator implements Coordinator {
   }
 
   createApiKey(record: ApiKeyRecord): Promise<ApiKeyRecord> {
-    return this.mutate((draft) => {
-      const keys = (draft.apiKeys ??= {});
-      if (Object.hasOwn(keys, record.id)) {
-        throw new CatalogError('resource_already_exists', `API key [${record.id}] already exists`);
-      }
-      keys[record.id] = structuredClone(record);
-      return keys[record.id];
-    });
+    return this.mutate((draft) => createApiKeyIn(draft, record));
   }
 
   createFirstApiKey(record: ApiKeyRecord): Promise<boolean> {
-    return this.mutate((draft) => {
-      const keys = (draft.apiKeys ??= {});
-      if (Object.keys(keys).length > 0) return false;
-      keys[record.id] = structuredClone(record);
-      return true;
-    });
+    return this.mutate((draft) => createFirstApiKeyIn(draft, record));
   }
 
   deleteApiKey(id: string): Promise<ApiKeyRecord | null> {
-    return this.mutate((draft) => {
-      const keys = draft.apiKeys ?? {};
-      const record = Object.hasOwn(keys, id) ? keys[id] : null;
-      if (record) delete keys[id];
-      return record;
-    });
+    return this.mutate((draft) => deleteApiKeyIn(draft, id));
   }
 
   recordApiKeyUse(lastUsed: ReadonlyMap<string, number>): Promise<void> {
-    return this.mutate((draft) => {
-      const keys = draft.apiKeys ?? {};
-      for (const [id, usedAt] of lastUsed) {
-        const record = Object.hasOwn(keys, id) ? keys[id] : undefined;
-        if (record && (record.lastUsedAt === null || record.lastUsedAt < usedAt)) record.lastUsedAt = usedAt;
-      }
-    });
+    return this.mutate((draft) => recordApiKeyUseIn(draft, lastUsed));
   }
 
   async registerNode(registration: NodeRegistration): Promise<NodeLease> {
@@ -313,6 +195,15 @@ export class LocalCoordinator implements Coordinator {
 
   listNodes(): NodeRecord[] {
     return sortedByKey(this.current.nodes);
+  }
+
+  /** The one registered node of this process is the master. */
+  masterId(): string | null {
+    return [...this.leases][0] ?? null;
+  }
+
+  internalSecret(): string {
+    return this.secret;
   }
 
   watch(listener: CatalogListener): () => void {
@@ -383,11 +274,4 @@ export class LocalCoordinator implements Coordinator {
       }
     }
   }
-}
-
-/** A collection count setting within its bounds (src/cluster/collection-settings.ts), else illegal_argument. */
-function checkCount(name: CountSetting, value: number): number {
-  const { min, max } = COUNT_SETTINGS[name];
-  if (!Number.isInteger(value) || value < min || value > max) throw new CatalogError('illegal_argument', `${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
 }

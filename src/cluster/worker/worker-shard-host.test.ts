@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { getEventListeners } from 'node:events';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { DEFAULT_ENGINE_SETTINGS } from '../../engine/shard/settings.ts';
 import { LocalShardHandle } from '../local-shard-handle.ts';
 import type { ShardHandle, ShardOpenSpec } from '../shard-handle.ts';
 import { WorkerShardHost } from './worker-shard-host.ts';
+import { assertSameAnswers, exerciseShardHandle } from '../shard-handle-parity.fixture.ts';
 
 const MAPPING: Mapping = { properties: { title: { type: 'text' }, n: { type: 'long' } } };
 const FIXTURE = fileURLToPath(new URL('./worker-start.fixture.ts', import.meta.url));
@@ -48,82 +48,6 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs: num
   }
 }
 
-/** A value with its clock readings (`timestamp`, `lastEpochAt`) blanked, and errors as plain data. */
-function comparable(value: unknown): unknown {
-  if (value instanceof Error) return { error: value.constructor.name, code: (value as EngineError).code, message: value.message };
-  if (Array.isArray(value)) return value.map(comparable);
-  if (value === null || typeof value !== 'object') return value;
-  const entries = Object.entries(value).map(([key, item]) => [key, key === 'timestamp' || key === 'lastEpochAt' ? '<clock>' : comparable(item)]);
-  return Object.fromEntries(entries);
-}
-
-/** Runs the same operations on a handle and returns every answer (or error), comparable. */
-async function exercise(handle: ShardHandle): Promise<Array<[string, unknown]>> {
-  const answers: Array<[string, unknown]> = [];
-  const step = async (name: string, run: () => Promise<unknown>): Promise<unknown> => {
-    let answer: unknown;
-    try {
-      answer = await run();
-    } catch (error) {
-      answer = error;
-    }
-    answers.push([name, comparable(answer)]);
-    return answer;
-  };
-  await step('write a', () => handle.write({ kind: 'index', id: 'a', source: { title: 'hello world', n: 1 } }));
-  await step('write b', () => handle.write({ kind: 'index', id: 'b', source: { title: 'hello there', n: 2 } }));
-  await step('update a', () => handle.write({ kind: 'update', id: 'a', doc: { n: 10 }, returnSource: true }));
-  await step('create a again', () => handle.write({ kind: 'index', id: 'a', opType: 'create', source: { title: 'x' } }));
-  await step('delete missing', () => handle.write({ kind: 'delete', id: 'nope' }));
-  await step('writeBatch', () =>
-    handle.writeBatch([
-      { kind: 'index', id: 'a', opType: 'create', source: { title: 'conflict' } },
-      { kind: 'index', id: 'c', source: { title: 'goodbye world', n: 3 } },
-      { kind: 'update', id: 'missing', doc: { n: 1 } },
-      { kind: 'delete', id: 'b' },
-    ]),
-  );
-  await step('get a', () => handle.get('a'));
-  await step('get b (deleted)', () => handle.get('b'));
-  await step('multiGet', () => handle.multiGet(['c', 'zz', 'a']));
-  await step('exists a', () => handle.exists('a'));
-  await step('exists zz', () => handle.exists('zz'));
-  const request = { query: { match: { title: 'world' } }, from: 0, size: 10, trackTotalHits: true, aggs: { top: { max: { field: 'n' } } } };
-  const phase = (await step('query', () => handle.query(request))) as Awaited<ReturnType<ShardHandle['query']>>;
-  await step('fetch', () => handle.fetch(phase.context, phase.result.hits));
-  await step('fetch again (freed)', () => handle.fetch(phase.context, phase.result.hits));
-  const unfetched = (await step('query 2', () => handle.query({ from: 0, size: 5 }))) as Awaited<ReturnType<ShardHandle['query']>>;
-  await step('freeContext', () => handle.freeContext(unfetched.context));
-  await step('fetch freed', () => handle.fetch(unfetched.context, unfetched.result.hits));
-  await step('count', () => handle.count({ match: { title: 'hello' } }));
-  await step('bad query', () => handle.count({ no_such_query: {} }));
-  await step('readChanges', () => handle.readChanges(0, 100));
-  const bounds = (await step('changeBounds', () => handle.changeBounds())) as Awaited<ReturnType<ShardHandle['changeBounds']>>;
-  const waiting = handle.waitForChanges(bounds.durableSeq, 10_000);
-  await step('write d', () => handle.write({ kind: 'index', id: 'd', source: { title: 'late', n: 4 } }));
-  await step('waitForChanges (write)', () => waiting);
-  await step('waitForChanges (timeout)', () => handle.waitForChanges(bounds.durableSeq + 1, 30));
-  const controller = new AbortController();
-  const started = Date.now();
-  setTimeout(() => controller.abort(), 30);
-  await step('waitForChanges (abort)', () => handle.waitForChanges(bounds.durableSeq + 1, 60_000, controller.signal));
-  assert.ok(Date.now() - started < 5_000, 'an aborted wait resolves at once');
-  assert.equal(getEventListeners(controller.signal, 'abort').length, 0, 'no abort listener stays behind');
-  await step('waitForChanges (aborted before)', () => handle.waitForChanges(bounds.durableSeq + 1, 60_000, controller.signal));
-  await step('epoch', () => handle.epoch());
-  await step('stats after epoch', () => handle.stats());
-  await step('write e', () => handle.write({ kind: 'index', id: 'e', source: { title: 'second segment', n: 5 } }));
-  await step('epoch 2', () => handle.epoch());
-  await step('forceMerge', () => handle.forceMerge({ maxSegments: 1 }));
-  await step('stats after merge', () => handle.stats());
-  await step('setMapping', () => handle.setMapping({ properties: { ...MAPPING.properties, tag: { type: 'keyword' } } }));
-  await step('write tagged', () => handle.write({ kind: 'index', id: 'f', source: { title: 'tagged', n: 6, tag: 'red' } }));
-  await step('count tagged', () => handle.count({ term: { tag: 'red' } }));
-  await step('updateSettings', () => handle.updateSettings({ epochMaxDocs: 1_000 }));
-  await step('close', () => handle.close());
-  return answers;
-}
-
 test('every handle method answers through a 2-worker pool as a LocalShardHandle does', async () => {
   await withTempDir(async (root) => {
     const logger = pino({ level: 'silent' });
@@ -133,12 +57,11 @@ test('every handle method answers through a 2-worker pool as a LocalShardHandle 
       // Two shards, one per worker, each compared with the same shard run in this thread.
       const remote = await Promise.all(['s0', 's1'].map((uuid) => host.open(spec(root, uuid, `${uuid}-worker`))));
       const local = await Promise.all(['s0', 's1'].map((uuid) => LocalShardHandle.open(spec(root, uuid, `${uuid}-local`), logger)));
-      const [remoteAnswers, localAnswers] = await Promise.all([Promise.all(remote.map(exercise)), Promise.all(local.map(exercise))]);
-      for (const [index, answers] of remoteAnswers.entries()) {
-        for (const [stepIndex, [name, answer]] of answers.entries()) {
-          assert.deepEqual(answer, localAnswers[index]![stepIndex]![1], `step [${name}] of shard s${index}`);
-        }
-      }
+      const [remoteAnswers, localAnswers] = await Promise.all([
+        Promise.all(remote.map((handle) => exerciseShardHandle(handle))),
+        Promise.all(local.map((handle) => exerciseShardHandle(handle))),
+      ]);
+      remoteAnswers.forEach((answers, index) => assertSameAnswers(answers, localAnswers[index]!, `shard s${index}`));
       const batch = remoteAnswers[0]!.find(([name]) => name === 'writeBatch')![1] as Array<Record<string, unknown>>;
       assert.deepEqual(batch[0], { error: 'EngineError', code: 'version_conflict', message: batch[0]!.message });
       await assert.rejects(remote[0]!.get('a'), (error: unknown) => error instanceof EngineError && error.code === 'shard_closed');

@@ -61,6 +61,13 @@ export interface MetricSpec extends SpecBase {
 /** Any aggregation spec. */
 export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec;
 
+/**
+ * Most ranges one `range` / `date_range` aggregation may list. Each document is tested against
+ * every range, so 100 000 ranges held the event loop for minutes; ES has no such cap (only
+ * `search.max_buckets`), 1000 leaves room for any real use.
+ */
+export const MAX_AGGREGATION_RANGES = 1000;
+
 /** Aggregation types this engine implements. */
 export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', ...METRIC_TYPES];
 
@@ -184,6 +191,9 @@ function parseRange(
     throw new EngineError('illegal_argument', `Field [${source.field}] of type [keyword] is not supported for aggregation [${type}]`);
   }
   if (!Array.isArray(options.ranges) || options.ranges.length === 0) throw dslError(`[${type}] [ranges] must be a non-empty array`);
+  if (options.ranges.length > MAX_AGGREGATION_RANGES) {
+    throw new EngineError('illegal_argument', `[${type}] [ranges] lists ${options.ranges.length} ranges, at most ${MAX_AGGREGATION_RANGES} are allowed`);
+  }
   const dates = type === 'date_range' || source.format === 'date';
   const bound = (value: unknown, which: string): number | null => {
     if (value === undefined || value === null) return null;

@@ -26,9 +26,6 @@ export interface HistogramSpec {
   order: BucketOrder[];
 }
 
-/** Most buckets a histogram may render (ES search.max_buckets). */
-export const MAX_HISTOGRAM_BUCKETS = 65_536;
-
 const CALENDAR_UNITS: Record<string, DateUnit> = {
   '1m': 'minute',
   minute: 'minute',

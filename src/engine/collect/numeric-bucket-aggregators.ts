@@ -3,6 +3,7 @@ import type { LeafReader, NumericColumn } from '../segment/leaf-reader.ts';
 import type { HistogramPartial, KeyedBucketPartial, RangePartial } from './aggregation-partials.ts';
 import type { RangeSpec } from './aggregation-spec.ts';
 import type { Aggregator, AggregatorGroup } from './aggregator.ts';
+import type { BucketBudget } from './bucket-budget.ts';
 import { BucketOrdinals, GrowableFloats, KeyDictionary } from './bucket-ordinals.ts';
 import type { HistogramSpec } from './histogram-spec.ts';
 import { histogramKey, nextHistogramKey } from './histogram-spec.ts';
@@ -53,9 +54,10 @@ export class RangeAggregator implements Aggregator {
     }
   }
 
-  partial(owner: number): RangePartial {
+  partial(owner: number, budget: BucketBudget): RangePartial {
     const { spec } = this;
     const format = spec.source.format;
+    budget.consume(spec.ranges.length);
     return {
       type: 'range',
       format,
@@ -66,7 +68,7 @@ export class RangeAggregator implements Aggregator {
           from: range.from,
           to: range.to,
           docCount: this.docCounts.get(ordinal),
-          aggs: this.subs.partials(ordinal),
+          aggs: this.subs.partials(ordinal, budget),
         };
       }),
     };
@@ -123,13 +125,15 @@ export class HistogramAggregator implements Aggregator {
     return this.cachedKeyId;
   }
 
-  partial(owner: number): HistogramPartial {
+  partial(owner: number, budget: BucketBudget): HistogramPartial {
     const buckets: KeyedBucketPartial[] = [];
-    for (const ordinal of this.ordinals.ordinalsOf(owner)) {
+    const ordinals = this.ordinals.ordinalsOf(owner);
+    budget.consume(ordinals.length);
+    for (const ordinal of ordinals) {
       buckets.push({
         key: this.keys.keys[this.ordinals.keyIdOf(ordinal)]!,
         docCount: this.docCounts.get(ordinal),
-        aggs: this.subs.partials(ordinal),
+        aggs: this.subs.partials(ordinal, budget),
       });
     }
     buckets.sort((left, right) => (left.key as number) - (right.key as number));

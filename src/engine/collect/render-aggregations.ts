@@ -1,9 +1,9 @@
 /**
  * Renders merged aggregation partials in the Elasticsearch response shape: final bucket order,
  * size and min_doc_count for terms, empty-bucket filling for histograms, metric values, and the
- * `*_as_string` forms of dates and booleans.
+ * `*_as_string` forms of dates and booleans. Every rendered bucket is counted against the
+ * request's bucket budget (`search.max_buckets`) as it is built.
  */
-import { EngineError } from '../errors.ts';
 import { setKey } from '../mapping/json-value.ts';
 import type {
   AggregationPartial,
@@ -18,19 +18,25 @@ import type {
 import { cardinalityValue, partialNamed } from './aggregation-partials.ts';
 import type { AggregationSpec, MetricSpec, RangeSpec, TermsSpec } from './aggregation-spec.ts';
 import { parseAggregations } from './aggregation-spec.ts';
+import { BucketBudget } from './bucket-budget.ts';
 import { compareBuckets } from './bucket-order.ts';
 import type { HistogramSpec } from './histogram-spec.ts';
-import { histogramKey, MAX_HISTOGRAM_BUCKETS, nextHistogramKey } from './histogram-spec.ts';
+import { histogramKey, nextHistogramKey } from './histogram-spec.ts';
 import { formatValue, rangeKey } from './value-format.ts';
 
-/** Renders merged partials for the request's `aggs` (ES response `aggregations` object). */
+/** Renders merged partials for the request's `aggs` (ES response `aggregations` object); throws past MAX_BUCKETS buckets. */
 export function renderAggregations(partials: AggregationPartials, aggsRequest: unknown): Record<string, unknown> {
-  return renderSpecs({}, parseAggregations(aggsRequest, null), partials);
+  return renderSpecs({}, parseAggregations(aggsRequest, null), partials, new BucketBudget());
 }
 
 /** Adds each spec's rendering to `rendered` under the spec's name (names are user input: own keys only). */
-function renderSpecs(rendered: Record<string, unknown>, specs: readonly AggregationSpec[], partials: AggregationPartials): Record<string, unknown> {
-  for (const spec of specs) setKey(rendered, spec.name, renderOne(spec, partialNamed(partials, spec.name) ?? emptyPartial(spec)));
+function renderSpecs(
+  rendered: Record<string, unknown>,
+  specs: readonly AggregationSpec[],
+  partials: AggregationPartials,
+  budget: BucketBudget,
+): Record<string, unknown> {
+  for (const spec of specs) setKey(rendered, spec.name, renderOne(spec, partialNamed(partials, spec.name) ?? emptyPartial(spec), budget));
   return rendered;
 }
 
@@ -58,15 +64,15 @@ function emptyPartial(spec: AggregationSpec): AggregationPartial {
   }
 }
 
-function renderOne(spec: AggregationSpec, partial: AggregationPartial): Record<string, unknown> {
+function renderOne(spec: AggregationSpec, partial: AggregationPartial, budget: BucketBudget): Record<string, unknown> {
   switch (spec.type) {
     case 'terms':
-      return renderTerms(spec, partial as TermsPartial);
+      return renderTerms(spec, partial as TermsPartial, budget);
     case 'range':
-      return renderRange(spec, partial as RangePartial);
+      return renderRange(spec, partial as RangePartial, budget);
     case 'histogram':
     case 'date_histogram':
-      return renderHistogram(spec, partial as HistogramPartial);
+      return renderHistogram(spec, partial as HistogramPartial, budget);
     default:
       return renderMetric(spec, partial);
   }
@@ -77,6 +83,7 @@ function renderKeyedBucket(
   format: ValueFormat,
   subs: readonly AggregationSpec[],
   keyAsStringFirst: boolean,
+  budget: BucketBudget,
 ): Record<string, unknown> {
   const rendered: Record<string, unknown> = {};
   const keyAsString = typeof bucket.key === 'number' && (format === 'date' || format === 'boolean') ? formatValue(bucket.key, format) : null;
@@ -84,12 +91,13 @@ function renderKeyedBucket(
   rendered.key = bucket.key;
   if (!keyAsStringFirst && keyAsString !== null) rendered.key_as_string = keyAsString;
   rendered.doc_count = bucket.docCount;
-  return renderSpecs(rendered, subs, bucket.aggs);
+  return renderSpecs(rendered, subs, bucket.aggs, budget);
 }
 
-function renderTerms(spec: TermsSpec, partial: TermsPartial): Record<string, unknown> {
+function renderTerms(spec: TermsSpec, partial: TermsPartial, budget: BucketBudget): Record<string, unknown> {
   const sorted = [...partial.buckets].sort((left, right) => compareBuckets(spec.order, left, right));
   const shown = sorted.filter((bucket) => bucket.docCount >= spec.minDocCount).slice(0, spec.size);
+  budget.consume(shown.length);
   let shownCount = 0;
   let totalCount = partial.otherDocCount;
   for (const bucket of shown) shownCount += bucket.docCount;
@@ -97,12 +105,13 @@ function renderTerms(spec: TermsSpec, partial: TermsPartial): Record<string, unk
   return {
     doc_count_error_upper_bound: partial.errorBound,
     sum_other_doc_count: totalCount - shownCount,
-    buckets: shown.map((bucket) => renderKeyedBucket(bucket, partial.format, spec.subs, false)),
+    buckets: shown.map((bucket) => renderKeyedBucket(bucket, partial.format, spec.subs, false, budget)),
   };
 }
 
-function renderRange(spec: RangeSpec, partial: RangePartial): Record<string, unknown> {
+function renderRange(spec: RangeSpec, partial: RangePartial, budget: BucketBudget): Record<string, unknown> {
   const dates = partial.format === 'date';
+  budget.consume(partial.buckets.length);
   const buckets = partial.buckets.map((bucket) => {
     const rendered: Record<string, unknown> = { key: bucket.key };
     if (bucket.from !== null) {
@@ -114,7 +123,7 @@ function renderRange(spec: RangeSpec, partial: RangePartial): Record<string, unk
       if (dates) rendered.to_as_string = formatValue(bucket.to, 'date');
     }
     rendered.doc_count = bucket.docCount;
-    return renderSpecs(rendered, spec.subs, bucket.aggs);
+    return renderSpecs(rendered, spec.subs, bucket.aggs, budget);
   });
   if (!spec.keyed) return { buckets };
   const keyed: Record<string, unknown> = {};
@@ -125,8 +134,8 @@ function renderRange(spec: RangeSpec, partial: RangePartial): Record<string, unk
   return { buckets: keyed };
 }
 
-/** Adds the empty buckets of a min_doc_count 0 histogram between the bounds. */
-function fillHistogram(spec: HistogramSpec, buckets: readonly KeyedBucketPartial[]): KeyedBucketPartial[] {
+/** Adds the empty buckets of a min_doc_count 0 histogram between the bounds, each counted in `budget` as it is made. */
+function fillHistogram(spec: HistogramSpec, buckets: readonly KeyedBucketPartial[], budget: BucketBudget): KeyedBucketPartial[] {
   let first = buckets.length > 0 ? (buckets[0]!.key as number) : null;
   let last = buckets.length > 0 ? (buckets[buckets.length - 1]!.key as number) : null;
   const bounds = spec.extendedBounds;
@@ -138,28 +147,33 @@ function fillHistogram(spec: HistogramSpec, buckets: readonly KeyedBucketPartial
     const key = histogramKey(spec, bounds.max);
     last = last === null ? key : Math.max(last, key);
   }
-  if (first === null || last === null) return [...buckets];
+  if (first === null || last === null) {
+    budget.consume(buckets.length);
+    return [...buckets];
+  }
   const byKey = new Map<number, KeyedBucketPartial>();
   for (const bucket of buckets) byKey.set(bucket.key as number, bucket);
   const filled: KeyedBucketPartial[] = [];
   for (let key = first; key <= last; key = nextHistogramKey(spec, key)) {
-    if (filled.length >= MAX_HISTOGRAM_BUCKETS) {
-      throw new EngineError(
-        'illegal_argument',
-        `Trying to create too many buckets. Must be less than or equal to: [${MAX_HISTOGRAM_BUCKETS}] but was [${filled.length + 1}]. This limit can be set by changing the [search.max_buckets] cluster level setting.`,
-      );
-    }
+    budget.consume(1);
     filled.push(byKey.get(key) ?? { key, docCount: 0, aggs: {} });
   }
   return filled;
 }
 
-function renderHistogram(spec: HistogramSpec, partial: HistogramPartial): Record<string, unknown> {
-  let buckets = spec.minDocCount === 0 ? fillHistogram(spec, partial.buckets) : partial.buckets.filter((bucket) => bucket.docCount >= spec.minDocCount);
+/** The buckets of a min_doc_count > 0 histogram, counted in `budget`. */
+function keptHistogramBuckets(spec: HistogramSpec, buckets: readonly KeyedBucketPartial[], budget: BucketBudget): KeyedBucketPartial[] {
+  const kept = buckets.filter((bucket) => bucket.docCount >= spec.minDocCount);
+  budget.consume(kept.length);
+  return kept;
+}
+
+function renderHistogram(spec: HistogramSpec, partial: HistogramPartial, budget: BucketBudget): Record<string, unknown> {
+  let buckets = spec.minDocCount === 0 ? fillHistogram(spec, partial.buckets, budget) : keptHistogramBuckets(spec, partial.buckets, budget);
   const keyAscending = spec.order[0]!.by === '_key' && spec.order[0]!.direction === 'asc';
   if (!keyAscending) buckets = [...buckets].sort((left, right) => compareBuckets(spec.order, left, right));
   const format: ValueFormat = spec.type === 'date_histogram' ? 'date' : 'number';
-  const rendered = buckets.map((bucket) => renderKeyedBucket(bucket, format, spec.subs, true));
+  const rendered = buckets.map((bucket) => renderKeyedBucket(bucket, format, spec.subs, true, budget));
   if (!spec.keyed) return { buckets: rendered };
   const keyed: Record<string, unknown> = {};
   for (const bucket of rendered) setKey(keyed, String(bucket.key_as_string ?? bucket.key), bucket);

@@ -7,6 +7,7 @@ import type { ShardHit, TotalHits } from '../query/search-request.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import type { AggregationPartials } from './aggregation-partials.ts';
 import type { AggregatorGroup } from './aggregator.ts';
+import { BucketBudget } from './bucket-budget.ts';
 import type { TopFieldCollector } from './top-field-collector.ts';
 import { TopScoreCollector } from './top-score-collector.ts';
 
@@ -128,8 +129,8 @@ export class ShardCollector {
     return this.hits.hits();
   }
 
-  /** Aggregation partials of the top-level bucket. */
+  /** Aggregation partials of the top-level bucket; throws once they would hold more than MAX_BUCKETS buckets. */
   aggregationPartials(): AggregationPartials | undefined {
-    return this.aggregators?.partials(0);
+    return this.aggregators?.partials(0, new BucketBudget());
   }
 }

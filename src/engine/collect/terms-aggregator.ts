@@ -7,6 +7,7 @@ import type { KeywordColumn, LeafReader, NumericColumn } from '../segment/leaf-r
 import type { BucketKey, KeyedBucketPartial, TermsPartial } from './aggregation-partials.ts';
 import type { TermsSpec } from './aggregation-spec.ts';
 import type { Aggregator, AggregatorGroup } from './aggregator.ts';
+import type { BucketBudget } from './bucket-budget.ts';
 import { compareBuckets, ordersByMetric } from './bucket-order.ts';
 import { BucketOrdinals, GrowableFloats, KeyDictionary } from './bucket-ordinals.ts';
 
@@ -92,7 +93,7 @@ export class TermsAggregator implements Aggregator {
     this.subs.collect(doc, ordinal);
   }
 
-  partial(owner: number): TermsPartial {
+  partial(owner: number, budget: BucketBudget): TermsPartial {
     const { spec } = this;
     if (spec.minDocCount === 0) {
       for (let keyId = 0; keyId < this.keys.size; keyId++) this.ordinals.ordinal(owner, keyId);
@@ -103,10 +104,12 @@ export class TermsAggregator implements Aggregator {
       const docCount = this.docCounts.get(ordinal);
       if (docCount === 0 && spec.minDocCount > 0) continue;
       const key = this.keys.keys[this.ordinals.keyIdOf(ordinal)]!;
-      candidates.push({ key, docCount, aggs: withSubs ? this.subs.partials(ordinal) : {}, ordinal });
+      candidates.push({ key, docCount, aggs: withSubs ? this.subs.partials(ordinal, budget) : {}, ordinal });
     }
     candidates.sort((left, right) => compareBuckets(spec.order, left, right));
     const kept = candidates.slice(0, spec.shardSize);
+    // The shard_size overshoot only sharpens counts (the response holds at most `size`): it is not charged.
+    budget.consume(Math.min(kept.length, spec.size));
     let otherDocCount = 0;
     for (let i = kept.length; i < candidates.length; i++) otherDocCount += candidates[i]!.docCount;
     const truncated = kept.length < candidates.length;
@@ -117,7 +120,7 @@ export class TermsAggregator implements Aggregator {
       buckets: kept.map(({ key, docCount, aggs, ordinal }) => ({
         key,
         docCount,
-        aggs: withSubs ? aggs : this.subs.partials(ordinal),
+        aggs: withSubs ? aggs : this.subs.partials(ordinal, budget),
       })),
       otherDocCount,
       errorBound: truncated && countDescending ? kept[kept.length - 1]!.docCount : 0,

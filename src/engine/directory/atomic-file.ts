@@ -13,7 +13,7 @@ export const TEMP_SUFFIX = '.tmp';
 export interface AtomicWriteOptions {
   /** Test hook run after the temporary file is durable and before the rename; throwing aborts the write there. */
   beforeRename?: () => void;
-  /** Permission bits of the new file (default 0o644); set on the temporary file before any data is written. */
+  /** Permission bits of the new file (default 0o600: owner only); set on the temporary file before any data is written. */
   mode?: number;
 }
 
@@ -30,7 +30,7 @@ export async function fsyncDirectory(directory: string): Promise<void> {
 /** Atomically replaces `path` with `data` (see the module comment). */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const temp = join(dirname(path), `${basename(path)}${TEMP_SUFFIX}`);
-  const mode = options.mode ?? 0o644;
+  const mode = options.mode ?? 0o600;
   const handle = await open(temp, 'w', mode);
   try {
     // A leftover temporary file keeps its old permissions when reopened: set them explicitly.

@@ -3,7 +3,9 @@
  * default `coerce: true`:
  * - numbers accept JSON numbers and numeric strings (`"12"`, `"1.5e3"`); `long` and `integer`
  *   truncate fractions toward zero; values outside the type's range are rejected; an empty string
- *   counts as a missing value. Longs are held as float64: exact up to 2^53.
+ *   counts as a missing value. Longs are held as float64, exact within ±(2^53 - 1): new values
+ *   beyond are refused (`strictNumbers`), since they would be rounded silently; documents written
+ *   before this rule still load (WAL replay parses without it).
  * - `boolean` accepts `true`, `false`, `"true"`, `"false"` (indexed as 1 and 0); `""` is missing.
  * - `date` accepts what `parseDate` accepts (indexed as epoch millis).
  * - `text` and `keyword` accept strings, numbers and booleans (converted with `String`).
@@ -21,10 +23,11 @@ export const INTEGER_MIN = -2_147_483_648;
 /** Largest value of an `integer` field. */
 export const INTEGER_MAX = 2_147_483_647;
 
-/** 2^63, the float64 nearest to 2^63-1: longs must lie within ±2^63 (so that Long.MAX_VALUE parses). */
+/** 2^63, the float64 nearest to 2^63-1: without `strictNumbers` (replay), longs must lie within ±2^63. */
 const LONG_BOUND = 9_223_372_036_854_775_808;
 
-const NUMERIC_STRING = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** A decimal number; written so that no digit can be matched two ways (`\d+\.?\d*` backtracks quadratically on `111…1x`). */
+const NUMERIC_STRING = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** The mapper_parsing error for a value that does not fit its field. */
 export function fieldValueError(field: FlatField, value: unknown, reason: string): EngineError {
@@ -37,8 +40,10 @@ export function fieldValueError(field: FlatField, value: unknown, reason: string
 /**
  * Column value (number; dates as epoch millis, booleans as 0/1) of a scalar for a numeric,
  * date or boolean field; null when the value counts as missing. Throws mapper_parsing otherwise.
+ * `strictNumbers` (the default: callers admit new values) refuses a `long` that is not a safe
+ * integer; only the replay of documents written before that rule passes false.
  */
-export function coerceColumnValue(field: FlatField, value: unknown): number | null {
+export function coerceColumnValue(field: FlatField, value: unknown, strictNumbers = true): number | null {
   switch (field.type) {
     case 'boolean':
       return coerceBoolean(field, value);
@@ -54,7 +59,7 @@ export function coerceColumnValue(field: FlatField, value: unknown): number | nu
     case 'integer':
     case 'double':
     case 'float':
-      return coerceNumber(field, value);
+      return coerceNumber(field, value, strictNumbers);
     default:
       throw fieldValueError(field, value, 'cannot go into a column');
   }
@@ -74,7 +79,7 @@ function coerceBoolean(field: FlatField, value: unknown): number | null {
   throw fieldValueError(field, value, 'is not a boolean (only true or false are allowed)');
 }
 
-function coerceNumber(field: FlatField, value: unknown): number | null {
+function coerceNumber(field: FlatField, value: unknown, strictNumbers: boolean): number | null {
   let number: number;
   if (typeof value === 'number') {
     number = value;
@@ -90,6 +95,13 @@ function coerceNumber(field: FlatField, value: unknown): number | null {
     case 'long':
       number = Math.trunc(number);
       if (number > LONG_BOUND || number < -LONG_BOUND) throw fieldValueError(field, value, 'is out of range for a long');
+      if (strictNumbers && !Number.isSafeInteger(number)) {
+        throw fieldValueError(
+          field,
+          value,
+          `cannot be held exactly: a long must lie within ±${Number.MAX_SAFE_INTEGER} (2^53 - 1), beyond which it would be rounded`,
+        );
+      }
       return number;
     case 'integer':
       number = Math.trunc(number);

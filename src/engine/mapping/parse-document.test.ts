@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { EngineError } from '../errors.ts';
 import { flattenMapping, type Mapping } from './mapping.ts';
 import { checkFieldValue, parseDocument } from './parse-document.ts';
+import { coerceColumnValue } from './field-value.ts';
 
 const mapping: Mapping = {
   properties: {
@@ -100,7 +101,7 @@ test('values that do not fit the mapped type are mapper_parsing errors', () => {
   assert.throws(() => parseDocument({ price: true }, fields), mapperError(/\[price\] of type \[long\]/));
   assert.throws(() => parseDocument({ rank: 3_000_000_000 }, fields), mapperError(/out of range for an integer/));
   assert.throws(() => parseDocument({ price: 1e19 }, fields), mapperError(/out of range for a long/));
-  assert.deepEqual(parseDocument({ price: 9223372036854775807 }, fields).numeric.get('price'), [2 ** 63], 'Long.MAX_VALUE fits');
+  assert.deepEqual(parseDocument({ price: 9223372036854775807 }, fields).numeric.get('price'), [2 ** 63], 'replay: Long.MAX_VALUE (rounded to 2^63 by JSON.parse) still loads');
   assert.throws(() => parseDocument({ ratio: 1e39 }, fields), mapperError(/out of range for a float/));
   assert.throws(() => parseDocument({ published: 'yesterday' }, fields), mapperError(/\[published\] of type \[date\]/));
   assert.throws(() => parseDocument({ active: 1 }, fields), mapperError(/\[active\] of type \[boolean\]/));
@@ -143,4 +144,29 @@ test('keys such as __proto__ and constructor are ordinary fields', () => {
   const source = JSON.parse('{"__proto__": {"price": "x"}, "constructor": 1, "price": 3}') as Record<string, unknown>;
   const parsed = parseDocument(source, fields);
   assert.deepEqual(parsed.numeric.get('price'), [3]);
+});
+
+test('new writes (strictNumbers) refuse a long that is not a safe integer; replay still loads it', () => {
+  const strict = { strictNumbers: true };
+  const inexact = /failed to parse field \[price\] of type \[long\]: value \[.*\] cannot be held exactly: a long must lie within ±9007199254740991/;
+  for (const value of [9223372036854775807, 9223372036854775808, 9007199254740993, -9007199254740993, 2 ** 53, 1e17, '9007199254740993', '9223372036854775807', [1, 2 ** 60]]) {
+    assert.throws(() => parseDocument({ price: value }, fields, strict), mapperError(inexact), JSON.stringify(value));
+    assert.throws(() => checkFieldValue('', { price: value }, fields), mapperError(inexact), `update check of ${JSON.stringify(value)}`);
+    assert.throws(() => checkFieldValue('price', value, fields), mapperError(inexact));
+    assert.doesNotThrow(() => parseDocument({ price: value }, fields), 'replay parses what older versions admitted');
+  }
+  assert.throws(() => coerceColumnValue(fields.get('price')!, 2 ** 60), mapperError(inexact), 'column values of updates are new writes');
+  assert.equal(coerceColumnValue(fields.get('price')!, 2 ** 60, false), 2 ** 60);
+  for (const value of [9007199254740991, -9007199254740991, '9007199254740991', 12.9, '-7']) {
+    assert.doesNotThrow(() => parseDocument({ price: value }, fields, strict), JSON.stringify(value));
+  }
+  assert.deepEqual(parseDocument({ price: 9007199254740991, score: 9007199254740993 }, fields, strict).numeric.get('price'), [9007199254740991]);
+  assert.throws(() => parseDocument({ price: 1e19 }, fields, strict), mapperError(/out of range for a long/));
+});
+
+test('a numeric string of many digits is checked in linear time (the old pattern backtracked quadratically)', () => {
+  const started = performance.now();
+  assert.throws(() => parseDocument({ price: `${'1'.repeat(200_000)}x` }, fields), mapperError(/is not a number/));
+  assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
+  assert.deepEqual(parseDocument({ score: ['1.', '.5', '-2.5e1', '+3'] }, fields).numeric.get('score'), [1, 0.5, -25, 3]);
 });

@@ -7,6 +7,8 @@
  * `{"a": {"b": 1}}`; fields that are not mapped are skipped (they stay in the stored source); a
  * value that does not fit its mapped type, an object where a leaf is mapped, or a concrete value
  * where an object is mapped throws mapper_parsing. An `inplace` field holds at most one value.
+ * New writes parse with `strictNumbers` (a `long` must be a safe integer); the WAL replay of a
+ * shard parses without it, so that a document admitted before that rule never stops a shard opening.
  */
 import { EngineError } from '../errors.ts';
 import { coerceColumnValue, coerceStringValue, fieldValueError } from './field-value.ts';
@@ -25,43 +27,62 @@ export interface ParsedDocument {
   numeric: Map<string, number[]>;
 }
 
+/** How a document is parsed: the rules of new writes, or the leniency of replaying older ones. */
+export interface ParseOptions {
+  /**
+   * Refuse a `long` value that is not a safe integer (it would be rounded). Pass true when admitting
+   * a new write; leave it false (the default) when replaying the WAL, whose documents older
+   * versions accepted.
+   */
+  strictNumbers?: boolean;
+}
+
+/** One walk over a document: the mapping index, where values go (null: only check), the number rule. */
+interface Walk {
+  index: FieldIndex;
+  parsed: ParsedDocument | null;
+  strictNumbers: boolean;
+}
+
 /** Collects the indexed values of a document; throws mapper_parsing when a value does not fit its mapped type. */
-export function parseDocument(source: Record<string, unknown>, fields: ReadonlyMap<string, FlatField>): ParsedDocument {
+export function parseDocument(source: Record<string, unknown>, fields: ReadonlyMap<string, FlatField>, options: ParseOptions = {}): ParsedDocument {
   const parsed: ParsedDocument = { text: new Map(), keyword: new Map(), numeric: new Map() };
   const index = fieldIndexOf(fields);
   for (const key of Object.keys(source)) assertNotMetadataField(key);
-  walkObject(source, '', index, parsed);
+  walkObject(source, '', { index, parsed, strictNumbers: options.strictNumbers === true });
   return parsed;
 }
 
 /**
  * Checks that `value`, stored at dotted `path` of a document (`''` for the whole document),
- * fits the mapping; throws the mapper_parsing error `parseDocument` would throw.
+ * fits the mapping as a new write (`strictNumbers`); throws the mapper_parsing error
+ * `parseDocument` would throw.
  */
 export function checkFieldValue(path: string, value: unknown, fields: ReadonlyMap<string, FlatField>): void {
-  const index = fieldIndexOf(fields);
+  const walk: Walk = { index: fieldIndexOf(fields), parsed: null, strictNumbers: true };
   if (path === '') {
     if (!isPlainObject(value)) throw new EngineError('mapper_parsing', 'a document must be a JSON object');
     for (const key of Object.keys(value)) assertNotMetadataField(key);
-    walkObject(value, '', index, null);
+    walkObject(value, '', walk);
   } else {
     const dot = path.indexOf('.');
     assertNotMetadataField(dot < 0 ? path : path.slice(0, dot));
-    walkValue(path, value, index, null);
+    walkValue(path, value, walk);
   }
 }
 
-function walkObject(object: JsonObject, prefix: string, index: FieldIndex, parsed: ParsedDocument | null): void {
+function walkObject(object: JsonObject, prefix: string, walk: Walk): void {
   for (const key of Object.keys(object)) {
-    walkValue(prefix === '' ? key : `${prefix}.${key}`, object[key], index, parsed);
+    walkValue(prefix === '' ? key : `${prefix}.${key}`, object[key], walk);
   }
 }
 
-function walkValue(path: string, value: unknown, index: FieldIndex, parsed: ParsedDocument | null): void {
+function walkValue(path: string, value: unknown, walk: Walk): void {
   if (value === null || value === undefined) return;
+  const { index } = walk;
   const leaf = index.leaves.get(path);
   if (leaf !== undefined) {
-    const count = addLeafValues(leaf, value, index.subFields.get(path), parsed, 0);
+    const count = addLeafValues(leaf, value, index.subFields.get(path), walk, 0);
     if (leaf.inplace && count > 1) {
       throw fieldValueError(leaf, value, 'has several values, an inplace field holds a single value');
     }
@@ -69,9 +90,9 @@ function walkValue(path: string, value: unknown, index: FieldIndex, parsed: Pars
   }
   if (index.objects.has(path)) {
     if (Array.isArray(value)) {
-      for (const element of value) walkValue(path, element, index, parsed);
+      for (const element of value) walkValue(path, element, walk);
     } else if (isPlainObject(value)) {
-      walkObject(value, path, index, parsed);
+      walkObject(value, path, walk);
     } else {
       throw new EngineError(
         'mapper_parsing',
@@ -91,35 +112,30 @@ function walkValue(path: string, value: unknown, index: FieldIndex, parsed: Pars
 }
 
 /** Adds every scalar of `value` (flattening arrays) to the leaf and its multi-fields; returns the running value count. */
-function addLeafValues(
-  leaf: FlatField,
-  value: unknown,
-  subFields: readonly FlatField[] | undefined,
-  parsed: ParsedDocument | null,
-  count: number,
-): number {
+function addLeafValues(leaf: FlatField, value: unknown, subFields: readonly FlatField[] | undefined, walk: Walk, count: number): number {
   if (value === null || value === undefined) return count;
   if (Array.isArray(value)) {
-    for (const element of value) count = addLeafValues(leaf, element, subFields, parsed, count);
+    for (const element of value) count = addLeafValues(leaf, element, subFields, walk, count);
     return count;
   }
   if (typeof value === 'object') throw fieldValueError(leaf, value, 'is an object, the field is not mapped as [object]');
-  if (addScalar(leaf, value, parsed)) count++;
+  if (addScalar(leaf, value, walk)) count++;
   if (subFields !== undefined) {
-    for (const subField of subFields) addScalar(subField, value, parsed);
+    for (const subField of subFields) addScalar(subField, value, walk);
   }
   return count;
 }
 
 /** Coerces one scalar for a field and records it; returns false when the value counts as missing. */
-function addScalar(field: FlatField, value: unknown, parsed: ParsedDocument | null): boolean {
+function addScalar(field: FlatField, value: unknown, walk: Walk): boolean {
+  const { parsed } = walk;
   if (field.type === 'text' || field.type === 'keyword') {
     const text = coerceStringValue(field, value);
     if (field.type === 'keyword' && field.ignoreAbove !== undefined && text.length > field.ignoreAbove) return true;
     if (parsed !== null) append(field.type === 'text' ? parsed.text : parsed.keyword, field.path, text);
     return true;
   }
-  const number = coerceColumnValue(field, value);
+  const number = coerceColumnValue(field, value, walk.strictNumbers);
   if (number === null) return false;
   if (parsed !== null) append(parsed.numeric, field.path, number);
   return true;

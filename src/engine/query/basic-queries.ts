@@ -3,7 +3,7 @@ import type { LeafReader } from '../segment/leaf-reader.ts';
 import { DisMaxScorer } from './boolean-scorers.ts';
 import { AllDocsScorer, ConstantScoreScorer, DocListScorer } from './doc-set-scorers.ts';
 import type { HighlightTerms, Query, Scorer, Weight } from './scorer.ts';
-import { SimpleWeight } from './scorer.ts';
+import { NO_SUB_QUERIES, SimpleWeight } from './scorer.ts';
 import type { SearchContext } from './search-context.ts';
 
 /** Every doc, scoring the boost. */
@@ -15,6 +15,10 @@ export class MatchAllQuery implements Query {
   }
 
   extractTerms(): void {}
+
+  subQueries(): readonly Query[] {
+    return NO_SUB_QUERIES;
+  }
 }
 
 class MatchAllWeight extends SimpleWeight {
@@ -38,6 +42,10 @@ export class MatchNoneQuery implements Query {
   }
 
   extractTerms(): void {}
+
+  subQueries(): readonly Query[] {
+    return NO_SUB_QUERIES;
+  }
 }
 
 class MatchNoneWeight extends SimpleWeight {
@@ -62,6 +70,10 @@ export class IdsQuery implements Query {
   }
 
   extractTerms(): void {}
+
+  subQueries(): readonly Query[] {
+    return NO_SUB_QUERIES;
+  }
 }
 
 class IdsWeight extends SimpleWeight {
@@ -98,6 +110,10 @@ export class ConstantScoreQuery implements Query {
   extractTerms(out: HighlightTerms): void {
     this.filter.extractTerms(out);
   }
+
+  subQueries(): readonly Query[] {
+    return [this.filter];
+  }
 }
 
 class ConstantScoreWeight extends SimpleWeight {
@@ -133,6 +149,10 @@ export class DisMaxQuery implements Query {
 
   extractTerms(out: HighlightTerms): void {
     for (const query of this.queries) query.extractTerms(out);
+  }
+
+  subQueries(): readonly Query[] {
+    return this.queries;
   }
 }
 

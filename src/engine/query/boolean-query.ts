@@ -33,6 +33,11 @@ export class BooleanQuery implements Query {
     for (const query of this.clauses.should) query.extractTerms(out);
     for (const query of this.clauses.filter) query.extractTerms(out);
   }
+
+  subQueries(): readonly Query[] {
+    const { must, should, filter, mustNot } = this.clauses;
+    return [...must, ...should, ...filter, ...mustNot];
+  }
 }
 
 /** Scorers of weights on one leaf, dropping leaves where a clause cannot match. */

@@ -7,7 +7,7 @@ import { ScanScorer } from './doc-set-scorers.ts';
 import type { TermBounds } from './multi-term-query.ts';
 import { termInBounds } from './multi-term-query.ts';
 import type { HighlightTerms, Query, Scorer, Weight } from './scorer.ts';
-import { SimpleWeight } from './scorer.ts';
+import { NO_SUB_QUERIES, SimpleWeight } from './scorer.ts';
 import type { SearchContext } from './search-context.ts';
 
 /** Base of column filters: a constant score and one scorer per leaf. */
@@ -22,6 +22,10 @@ abstract class ColumnQuery implements Query {
   }
 
   extractTerms(_out: HighlightTerms): void {}
+
+  subQueries(): readonly Query[] {
+    return NO_SUB_QUERIES;
+  }
 }
 
 class ColumnWeight extends SimpleWeight {

@@ -50,3 +50,11 @@ test('calendar floors and steps', () => {
   assert.equal(addDateUnits(utc(2024, 1, 29), 'year', 1), utc(2025, 1, 28));
   assert.equal(addDateUnits(utc(2024, 0, 1), 'week', 2), utc(2024, 0, 15));
 });
+
+test('rounding down to a calendar unit keeps years below 100 (Date.UTC shifts them to the 1900s)', () => {
+  const year50 = new Date('0050-03-17T10:00:00Z').getTime();
+  assert.equal(floorDate(year50, 'month'), new Date('0050-03-01T00:00:00Z').getTime());
+  assert.equal(floorDate(year50, 'year'), new Date('0050-01-01T00:00:00Z').getTime());
+  assert.equal(floorDate(year50, 'quarter'), new Date('0050-01-01T00:00:00Z').getTime());
+  assert.equal(floorDate(year50, 'week'), new Date('0050-03-14T00:00:00Z').getTime(), 'a Thursday rounds to its Monday');
+});

@@ -28,18 +28,25 @@ const FIXED_UNIT_MILLIS: Partial<Record<DateUnit, number>> = {
   second: 1000,
 };
 
+/** Epoch millis of a UTC calendar day; unlike `Date.UTC`, years 0 to 99 are not taken as 1900 to 1999. */
+function utcDay(year: number, month: number, day: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, day);
+  return date.getTime();
+}
+
 /** Start of the unit containing `millis` (weeks start on Monday). */
 export function floorDate(millis: number, unit: DateUnit): number {
   const date = new Date(millis);
   switch (unit) {
     case 'year':
-      return Date.UTC(date.getUTCFullYear(), 0, 1);
+      return utcDay(date.getUTCFullYear(), 0, 1);
     case 'quarter':
-      return Date.UTC(date.getUTCFullYear(), Math.floor(date.getUTCMonth() / 3) * 3, 1);
+      return utcDay(date.getUTCFullYear(), Math.floor(date.getUTCMonth() / 3) * 3, 1);
     case 'month':
-      return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+      return utcDay(date.getUTCFullYear(), date.getUTCMonth(), 1);
     case 'week': {
-      const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+      const day = utcDay(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
       const sinceMonday = (date.getUTCDay() + 6) % 7;
       return day - sinceMonday * 86_400_000;
     }

@@ -14,6 +14,7 @@ import { resolveMinimumShouldMatch } from './dsl-reader.ts';
 import { PhraseQuery } from './phrase-query.ts';
 import type { Query } from './scorer.ts';
 import { TermQuery } from './term-query.ts';
+import { WildcardPattern } from './wildcard-pattern.ts';
 
 /** Options of an analysed match on one field. */
 export interface MatchOptions {
@@ -126,12 +127,8 @@ export function expandFieldPattern(pattern: string, fields: ReadonlyMap<string, 
     const field = fields.get(pattern);
     return field === undefined ? [] : [field];
   }
-  const expression = new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`);
+  const expression = new WildcardPattern(pattern);
   const matched: FlatField[] = [];
-  for (const field of fields.values()) if (isInvertedField(field) && expression.test(field.path)) matched.push(field);
+  for (const field of fields.values()) if (isInvertedField(field) && expression.matches(field.path)) matched.push(field);
   return matched;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }

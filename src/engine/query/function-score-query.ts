@@ -110,6 +110,11 @@ export class FunctionScoreQuery implements Query {
   extractTerms(out: HighlightTerms): void {
     this.query.extractTerms(out);
   }
+
+  subQueries(): readonly Query[] {
+    const filters = this.options.functions.map((fn) => fn.filter).filter((filter): filter is Query => filter !== null);
+    return [this.query, ...filters];
+  }
 }
 
 class FunctionScoreWeight extends SimpleWeight {

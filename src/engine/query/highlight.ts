@@ -12,6 +12,7 @@ import type { FlatField } from '../mapping/mapping.ts';
 import { asArray, checkKeys, dslError, expectObject, isDslObject, readBoolean, readEnum, readInteger, readString, singleEntry, type DslObject } from './dsl-reader.ts';
 import { parseQuery } from './parse-query.ts';
 import type { HighlightTerms } from './scorer.ts';
+import { WildcardPattern } from './wildcard-pattern.ts';
 
 interface HighlightOptions {
   preTags: string[];
@@ -224,9 +225,9 @@ export function highlight(
   };
   const result: Record<string, string[]> = {};
   for (const [pattern, options] of requestedFields(object, base)) {
-    const expression = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    const expression = new WildcardPattern(pattern);
     for (const field of fields.values()) {
-      if ((field.type !== 'text' && field.type !== 'keyword') || !expression.test(field.path) || Object.hasOwn(result, field.path)) continue;
+      if ((field.type !== 'text' && field.type !== 'keyword') || !expression.matches(field.path) || Object.hasOwn(result, field.path)) continue;
       const extracted = termsFor(options.highlightQuery ?? query);
       const terms = options.requireFieldMatch ? extracted.terms.get(field.path) : unionOf(extracted.terms);
       const prefixes = options.requireFieldMatch ? extracted.prefixes.get(field.path) : unionOf(extracted.prefixes);

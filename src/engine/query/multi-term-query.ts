@@ -6,7 +6,7 @@
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import { BitSetScorer, DocBitSet } from './doc-set-scorers.ts';
 import type { HighlightTerms, Query, Scorer, Weight } from './scorer.ts';
-import { addHighlightTerm, SimpleWeight } from './scorer.ts';
+import { addHighlightTerm, NO_SUB_QUERIES, SimpleWeight } from './scorer.ts';
 import type { SearchContext } from './search-context.ts';
 
 /** Most terms a prefix query expands to per leaf (like ES's max_expansions ceiling). */
@@ -23,6 +23,10 @@ abstract class TermUnionQuery implements Query {
   abstract fillLeaf(leaf: LeafReader, bits: DocBitSet): boolean;
 
   abstract extractTerms(out: HighlightTerms): void;
+
+  subQueries(): readonly Query[] {
+    return NO_SUB_QUERIES;
+  }
 
   createWeight(_context: SearchContext, needsScores: boolean, boost: number): Weight {
     return new TermUnionWeight(this, needsScores ? boost * this.boost : 0);

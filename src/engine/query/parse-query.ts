@@ -1,7 +1,8 @@
 /**
  * Entry point of the query DSL: dispatches on the query type and parses the compound queries
  * (bool, constant_score, function_score, dis_max) recursively. Every malformed input is an
- * EngineError('parsing') naming the query and key; unknown fields match nothing, like ES.
+ * EngineError('parsing') naming the query and key; unknown fields match nothing, like ES. The
+ * built query must respect the limits of query-limits.ts (depth, total clauses).
  */
 import type { FlatField } from '../mapping/mapping.ts';
 import { ConstantScoreQuery, DisMaxQuery, MatchAllQuery, MatchNoneQuery } from './basic-queries.ts';
@@ -17,11 +18,9 @@ import {
 } from './function-score-query.ts';
 import { parseMatch, parseMatchPhrase, parseMultiMatch, readBoost } from './parse-full-text.ts';
 import { parseExists, parseIds, parsePrefix, parseRange, parseTerm, parseTerms } from './parse-term-level.ts';
+import { checkClauseCount, MAX_QUERY_DEPTH, queryTooDeep } from './query-limits.ts';
 import type { Query } from './scorer.ts';
 import { parseSimpleQueryString } from './simple-query-string.ts';
-
-/** Deepest nesting of compound queries accepted (protects the stack). */
-export const MAX_QUERY_DEPTH = 64;
 
 /** Query types this engine implements. */
 export const QUERY_TYPES = [
@@ -48,14 +47,16 @@ interface ParseContext {
   now: number;
 }
 
-/** Parses an Elasticsearch query DSL object against the mapping. `now` anchors date math. */
+/** Parses an Elasticsearch query DSL object against the mapping and checks its limits. `now` anchors date math. */
 export function parseQuery(dsl: unknown, fields: ReadonlyMap<string, FlatField>, now = Date.now()): Query {
   if (dsl === undefined) return new MatchAllQuery();
-  return parseNode(dsl, { fields, now }, 0);
+  const query = parseNode(dsl, { fields, now }, 0);
+  checkClauseCount(query);
+  return query;
 }
 
 function parseNode(dsl: unknown, context: ParseContext, depth: number): Query {
-  if (depth > MAX_QUERY_DEPTH) throw dslError(`query is nested deeper than ${MAX_QUERY_DEPTH} levels`);
+  if (depth > MAX_QUERY_DEPTH) throw queryTooDeep(null);
   const object = expectObject(dsl, 'query');
   const [type, body] = singleEntry(object, 'query');
   if (!QUERY_TYPES.includes(type)) throw dslError(`unknown query [${type}]`);

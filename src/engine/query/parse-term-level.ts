@@ -1,5 +1,6 @@
 /** DSL parsers of the term-level queries: term, terms, range, exists, ids, prefix. */
 import { normalizeTerm } from '../analysis/analyzer.ts';
+import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import { IdsQuery, MatchNoneQuery } from './basic-queries.ts';
 import { ExistsQuery, KeywordRangeQuery, NumericRangeQuery, NumericSetQuery, type ExistsSource } from './column-queries.ts';
@@ -30,6 +31,14 @@ export function nextDown(value: number): number {
   return -nextUp(-value);
 }
 
+/** The illegal_argument error for a `terms` or `ids` query listing more than MAX_TERMS_COUNT values. */
+function tooManyTerms(owner: string, count: number): EngineError {
+  return new EngineError(
+    'illegal_argument',
+    `[${owner}] The number of terms [${count}] used in the query has exceeded the allowed maximum of [${MAX_TERMS_COUNT}] (the limit set by [index.max_terms_count])`,
+  );
+}
+
 /** Rejects `case_insensitive: true` (not implemented). */
 function checkCaseInsensitive(options: DslObject, owner: string): void {
   if (options.case_insensitive !== undefined && readBoolean(options.case_insensitive, 'case_insensitive', owner)) {
@@ -55,7 +64,7 @@ export function parseTerms(body: DslObject, fields: ReadonlyMap<string, FlatFiel
   if (entries.length !== 1) throw dslError(`[terms] query requires exactly one field, found ${entries.length}`);
   const [path, values] = entries[0]!;
   if (!Array.isArray(values)) throw dslError(`[terms] values of field [${path}] must be an array (terms lookup is not supported)`);
-  if (values.length > MAX_TERMS_COUNT) throw dslError(`[terms] The number of terms [${values.length}] exceeds the maximum of [${MAX_TERMS_COUNT}]`);
+  if (values.length > MAX_TERMS_COUNT) throw tooManyTerms('terms', values.length);
   const boost = readBoost(body.boost, 'terms');
   const field = fields.get(path);
   if (field === undefined) return new MatchNoneQuery();
@@ -160,7 +169,7 @@ export function parseExists(body: DslObject, fields: ReadonlyMap<string, FlatFie
 export function parseIds(body: DslObject): Query {
   checkKeys(body, ['values', 'boost', 'type'], 'ids');
   if (!Array.isArray(body.values)) throw dslError('[ids] [values] must be an array');
-  if (body.values.length > MAX_TERMS_COUNT) throw dslError(`[ids] too many values [${body.values.length}]`);
+  if (body.values.length > MAX_TERMS_COUNT) throw tooManyTerms('ids', body.values.length);
   const ids = body.values.map((value) => {
     if (typeof value === 'string') return value;
     if (typeof value === 'number' && Number.isFinite(value)) return String(value);

@@ -10,7 +10,7 @@ import type { LeafReader, PostingsCursor } from '../segment/leaf-reader.ts';
 import { NO_MORE_DOCS } from '../segment/leaf-reader.ts';
 import { Bm25Scoring, bm25Idf } from './bm25.ts';
 import type { HighlightTerms, Query, Weight } from './scorer.ts';
-import { addHighlightTerm, Scorer, SimpleWeight } from './scorer.ts';
+import { addHighlightTerm, NO_SUB_QUERIES, Scorer, SimpleWeight } from './scorer.ts';
 import type { SearchContext } from './search-context.ts';
 
 /** Terms at relative positions within `slop` moves of each other. */
@@ -30,6 +30,10 @@ export class PhraseQuery implements Query {
 
   extractTerms(out: HighlightTerms): void {
     for (const term of this.terms) addHighlightTerm(out.terms, this.field, term);
+  }
+
+  subQueries(): readonly Query[] {
+    return NO_SUB_QUERIES;
   }
 }
 

@@ -66,7 +66,12 @@ export interface Query {
   createWeight(context: SearchContext, needsScores: boolean, boost: number): Weight;
   /** Adds the terms this query matches to `out` (positive clauses only). */
   extractTerms(out: HighlightTerms): void;
+  /** The queries this one combines (none for a leaf query), walked by the clause-count limit. */
+  subQueries(): readonly Query[];
 }
+
+/** The `subQueries` of a leaf query. */
+export const NO_SUB_QUERIES: readonly Query[] = Object.freeze([]);
 
 /** Weight helper for queries that are never a disjunction. */
 export abstract class SimpleWeight implements Weight {

@@ -6,6 +6,8 @@
  * query, and a change of operator wraps what was built so far. Each term is matched in every
  * target field and the per-field queries are summed (dis_max with tie_breaker 1).
  * Fuzzy `term~N` is accepted and matched exactly (fuzziness is not implemented yet).
+ * The one syntax error is depth: a tree nested deeper than MAX_QUERY_DEPTH (open groups, or
+ * changes of operator, each add a level) is a parsing error, not a stack overflow.
  */
 import { normalizeTerm } from '../analysis/analyzer.ts';
 import type { AnalyzerName, FlatField } from '../mapping/mapping.ts';
@@ -16,26 +18,52 @@ import { checkKeys, dslError, readBoolean, readEnum, readInteger, readScalarText
 import { columnValue, DEFAULT_MATCH_OPTIONS, isInvertedField, matchQuery, phraseQuery } from './field-queries.ts';
 import { PrefixQuery } from './multi-term-query.ts';
 import { readBoost, resolveFieldList, type BoostedFields } from './parse-full-text.ts';
+import { MAX_QUERY_DEPTH, queryTooDeep } from './query-limits.ts';
 import type { Query } from './scorer.ts';
 
 type Occur = 'must' | 'should';
 
-/** Syntax tree of a simple query string. */
+/** Syntax tree of a simple query string; `height` counts the bool/not levels of a node. */
 type SyntaxNode =
   | { kind: 'term'; text: string; prefix: boolean }
   | { kind: 'phrase'; text: string; slop: number }
-  | { kind: 'bool'; occur: Occur; clauses: SyntaxNode[] }
-  | { kind: 'not'; node: SyntaxNode };
+  | { kind: 'bool'; occur: Occur; clauses: SyntaxNode[]; height: number }
+  | { kind: 'not'; node: SyntaxNode; height: number };
+
+/** Parser state: the text, the read position and the number of groups open. */
+interface SyntaxParser {
+  text: string;
+  position: number;
+  openGroups: number;
+}
 
 const TERM_STOP = new Set([' ', '\t', '\n', '\r', '"', '(', ')', '|']);
 
-/** Parses the query syntax into a tree (null when it holds no term). */
+/** Parses the query syntax into a tree (null when it holds no term); throws parsing past MAX_QUERY_DEPTH. */
 export function parseSimpleSyntax(text: string, defaultOperator: Occur): SyntaxNode | null {
-  const parser = { text, position: 0 };
+  const parser: SyntaxParser = { text, position: 0, openGroups: 0 };
   return parseSequence(parser, defaultOperator, false);
 }
 
-function parseSequence(parser: { text: string; position: number }, defaultOperator: Occur, inGroup: boolean): SyntaxNode | null {
+function heightOf(node: SyntaxNode): number {
+  return node.kind === 'bool' || node.kind === 'not' ? node.height : 0;
+}
+
+/** `height`, refused when it passes MAX_QUERY_DEPTH. */
+function checkedHeight(height: number): number {
+  if (height > MAX_QUERY_DEPTH) throw queryTooDeep('simple_query_string');
+  return height;
+}
+
+function parseGroup(parser: SyntaxParser, defaultOperator: Occur): SyntaxNode | null {
+  if (parser.openGroups >= MAX_QUERY_DEPTH) throw queryTooDeep('simple_query_string');
+  parser.openGroups++;
+  const group = parseSequence(parser, defaultOperator, true);
+  parser.openGroups--;
+  return group;
+}
+
+function parseSequence(parser: SyntaxParser, defaultOperator: Occur, inGroup: boolean): SyntaxNode | null {
   const { text } = parser;
   let top: SyntaxNode | null = null;
   let current: Occur | null = null;
@@ -43,13 +71,14 @@ function parseSequence(parser: { text: string; position: number }, defaultOperat
   let negations = 0;
   const add = (branch: SyntaxNode | null): void => {
     if (branch !== null) {
-      const node: SyntaxNode = negations % 2 === 1 ? { kind: 'not', node: branch } : branch;
+      const node: SyntaxNode = negations % 2 === 1 ? { kind: 'not', node: branch, height: checkedHeight(heightOf(branch) + 1) } : branch;
       if (top === null) {
         top = node;
       } else {
         const occur = current ?? defaultOperator;
-        if (previous !== occur || top.kind !== 'bool') top = { kind: 'bool', occur, clauses: [top] };
+        if (previous !== occur || top.kind !== 'bool') top = { kind: 'bool', occur, clauses: [top], height: checkedHeight(heightOf(top) + 1) };
         top.clauses.push(node);
+        top.height = checkedHeight(Math.max(top.height, heightOf(node) + 1));
         previous = occur;
       }
     }
@@ -66,7 +95,7 @@ function parseSequence(parser: { text: string; position: number }, defaultOperat
       parser.position++;
     } else if (char === '(') {
       parser.position++;
-      add(parseSequence(parser, defaultOperator, true));
+      add(parseGroup(parser, defaultOperator));
     } else if (char === '|') {
       current = 'should';
       parser.position++;
@@ -85,7 +114,7 @@ function parseSequence(parser: { text: string; position: number }, defaultOperat
   return top;
 }
 
-function readPhrase(parser: { text: string; position: number }): SyntaxNode | null {
+function readPhrase(parser: SyntaxParser): SyntaxNode | null {
   const { text } = parser;
   let phrase = '';
   let index = parser.position + 1;
@@ -105,7 +134,7 @@ function readPhrase(parser: { text: string; position: number }): SyntaxNode | nu
   return phrase.trim() === '' ? null : { kind: 'phrase', text: phrase, slop };
 }
 
-function readTerm(parser: { text: string; position: number }): SyntaxNode | null {
+function readTerm(parser: SyntaxParser): SyntaxNode | null {
   const { text } = parser;
   let term = '';
   let prefix = false;
@@ -124,10 +153,19 @@ function readTerm(parser: { text: string; position: number }): SyntaxNode | null
   if (fuzzy !== null) term = term.slice(0, fuzzy.index);
   if (term.endsWith('*')) {
     prefix = true;
-    term = term.replace(/\*+$/, '');
+    term = withoutTrailingStars(term);
   }
   return term === '' ? null : { kind: 'term', text: term, prefix };
 }
+
+/** `term` without its trailing `*`s (a loop: the regex `/\*+$/` is quadratic on `**…*x*`). */
+function withoutTrailingStars(term: string): string {
+  let end = term.length;
+  while (end > 0 && term.charCodeAt(end - 1) === STAR) end--;
+  return term.slice(0, end);
+}
+
+const STAR = 42;
 
 interface BuildContext {
   targets: BoostedFields;

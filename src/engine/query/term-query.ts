@@ -2,7 +2,7 @@
 import type { LeafReader, PostingsCursor } from '../segment/leaf-reader.ts';
 import { Bm25Scoring, bm25Idf } from './bm25.ts';
 import type { HighlightTerms, Query, Weight } from './scorer.ts';
-import { addHighlightTerm, Scorer } from './scorer.ts';
+import { addHighlightTerm, NO_SUB_QUERIES, Scorer } from './scorer.ts';
 import type { SearchContext } from './search-context.ts';
 
 /** Matches docs whose `field` contains `term`. */
@@ -19,6 +19,10 @@ export class TermQuery implements Query {
 
   extractTerms(out: HighlightTerms): void {
     addHighlightTerm(out.terms, this.field, this.term);
+  }
+
+  subQueries(): readonly Query[] {
+    return NO_SUB_QUERIES;
   }
 }
 

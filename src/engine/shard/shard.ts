@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { EngineError } from '../errors.ts';
 import { flattenMapping, type FlatField, type Mapping } from '../mapping/mapping.ts';
-import { parseDocument, type ParsedDocument } from '../mapping/parse-document.ts';
+import { parseDocument, type ParseOptions, type ParsedDocument } from '../mapping/parse-document.ts';
 import { MutableSegment } from '../mutable/mutable-segment.ts';
 import { SegmentReader } from '../segment/segment-reader.ts';
 import { writePath } from '../update/paths.ts';
@@ -167,8 +167,8 @@ export class Shard {
     );
   }
 
-  private parse(source: Record<string, unknown>): ParsedDocument {
-    const parsed = parseDocument(source, this.fieldMap);
+  private parse(source: Record<string, unknown>, options: ParseOptions = {}): ParsedDocument {
+    const parsed = parseDocument(source, this.fieldMap, options);
     for (const field of this.inplace) {
       const values = parsed.numeric.get(field.path);
       if (values && values.length > 1) {
@@ -294,7 +294,7 @@ export class Shard {
     change: 'index' | 'update',
     upserted = false,
   ): AppliedWrite {
-    const parsed = this.parse(source);
+    const parsed = this.parse(source, { strictNumbers: true });
     const version = location ? location.leaf.meta(location.doc).version + 1 : 1;
     const bytes = Buffer.from(JSON.stringify(source));
     const record: ShardRecord = { type: 'index', id, version, primaryTerm: this.primaryTerm, change, source: bytes };

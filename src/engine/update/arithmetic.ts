@@ -84,10 +84,14 @@ function currentNumber(current: unknown, leaf: FlatField | undefined): number | 
   throw operationError(`field value ${shown(current)} is not numeric`);
 }
 
-/** The column value of a scalar, null when it counts as missing, undefined when it does not fit. */
+/**
+ * The column value of a stored scalar, null when it counts as missing, undefined when it does not
+ * fit. Read leniently: a value stored before longs had to be exact is still a number (the
+ * operator's result is then refused as an overflow).
+ */
 function coerceOrNull(leaf: FlatField, value: unknown): number | null | undefined {
   try {
-    return coerceColumnValue(leaf, value);
+    return coerceColumnValue(leaf, value, false);
   } catch {
     return undefined;
   }

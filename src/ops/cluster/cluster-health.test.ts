@@ -90,7 +90,7 @@ test('state sections and filters', () => {
   assert.deepEqual(parseStateSections('shards, collections'), { sections: ['collections', 'shards'] });
   assert.ok('sections' in parseStateSections('_all'));
   assert.deepEqual(parseStateSections('nodes,indices,blocks'), { unknown: ['indices', 'blocks'] });
-  const state = clusterState({ ...inputs, coordinator: 'local' }, ['shards', 'master']);
+  const state = clusterState({ ...inputs, coordinator: 'local', masterId: 'n1' }, ['shards', 'master']);
   assert.deepEqual(Object.keys(state), ['cluster_name', 'cluster_uuid', 'revision', 'shards', 'master']);
   assert.deepEqual(state.master, { node_id: 'n1', coordinator: 'local' });
   const shards = state.shards as Record<string, Record<string, unknown>>;

@@ -23,6 +23,8 @@ export interface CopyRouting {
 export interface StateInputs extends HealthInputs {
   /** Which coordinator owns the catalog. */
   coordinator: 'local' | 'etcd';
+  /** The elected master node, or null while none is. */
+  masterId: string | null;
 }
 
 /**
@@ -101,7 +103,7 @@ export function clusterState(inputs: StateInputs, sections: readonly StateSectio
         ]),
       ),
     master: () => ({
-      node_id: inputs.coordinator === 'local' ? inputs.nodeId : null,
+      node_id: inputs.masterId,
       coordinator: inputs.coordinator,
     }),
     metadata: () => ({

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import {
   generateApiKey,
   hashApiKey,
@@ -31,7 +32,7 @@ test('issuedKeyId is null for anything that is not exactly an issued key', () =>
 test('only the exact key matches its stored hash; stored hashes never contain the key', () => {
   const { key } = generateApiKey();
   const stored = hashApiKey(key);
-  assert.match(stored, /^sha256:[0-9a-f]{64}$/);
+  assert.match(stored, /^hmac-sha256:[A-Za-z0-9_-]{22}:[0-9a-f]{64}$/);
   assert.ok(!stored.includes(key.slice(6)));
   assert.equal(keyMatchesHash(key, stored), true);
   assert.equal(keyMatchesHash(`${key}x`, stored), false);
@@ -39,6 +40,27 @@ test('only the exact key matches its stored hash; stored hashes never contain th
   assert.equal(keyMatchesHash(generateApiKey().key, stored), false);
   assert.equal(keyMatchesHash(key, 'md5:abcd'), false, 'an unknown hash scheme never matches');
   assert.equal(keyMatchesHash(key, 'sha256:abcd'), false, 'a truncated digest never matches');
+  assert.equal(keyMatchesHash(key, stored.slice(0, -2)), false, 'a truncated salted digest never matches');
+});
+
+test('hashes are salted: the same key stored twice gives two different hashes that both match', () => {
+  const { key } = generateApiKey();
+  const first = hashApiKey(key);
+  const second = hashApiKey(key);
+  assert.notEqual(first, second);
+  assert.equal(keyMatchesHash(key, first), true);
+  assert.equal(keyMatchesHash(key, second), true);
+  const [, salt, digest] = first.split(':');
+  const otherSalt = salt.startsWith('A') ? `B${salt.slice(1)}` : `A${salt.slice(1)}`;
+  assert.equal(keyMatchesHash(key, `hmac-sha256:${otherSalt}:${digest}`), false, 'the digest is bound to its salt');
+  assert.notEqual(digest, createHash('sha256').update(key).digest('hex'), 'not the plain SHA-256');
+});
+
+test('records of earlier versions (unsalted sha256:<hex>) keep matching after the upgrade', () => {
+  const { key } = generateApiKey();
+  const legacy = `sha256:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
+  assert.equal(keyMatchesHash(key, legacy), true);
+  assert.equal(keyMatchesHash(`${key}x`, legacy), false);
 });
 
 test('operator-supplied keys must be long enough and use bearer-token characters', () => {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { LocalCoordinator } from '../../cluster/local/local-coordinator.ts';
-import { ApiKeys } from './api-keys.ts';
+import { EngineError } from '../../engine/errors.ts';
+import { ApiKeys, MAX_EXPIRES_IN_SECS } from './api-keys.ts';
 import { SecurityError } from './security-error.ts';
 
 const logger = pino({ level: 'silent' });
@@ -82,6 +83,35 @@ test('the last usable admin key cannot be revoked; scoped or expired admins do n
     const second = await keys.create({ name: 'second', role: 'admin' });
     await keys.revoke(root.record.id);
     await assert.rejects(keys.revoke(second.record.id), hasCode('last_admin_key'));
+  });
+});
+
+test('a revoke that leaves only admin keys expiring within the hour is refused', async () => {
+  await withKeys(async (keys) => {
+    const root = await keys.create({ name: 'root', role: 'admin' });
+    const expiring = await keys.create({ name: 'expiring-admin', role: 'admin', expiresInSecs: 1800 });
+    await assert.rejects(keys.revoke(root.record.id), hasCode('last_admin_key'), 'the other admin is gone in 30 minutes');
+    const lasting = await keys.create({ name: 'lasting-admin', role: 'admin', expiresInSecs: 7200 });
+    await keys.revoke(root.record.id);
+    await keys.revoke(expiring.record.id);
+    await assert.rejects(keys.revoke(lasting.record.id), hasCode('last_admin_key'));
+    const reader = await keys.create({ name: 'reader', role: 'read' });
+    await keys.revoke(reader.record.id);
+  });
+});
+
+test('lifetimes that are not whole seconds from 1 s to ten years are refused and nothing is stored', async () => {
+  await withKeys(async (keys, { coordinator }) => {
+    for (const expiresInSecs of [Infinity, -Infinity, Number.NaN, 0, -1, 1.5, MAX_EXPIRES_IN_SECS + 1, 1e308]) {
+      await assert.rejects(
+        keys.create({ name: 'bad', role: 'read', expiresInSecs }),
+        (error: unknown) => error instanceof EngineError && error.code === 'illegal_argument' && /\[expires_in_secs\]/.test(error.message),
+        String(expiresInSecs),
+      );
+    }
+    assert.equal(coordinator.listApiKeys().length, 0);
+    const longest = await keys.create({ name: 'ten-years', role: 'read', expiresInSecs: MAX_EXPIRES_IN_SECS });
+    assert.equal(longest.record.expiresAt, longest.record.createdAt + MAX_EXPIRES_IN_SECS * 1000);
   });
 });
 

@@ -5,17 +5,27 @@
  * to the very next request; last-use times are batched (see last-used.ts).
  *
  * Roles are plain strings here: which routes a role opens is the HTTP layer's business
- * (src/api/roles.ts). This layer only knows `admin`, to keep one usable admin key.
+ * (src/api/roles.ts). This layer only knows `admin`, to keep one usable admin key: a revoke that
+ * would leave no admin key for every namespace valid for at least `ADMIN_KEY_MARGIN_MS` more is
+ * refused (see bootstrap.ts for the recovery when every admin key has expired anyway).
  */
 import type { Logger } from 'pino';
 import type { ApiKeyRecord } from '../../cluster/catalog.ts';
 import type { Coordinator } from '../../cluster/coordinator.ts';
+import { EngineError } from '../../engine/errors.ts';
 import { generateApiKey, hashApiKey, issuedKeyId, keyMatchesHash, MAX_KEY_LENGTH } from './api-key-material.ts';
 import { LastUsedRecorder } from './last-used.ts';
 import { SecurityError } from './security-error.ts';
 
 /** The role that may do everything, including managing keys. */
 export const ADMIN_ROLE = 'admin';
+
+/** Shortest lifetime a key may be given: one second. */
+export const MIN_EXPIRES_IN_SECS = 1;
+/** Longest lifetime a key may be given: ten years. */
+export const MAX_EXPIRES_IN_SECS = 10 * 365 * 24 * 3600;
+/** A revoke must leave an admin key for every namespace that stays valid at least this long. */
+export const ADMIN_KEY_MARGIN_MS = 3_600_000;
 
 /** Options of `ApiKeys`. */
 export interface ApiKeysOptions {
@@ -76,9 +86,10 @@ export class ApiKeys {
 
   /** Issues a new key; the returned key string is shown once and never stored. */
   async create(request: NewApiKey): Promise<IssuedApiKey> {
+    const expiresInSecs = request.expiresInSecs ?? null;
+    if (expiresInSecs !== null) requireValidLifetime(expiresInSecs);
     const { id, key } = generateApiKey();
     const createdAt = this.now();
-    const expiresInSecs = request.expiresInSecs ?? null;
     const record: ApiKeyRecord = {
       id,
       name: request.name,
@@ -109,17 +120,18 @@ export class ApiKeys {
   }
 
   /**
-   * Revokes a key at once. Refused for the last admin key that has not expired: without one,
-   * nobody could issue keys any more (the first-start admin key is only made when no key exists).
+   * Revokes a key at once. Refused when it would leave no admin key for every namespace valid for
+   * at least another `ADMIN_KEY_MARGIN_MS`: without one, nobody could issue keys any more.
    */
   async revoke(id: string): Promise<ApiKeyInfo> {
     const record = this.options.coordinator.getApiKey(id);
     if (!record) throw new SecurityError('api_key_not_found', `no API key with id [${id}]`);
     const now = this.now();
-    const usableAdmin = (candidate: ApiKeyRecord): boolean =>
-      candidate.role === ADMIN_ROLE && candidate.namespaces === null && !isExpired(candidate, now);
-    if (usableAdmin(record) && !this.options.coordinator.listApiKeys().some((other) => other.id !== id && usableAdmin(other))) {
-      throw new SecurityError('last_admin_key', `API key [${id}] is the last admin key; create another admin key before revoking it`);
+    if (isUsableAdmin(record, now) && !this.options.coordinator.listApiKeys().some((other) => other.id !== id && isLastingAdmin(other, now))) {
+      throw new SecurityError(
+        'last_admin_key',
+        `revoking API key [${id}] would leave no admin key for every namespace that is valid for at least another hour; create one before revoking this key`,
+      );
     }
     const removed = await this.options.coordinator.deleteApiKey(id);
     if (!removed) throw new SecurityError('api_key_not_found', `no API key with id [${id}]`);
@@ -181,4 +193,23 @@ export class ApiKeys {
 /** True when the key's lifetime has passed at `now`. */
 export function isExpired(record: ApiKeyRecord, now: number): boolean {
   return record.expiresAt !== null && record.expiresAt <= now;
+}
+
+/** True for an admin key for every namespace that has not expired at `now`: it can issue and revoke any key. */
+export function isUsableAdmin(record: ApiKeyRecord, now: number): boolean {
+  return record.role === ADMIN_ROLE && record.namespaces === null && !isExpired(record, now);
+}
+
+/** True for a usable admin key that stays valid for at least `ADMIN_KEY_MARGIN_MS` after `now`. */
+function isLastingAdmin(record: ApiKeyRecord, now: number): boolean {
+  return isUsableAdmin(record, now) && (record.expiresAt === null || record.expiresAt >= now + ADMIN_KEY_MARGIN_MS);
+}
+
+/** Refuses (400) a lifetime that is not a whole number of seconds within the bounds (`Infinity`, `1e309`, `-1`, `1.5`). */
+function requireValidLifetime(expiresInSecs: number): void {
+  if (Number.isSafeInteger(expiresInSecs) && expiresInSecs >= MIN_EXPIRES_IN_SECS && expiresInSecs <= MAX_EXPIRES_IN_SECS) return;
+  throw new EngineError(
+    'illegal_argument',
+    `[expires_in_secs] must be a whole number of seconds from ${MIN_EXPIRES_IN_SECS} to ${MAX_EXPIRES_IN_SECS} (ten years), got [${String(expiresInSecs)}]`,
+  );
 }

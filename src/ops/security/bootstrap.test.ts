@@ -98,3 +98,34 @@ test('a bootstrap key file left by a start that crashed before storing the hash 
     await keys.close();
   });
 });
+
+test('when every admin key has expired, TROVE_API_KEY on start creates the admin key [recovery-admin]', async () => {
+  await withCoordinator(async (coordinator, dataPath) => {
+    const { logger, lines } = capturingLogger();
+    const clock = { now: Date.now() };
+    assert.equal(await ensureBootstrapKey({ coordinator, dataPath, logger, now: () => clock.now }), 'generated');
+    const first = coordinator.listApiKeys()[0];
+    const keys = new ApiKeys({ coordinator, logger, now: () => clock.now });
+    const temporary = await keys.create({ name: 'temporary-admin', role: 'admin', expiresInSecs: 60 });
+    const reader = await keys.create({ name: 'reader', role: 'read' });
+    await assert.rejects(keys.revoke(first.id), /valid for at least another hour/, 'the revoke itself is refused');
+    await coordinator.deleteApiKey(first.id); // as a version without that check could have done
+    clock.now += 61_000;
+    assert.equal(keys.authenticate(temporary.key).ok, false, 'the only admin key has expired');
+
+    assert.equal(await ensureBootstrapKey({ coordinator, dataPath, logger, now: () => clock.now }), 'no_admin');
+    assert.ok(lines.some((line) => line.includes('TROVE_API_KEY') && line.includes('recovery-admin')), 'the log says how to recover');
+    await assert.rejects(ensureBootstrapKey({ coordinator, dataPath, suppliedKey: reader.key, logger, now: () => clock.now }), BootstrapKeyError, 'an existing key is not promoted');
+
+    const supplied = 'operator-recovery-key-0123456789';
+    assert.equal(await ensureBootstrapKey({ coordinator, dataPath, suppliedKey: supplied, logger, now: () => clock.now }), 'recovered');
+    const result = keys.authenticate(supplied);
+    assert.ok(result.ok);
+    assert.equal(result.record.name, 'recovery-admin');
+    assert.equal(result.record.role, 'admin');
+    assert.equal(result.record.namespaces, null);
+    assert.equal(await ensureBootstrapKey({ coordinator, dataPath, suppliedKey: 'yet-another-operator-key-0123', logger, now: () => clock.now }), 'existing');
+    assert.ok(!lines.some((line) => line.includes(supplied)), 'the log never carries the key');
+    await keys.close();
+  });
+});

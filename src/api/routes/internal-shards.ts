@@ -1,0 +1,149 @@
+/**
+ * `POST /_internal/shards/{uuid}/{method}`: the internal shard API other nodes call through their
+ * remote shard handles (src/cluster/remote/protocol.ts describes the protocol). It calls `method`
+ * of the handle of this node's copy `uuid` with the body's `args` and answers an envelope: 200
+ * `{ok: true, value}`, or `{ok: false, error}` with the status the error table gives the error's
+ * code (so logs and proxies see 409, 503, ...). A uuid this node has no open copy of is 404
+ * `shard_unavailable`; an unknown method or a body without an `args` array is 400. A body may
+ * name the catalog revision the caller routed with (`revision`): a copy that is not open yet is
+ * then looked up again once this node has applied that revision (a collection just created, whose
+ * copy is still opening here), waiting at most `REVISION_WAIT_MS`.
+ *
+ * Callers authenticate with the node credential (src/api/auth/node-credential-hmac.ts), which
+ * acts as `admin`; the route requires `admin`, so an API key below admin is refused. Bodies are
+ * read by a plain `JSON.parse` (the nesting and `__proto__` checks of user bodies were made where
+ * the request entered the cluster) and may be twice `http.max_content_length`, as a bulk request
+ * of that size is re-encoded as write ops. `waitForChanges` is a long poll: when the caller's
+ * connection closes, or this server starts closing, the local wait is ended.
+ */
+import type { Socket } from 'node:net';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { CatalogError } from '../../cluster/catalog-error.ts';
+import type { ShardHandle } from '../../cluster/shard-handle.ts';
+import { hitsFromJson, INTERNAL_SHARDS_PATH, toRemoteError, type RemoteEnvelope, type RemoteShardMethod } from '../../cluster/remote/protocol.ts';
+import { encodeBatchResults } from '../../cluster/worker/wire.ts';
+import { EngineError, TroveError } from '../../engine/errors.ts';
+import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-request.ts';
+import type { WriteOp } from '../../engine/shard/operations.ts';
+import { ApiError, renderError } from '../errors.ts';
+
+/** What the internal shard route needs: this node's open shard copies by uuid. */
+export interface InternalShardRouteOptions {
+  /** The handle of the started copy `uuid` on this node, or undefined. */
+  lookup: (uuid: string) => ShardHandle | undefined;
+  /** Resolves once this node has applied catalog revision `revision` (absent: no waiting). */
+  waitForRevision?: (revision: number) => Promise<void>;
+}
+
+/** Longest wait for the caller's catalog revision before a copy is reported missing. */
+export const REVISION_WAIT_MS = 5_000;
+
+/** The signal of calls that are never cancelled. */
+const NEVER = new AbortController().signal;
+
+type Dispatch = (handle: ShardHandle, args: unknown[], signal: AbortSignal) => Promise<unknown>;
+
+/** One entry per remote method; arguments are trusted to have the handle's types (callers are nodes). */
+const DISPATCH: Readonly<Record<RemoteShardMethod, Dispatch>> = {
+  write: (handle, [op]) => handle.write(op as WriteOp),
+  writeBatch: async (handle, [ops]) => encodeBatchResults(await handle.writeBatch(ops as WriteOp[])),
+  get: (handle, [id]) => handle.get(id as string),
+  multiGet: (handle, [ids]) => handle.multiGet(ids as string[]),
+  exists: (handle, [id]) => handle.exists(id as string),
+  query: (handle, [request]) => handle.query(request as ShardSearchRequest),
+  fetch: (handle, [context, hits]) => handle.fetch(context as number, hitsFromJson(hits as ShardHit[])),
+  freeContext: (handle, [context]) => handle.freeContext(context as number),
+  count: (handle, [query]) => handle.count(query),
+  readChanges: (handle, [afterSeq, limit]) => handle.readChanges(afterSeq as number, limit as number),
+  changeBounds: (handle) => handle.changeBounds(),
+  waitForChanges: (handle, [afterSeq, timeoutMs], signal) => handle.waitForChanges(afterSeq as number, timeoutMs as number, signal),
+  forceMerge: (handle, [options]) => handle.forceMerge((options ?? {}) as { maxSegments?: number }),
+  epoch: (handle) => handle.epoch(),
+  stats: (handle) => handle.stats(),
+};
+
+/** Sends an envelope as JSON text (so that no response hook reshapes it). */
+function answer(reply: FastifyReply, status: number, envelope: RemoteEnvelope): FastifyReply {
+  return reply.status(status).type('application/json; charset=utf-8').send(JSON.stringify(envelope));
+}
+
+/** An error as an envelope; one without a code is a defect of this node, logged here with its stack. */
+function failure(reply: FastifyReply, error: unknown): FastifyReply {
+  if (!(error instanceof TroveError)) reply.log.error({ err: error }, 'internal shard call failed');
+  return answer(reply, renderError(error).status, { ok: false, error: toRemoteError(error) });
+}
+
+/** The internal shard route. */
+export async function internalShardRoutes(instance: FastifyInstance, options: InternalShardRouteOptions): Promise<void> {
+  const { lookup, waitForRevision } = options;
+  /**
+   * The copy `uuid`, once this node has applied the caller's catalog revision (bounded): a copy
+   * that was just created is open by then, and a write the caller's dynamic mapping extended is
+   * applied with the extended mapping.
+   */
+  const find = async (uuid: string, revision: unknown): Promise<ShardHandle | undefined> => {
+    if (waitForRevision === undefined || typeof revision !== 'number') return lookup(uuid);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, REVISION_WAIT_MS)));
+    await Promise.race([waitForRevision(revision).catch(() => undefined), late]);
+    clearTimeout(timer);
+    return lookup(uuid);
+  };
+  /** Aborts the long polls in progress (this server is closing). */
+  const waits = new Set<AbortController>();
+  instance.addHook('preClose', async () => {
+    for (const wait of waits) wait.abort();
+  });
+
+  instance.removeAllContentTypeParsers();
+  instance.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch (error) {
+      done(new ApiError('invalid_json', `Failed to parse request body: ${(error as Error).message}`));
+    }
+  });
+
+  const bodyLimit = 2 * (instance.initialConfig.bodyLimit ?? 1_048_576);
+  instance.post<{ Params: { uuid: string; method: string }; Body: unknown }>(
+    `${INTERNAL_SHARDS_PATH}/:uuid/:method`,
+    { config: { role: 'admin' }, bodyLimit },
+    async (request, reply) => {
+      // A shard is named by uuid, whatever its namespace: only callers limited to no namespace (other nodes, unrestricted admins).
+      request.authScope.requireUnrestricted('the internal shard API');
+      const { uuid, method } = request.params;
+      const body = request.body as { args?: unknown; revision?: unknown } | null | undefined;
+      const args = body?.args;
+      if (!Object.hasOwn(DISPATCH, method)) {
+        return failure(reply, new EngineError('illegal_argument', `[${method}] is not a method of the internal shard API`));
+      }
+      if (!Array.isArray(args)) return failure(reply, new EngineError('illegal_argument', 'the body must be {"args": [...]}'));
+      const handle = await find(uuid, body?.revision);
+      if (handle === undefined) {
+        return answer(reply, 404, { ok: false, error: toRemoteError(new CatalogError('shard_unavailable', `no open copy of shard [${uuid}] on this node`)) });
+      }
+      const dispatch = DISPATCH[method as RemoteShardMethod];
+      if (method !== 'waitForChanges') {
+        try {
+          return answer(reply, 200, { ok: true, value: await dispatch(handle, args, NEVER) });
+        } catch (error) {
+          return failure(reply, error);
+        }
+      }
+      const wait = new AbortController();
+      const socket: Socket = request.raw.socket;
+      const abort = (): void => wait.abort();
+      socket.once('close', abort);
+      waits.add(wait);
+      if (socket.destroyed) wait.abort();
+      try {
+        return answer(reply, 200, { ok: true, value: await dispatch(handle, args, wait.signal) });
+      } catch (error) {
+        return failure(reply, error);
+      } finally {
+        socket.off('close', abort);
+        waits.delete(wait);
+      }
+    },
+  );
+}

@@ -1,0 +1,192 @@
+/**
+ * The rules of every catalog change, shared by both coordinators so that they validate and answer
+ * alike: each function checks its request against a mutable draft of the catalog, throws a
+ * `CatalogError` (leaving the draft as it was) or applies the change to the draft and returns what
+ * the coordinator method returns. Persisting the draft is the coordinator's business.
+ */
+import type { Mapping } from '../engine/mapping/mapping.ts';
+import {
+  DEFAULT_NAMESPACE,
+  type ApiKeyRecord,
+  type Catalog,
+  type CollectionMeta,
+  type NamespaceMeta,
+} from './catalog.ts';
+import { CatalogError } from './catalog-error.ts';
+import { COUNT_SETTINGS, type CountSetting } from './collection-settings.ts';
+import type { CreateCollectionRequest, PutMappingOptions, RestoreCollectionsRequest } from './coordinator.ts';
+import { invalidNameReason } from './names.ts';
+import { assignShards, nodeLoad } from './placement.ts';
+
+/** The values of a record, sorted by key. */
+export function sortedByKey<T>(record: Record<string, T>): T[] {
+  return Object.keys(record)
+    .sort()
+    .map((key) => record[key]);
+}
+
+/** A collection or namespace name that follows the index name rules, else invalid_index_name. */
+export function checkName(name: string, kind: 'index' | 'namespace'): void {
+  const reason = invalidNameReason(name);
+  if (reason !== null) throw new CatalogError('invalid_index_name', `Invalid ${kind} name [${name}], ${reason}`);
+}
+
+/** A collection count setting within its bounds (src/cluster/collection-settings.ts), else illegal_argument. */
+export function checkCount(name: CountSetting, value: number): number {
+  const { min, max } = COUNT_SETTINGS[name];
+  if (!Number.isInteger(value) || value < min || value > max) throw new CatalogError('illegal_argument', `${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+/** Adds a namespace; `resource_already_exists` when the name is taken. */
+export function createNamespaceIn(draft: Catalog, name: string, now: number): NamespaceMeta {
+  checkName(name, 'namespace');
+  if (Object.hasOwn(draft.namespaces, name)) {
+    throw new CatalogError('resource_already_exists', `namespace [${name}] already exists`);
+  }
+  const namespace = { name, uuid: crypto.randomUUID(), createdAt: now };
+  draft.namespaces[name] = namespace;
+  return namespace;
+}
+
+/** Removes a namespace and its collections; the default namespace cannot go. */
+export function deleteNamespaceIn(draft: Catalog, name: string): { namespace: NamespaceMeta; collections: CollectionMeta[] } {
+  const namespace = Object.hasOwn(draft.namespaces, name) ? draft.namespaces[name] : undefined;
+  if (!namespace) throw new CatalogError('namespace_not_found', `no such namespace [${name}]`);
+  if (name === DEFAULT_NAMESPACE) {
+    throw new CatalogError('illegal_argument', `the [${DEFAULT_NAMESPACE}] namespace cannot be deleted`);
+  }
+  const collections = sortedByKey(draft.collections).filter((collection) => collection.namespace === name);
+  for (const collection of collections) delete draft.collections[collection.name];
+  delete draft.namespaces[name];
+  return { namespace, collections };
+}
+
+/** Adds a collection with a UUID per shard and placements on the draft's registered nodes. */
+export function createCollectionIn(draft: Catalog, request: CreateCollectionRequest, now: number): CollectionMeta {
+  const { name, settings } = request;
+  const namespace = request.namespace ?? DEFAULT_NAMESPACE;
+  checkName(name, 'index');
+  const existing = Object.hasOwn(draft.collections, name) ? draft.collections[name] : undefined;
+  if (existing) {
+    throw new CatalogError('resource_already_exists', `index [${name}/${existing.uuid}] already exists`);
+  }
+  if (!Object.hasOwn(draft.namespaces, namespace)) {
+    throw new CatalogError('namespace_not_found', `no such namespace [${namespace}]`);
+  }
+  const shards = checkCount('number_of_shards', settings.number_of_shards);
+  checkCount('number_of_replicas', settings.number_of_replicas);
+  const load = nodeLoad(Object.values(draft.collections), Object.keys(draft.nodes));
+  const collection: CollectionMeta = {
+    name,
+    uuid: crypto.randomUUID(),
+    namespace,
+    settings: { number_of_shards: shards, number_of_replicas: settings.number_of_replicas },
+    mapping: structuredClone(request.mapping),
+    shards: Array.from({ length: shards }, (_, id) => ({ id, uuid: crypto.randomUUID() })),
+    placements: assignShards(shards, settings.number_of_replicas, load),
+    createdAt: now,
+    version: 1,
+  };
+  draft.collections[name] = collection;
+  return collection;
+}
+
+/** Removes a collection; `index_not_found` when there is none by that name. */
+export function deleteCollectionIn(draft: Catalog, name: string): CollectionMeta {
+  const collection = Object.hasOwn(draft.collections, name) ? draft.collections[name] : undefined;
+  if (!collection) throw new CatalogError('index_not_found', `no such index [${name}]`);
+  delete draft.collections[name];
+  return collection;
+}
+
+/** Puts deleted collections (and a namespace) back as recorded; all or nothing. */
+export function restoreCollectionsIn(draft: Catalog, request: RestoreCollectionsRequest): CollectionMeta[] {
+  const { namespace } = request;
+  if (namespace) {
+    checkName(namespace.name, 'namespace');
+    if (Object.hasOwn(draft.namespaces, namespace.name)) {
+      throw new CatalogError('resource_already_exists', `namespace [${namespace.name}] already exists`);
+    }
+    draft.namespaces[namespace.name] = structuredClone(namespace);
+  }
+  const liveUuids = new Set<string>();
+  for (const live of Object.values(draft.collections)) {
+    liveUuids.add(live.uuid);
+    for (const shard of live.shards) liveUuids.add(shard.uuid);
+  }
+  const restored: CollectionMeta[] = [];
+  for (const collection of request.collections) {
+    checkName(collection.name, 'index');
+    const existing = Object.hasOwn(draft.collections, collection.name) ? draft.collections[collection.name] : undefined;
+    if (existing) {
+      throw new CatalogError('resource_already_exists', `index [${collection.name}/${existing.uuid}] already exists`);
+    }
+    if (!Object.hasOwn(draft.namespaces, collection.namespace)) {
+      throw new CatalogError('namespace_not_found', `no such namespace [${collection.namespace}]`);
+    }
+    for (const uuid of [collection.uuid, ...collection.shards.map((shard) => shard.uuid)]) {
+      if (liveUuids.has(uuid)) throw new CatalogError('resource_already_exists', `UUID [${uuid}] is already used by a live collection`);
+      liveUuids.add(uuid);
+    }
+    const copy = structuredClone(collection);
+    draft.collections[copy.name] = copy;
+    restored.push(copy);
+  }
+  return restored;
+}
+
+/** Replaces a collection's mapping and bumps its version; compare-and-set on `expectedVersion`. */
+export function putMappingIn(draft: Catalog, name: string, mapping: Mapping, options: PutMappingOptions = {}): CollectionMeta {
+  const collection = Object.hasOwn(draft.collections, name) ? draft.collections[name] : undefined;
+  if (!collection) throw new CatalogError('index_not_found', `no such index [${name}]`);
+  if (options.expectedVersion !== undefined && options.expectedVersion !== collection.version) {
+    throw new CatalogError(
+      'catalog_conflict',
+      `index [${name}] changed concurrently: expected version ${options.expectedVersion}, found ${collection.version}`,
+    );
+  }
+  if (JSON.stringify(collection.mapping) !== JSON.stringify(mapping)) {
+    collection.mapping = structuredClone(mapping);
+    collection.version += 1;
+  }
+  return collection;
+}
+
+/** The error of an API key id that is already taken. */
+export function apiKeyExistsError(id: string): CatalogError {
+  return new CatalogError('resource_already_exists', `API key [${id}] already exists`);
+}
+
+/** Adds an API key record; `resource_already_exists` when the id is taken. */
+export function createApiKeyIn(draft: Catalog, record: ApiKeyRecord): ApiKeyRecord {
+  const keys = (draft.apiKeys ??= {});
+  if (Object.hasOwn(keys, record.id)) throw apiKeyExistsError(record.id);
+  keys[record.id] = structuredClone(record);
+  return keys[record.id];
+}
+
+/** Adds `record` only when the draft holds no API key; false when one existed. */
+export function createFirstApiKeyIn(draft: Catalog, record: ApiKeyRecord): boolean {
+  const keys = (draft.apiKeys ??= {});
+  if (Object.keys(keys).length > 0) return false;
+  keys[record.id] = structuredClone(record);
+  return true;
+}
+
+/** Removes an API key; the removed record, or null when no key has this id. */
+export function deleteApiKeyIn(draft: Catalog, id: string): ApiKeyRecord | null {
+  const keys = draft.apiKeys ?? {};
+  const record = Object.hasOwn(keys, id) ? keys[id] : null;
+  if (record) delete keys[id];
+  return record;
+}
+
+/** Moves `lastUsedAt` of known keys forward (never back); unknown ids are skipped. */
+export function recordApiKeyUseIn(draft: Pick<Catalog, 'apiKeys'>, lastUsed: ReadonlyMap<string, number>): void {
+  const keys = draft.apiKeys ?? {};
+  for (const [id, usedAt] of lastUsed) {
+    const record = Object.hasOwn(keys, id) ? keys[id] : undefined;
+    if (record && (record.lastUsedAt === null || record.lastUsedAt < usedAt)) record.lastUsedAt = usedAt;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The internal shard API between nodes: `POST /_internal/shards/{uuid}/{method}` with the JSON
+ * body `{"args": [...], "revision"?: n}` calls a method of the shard copy's handle on the receiving
+ * node, which answers `{"ok": true, "value": ...}` or
+ * `{"ok": false, "error": {"code", "message", "name"}}`.
+ *
+ * Values are JSON. What JSON cannot carry is encoded where the handle's types allow it: a hit's
+ * score is NaN when the sort needed no scores, which JSON writes as null, so a null score is read
+ * back as NaN (a score is never null otherwise); an argument or property that is undefined is left
+ * out (trailing undefined arguments are dropped, so `count(undefined)` stays a match_all); `-0`
+ * arrives as `0`; `writeBatch` items use the encoding of the worker threads (wire.ts).
+ *
+ * Errors keep their class and code for `EngineError` and `CatalogError` (any other `TroveError`
+ * keeps its code); an error without a code (a defect on the serving node) becomes
+ * `EngineError('shard_worker_failed')` with its message, as an error without a code from a worker
+ * thread does: a 503 that says the copy failed unexpectedly.
+ */
+import { CatalogError } from '../catalog-error.ts';
+import { EngineError, TroveError } from '../../engine/errors.ts';
+import type { ShardHit } from '../../engine/query/search-request.ts';
+import type { QueryPhase, ShardHandle } from '../shard-handle.ts';
+
+/** Path prefix of the internal shard API. */
+export const INTERNAL_SHARDS_PATH = '/_internal/shards';
+
+/**
+ * Handle methods a remote node may call. Not `close`, `setMapping`, `updateSettings`: a node
+ * opens, closes and updates its own copies from the catalog.
+ */
+export type RemoteShardMethod = Exclude<keyof ShardHandle, 'uuid' | 'close' | 'setMapping' | 'updateSettings'>;
+
+/** The request body. */
+export interface RemoteCall {
+  args: unknown[];
+  /** Catalog revision the caller routed with: a copy still opening is waited for until then. */
+  revision?: number;
+}
+
+/** An error as it crosses; `name` is the class name of a `TroveError`. */
+export interface RemoteError {
+  code?: string;
+  message: string;
+  name?: string;
+}
+
+/** The response body; `value` is absent when the method returned undefined. */
+export type RemoteEnvelope = { ok: true; value: unknown } | { ok: false; error: RemoteError };
+
+/** The path of a call (the uuid is encoded: it comes from the catalog, not from this code). */
+export function remoteCallPath(uuid: string, method: RemoteShardMethod): string {
+  return `${INTERNAL_SHARDS_PATH}/${encodeURIComponent(uuid)}/${method}`;
+}
+
+/** Any thrown value as a `RemoteError`. */
+export function toRemoteError(error: unknown): RemoteError {
+  if (error instanceof TroveError) return { code: error.code, message: error.message, name: error.name };
+  return { message: error instanceof Error ? error.message : String(error) };
+}
+
+/** The error a `RemoteError` stands for (see the module comment). */
+export function fromRemoteError(error: RemoteError): TroveError {
+  if (error.code === undefined) return new EngineError('shard_worker_failed', error.message);
+  if (error.name === 'EngineError') return new EngineError(error.code as EngineError['code'], error.message);
+  if (error.name === 'CatalogError') return new CatalogError(error.code as CatalogError['code'], error.message);
+  return new TroveError(error.code, error.message);
+}
+
+/** True for a parsed body that is an envelope. */
+export function isEnvelope(body: unknown): body is RemoteEnvelope {
+  if (body === null || typeof body !== 'object') return false;
+  const { ok, error } = body as { ok?: unknown; error?: { message?: unknown } };
+  if (ok === true) return true;
+  return ok === false && typeof error === 'object' && error !== null && typeof error.message === 'string';
+}
+
+/** Hits read from JSON: a null score was NaN (in place; the array came from `JSON.parse`). */
+export function hitsFromJson(hits: ShardHit[]): ShardHit[] {
+  for (const hit of hits) {
+    if ((hit.score as number | null) === null) hit.score = NaN;
+  }
+  return hits;
+}
+
+/** A query phase read from JSON (see `hitsFromJson`). */
+export function queryPhaseFromJson(phase: QueryPhase): QueryPhase {
+  hitsFromJson(phase.result.hits);
+  return phase;
+}

@@ -1,0 +1,183 @@
+/**
+ * How this node calls the internal shard API of other nodes (protocol.ts): one undici `Pool` per
+ * node origin (keep-alive, at most `connections` sockets), every request signed with this node's
+ * credential. Long polls (`waitForChanges`, which a change feed holds per shard for as long as it
+ * waits) go over a second pool per origin, of `LONG_POLL_CONNECTIONS` sockets, so that they never
+ * hold the sockets that writes and searches need. One transport per node process, closed when the
+ * node closes.
+ *
+ * A call the other node answered with an envelope resolves with its value or rejects with its
+ * error. Anything else (no connection, a dropped connection, no answer within the timeout, a
+ * refused credential, a body that is not an envelope) rejects with
+ * `CatalogError('shard_unavailable', 'node [<id>] did not answer for shard [<uuid>]: <reason>')`.
+ * A call may have reached the shard when its connection drops: like any lost answer, the caller
+ * cannot tell whether a write was applied.
+ */
+import { Pool } from 'undici';
+import { NodeCredentialSigner } from '../../api/auth/node-credential-hmac.ts';
+import { CatalogError } from '../catalog-error.ts';
+import { TroveError } from '../../engine/errors.ts';
+import { fromRemoteError, isEnvelope, remoteCallPath, type RemoteCall, type RemoteShardMethod } from './protocol.ts';
+
+/** Default timeout of a call (a long poll gets its own wait plus `WAIT_MARGIN_MS`). */
+export const REMOTE_CALL_TIMEOUT_MS = 30_000;
+/** Sockets per node, by default. */
+export const REMOTE_CONNECTIONS = 16;
+/** Sockets per node for long polls; further waits queue until one ends. */
+export const LONG_POLL_CONNECTIONS = 1_024;
+/** How long `close` lets calls in flight finish before it cuts them. */
+const CLOSE_GRACE_MS = 5_000;
+/** Idle sockets are closed before the server's keep-alive timeout (72 s) would race a new request. */
+const KEEP_ALIVE_MS = 60_000;
+
+/** The node a remote shard copy lives on, as the catalog's node registry records it. */
+export interface RemoteNode {
+  id: string;
+  /** Base URL of the node's HTTP API. */
+  address: string;
+}
+
+/** Options of `RemoteTransport`. */
+export interface RemoteTransportOptions {
+  /** This node's id, named in its credential. */
+  nodeId: string;
+  /** The cluster's shared secret (`Coordinator.internalSecret()`). */
+  secret: string;
+  /** Sockets per node (default `REMOTE_CONNECTIONS`). */
+  connections?: number;
+  /** Timeout of a call (default `REMOTE_CALL_TIMEOUT_MS`). */
+  timeoutMs?: number;
+  /** The catalog revision this node routes with, sent with each call (see `RemoteCall`). */
+  revision?: () => number;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Overrides the transport's timeout. */
+  timeoutMs?: number;
+  /** Cancels the call: it rejects with `shard_unavailable` at once and the connection is dropped. */
+  signal?: AbortSignal;
+  /** The other node may hold the call (a long poll): it goes over the long-poll pool. */
+  longPoll?: boolean;
+}
+
+/** See the module comment. */
+export class RemoteTransport {
+  private readonly signer: NodeCredentialSigner;
+  private readonly pools = new Map<string, Pool>();
+  private readonly connections: number;
+  private readonly timeoutMs: number;
+  private readonly revision: (() => number) | undefined;
+  private closed = false;
+
+  constructor(options: RemoteTransportOptions) {
+    this.signer = new NodeCredentialSigner(options.secret, options.nodeId);
+    this.connections = options.connections ?? REMOTE_CONNECTIONS;
+    this.timeoutMs = options.timeoutMs ?? REMOTE_CALL_TIMEOUT_MS;
+    this.revision = options.revision;
+  }
+
+  /** Calls `method` of shard copy `uuid` on `node`; see the module comment for failures. */
+  async call(node: RemoteNode, uuid: string, method: RemoteShardMethod, args: unknown[], options: CallOptions = {}): Promise<unknown> {
+    // JSON writes an undefined argument as null; trailing ones (`count(undefined)`) are left out instead.
+    let length = args.length;
+    while (length > 0 && args[length - 1] === undefined) length--;
+    const call: RemoteCall = { args: args.slice(0, length), revision: this.revision?.() };
+    const body = JSON.stringify(call);
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const { signal } = options;
+    if (this.closed) throw unavailable(node, uuid, 'this node is closing');
+    if (signal?.aborted) throw unavailable(node, uuid, 'the call was cancelled');
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const cancel = (): void => controller.abort();
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      const { pool, base } = this.route(node.address, options.longPoll === true);
+      const response = await pool.request({
+        method: 'POST',
+        path: base + remoteCallPath(uuid, method),
+        headers: { authorization: this.signer.header(), 'content-type': 'application/json' },
+        body,
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      return decode(node, uuid, response.statusCode, await response.body.text());
+    } catch (error) {
+      if (error instanceof TroveError) throw error;
+      const reason = timedOut ? `no answer within ${timeoutMs} ms` : signal?.aborted ? 'the call was cancelled' : describeFailure(error);
+      throw unavailable(node, uuid, reason);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', cancel);
+    }
+  }
+
+  /** Stops new calls, lets calls in flight finish for a few seconds, then cuts the rest. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(
+      pools.map(async (pool) => {
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS, 'late')));
+        const outcome = await Promise.race([pool.close().then(() => 'closed' as const), grace]);
+        clearTimeout(timer);
+        if (outcome === 'late') await pool.destroy();
+      }),
+    );
+  }
+
+  /** The pool of an address's origin (calls or long polls), and the path prefix of the address. */
+  private route(address: string, longPoll: boolean): { pool: Pool; base: string } {
+    const url = new URL(address);
+    const base = url.pathname.replace(/\/+$/, '');
+    const key = `${longPoll ? 'wait' : 'call'} ${url.origin}`;
+    let pool = this.pools.get(key);
+    if (pool === undefined) {
+      const connections = longPoll ? LONG_POLL_CONNECTIONS : this.connections;
+      pool = new Pool(url.origin, { connections, keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS });
+      this.pools.set(key, pool);
+    }
+    return { pool, base };
+  }
+}
+
+function unavailable(node: RemoteNode, uuid: string, reason: string): CatalogError {
+  return new CatalogError('shard_unavailable', `node [${node.id}] did not answer for shard [${uuid}]: ${reason}`);
+}
+
+/** The value of an envelope, its error, or `shard_unavailable` for any other answer. */
+function decode(node: RemoteNode, uuid: string, status: number, text: string): unknown {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (isEnvelope(body)) {
+    if (body.ok) return body.value;
+    if (status === 404 && body.error.code === 'shard_unavailable') {
+      throw new CatalogError('shard_unavailable', `node [${node.id}] has no open copy of shard [${uuid}]`);
+    }
+    throw fromRemoteError(body.error);
+  }
+  if (status === 401 || status === 403) {
+    throw unavailable(node, uuid, `it refused this node's credential (HTTP ${status}); do both nodes share the cluster secret, and do their clocks agree?`);
+  }
+  const reason = (body as { error?: { reason?: unknown } } | undefined)?.error?.reason;
+  throw unavailable(node, uuid, `HTTP ${status}${typeof reason === 'string' ? `: ${reason}` : ', not an answer of the internal shard API'}`);
+}
+
+/** A connection failure in one line (a refused dual-stack connect is an AggregateError without a message). */
+function describeFailure(error: unknown): string {
+  const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
+  const text = typeof message === 'string' && message !== '' ? message : Array.isArray(errors) ? errors.map((inner) => describeFailure(inner)).join('; ') : String(error);
+  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
+}

@@ -1,0 +1,108 @@
+/**
+ * Test fixture: one list of shard-handle calls, run on two handles whose answers must be equal
+ * (a `LocalShardHandle` and another implementation on an empty shard with `PARITY_MAPPING`).
+ */
+import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
+import type { EngineError } from '../engine/errors.ts';
+import type { Mapping } from '../engine/mapping/mapping.ts';
+import type { ShardHandle } from './shard-handle.ts';
+
+/** The mapping the parity shards are opened with. */
+export const PARITY_MAPPING: Mapping = { properties: { title: { type: 'text' }, n: { type: 'long' } } };
+
+/** Whoever manages the copy: the handle itself, or (for a remote copy) the handle on its node. */
+export type ShardOwner = Pick<ShardHandle, 'setMapping' | 'updateSettings' | 'close'>;
+
+/**
+ * A value with its clock readings (`timestamp`, `lastEpochAt`) blanked, errors as plain data, and
+ * properties whose value is undefined left out (no reader of the property can tell them apart,
+ * and JSON cannot carry them).
+ */
+export function comparable(value: unknown): unknown {
+  if (value instanceof Error) return { error: value.constructor.name, code: (value as EngineError).code, message: value.message };
+  if (Array.isArray(value)) return value.map(comparable);
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value).filter(([, item]) => item !== undefined).map(([key, item]) => [key, key === 'timestamp' || key === 'lastEpochAt' ? '<clock>' : comparable(item)]);
+  return Object.fromEntries(entries);
+}
+
+/** Asserts that two runs of `exerciseShardHandle` answered alike, step by step. */
+export function assertSameAnswers(actual: Array<[string, unknown]>, expected: Array<[string, unknown]>, label: string): void {
+  assert.equal(actual.length, expected.length, `${label}: number of steps`);
+  for (const [index, [name, answer]] of actual.entries()) assert.deepEqual(answer, expected[index]![1], `${label}: step [${name}]`);
+}
+
+/** Runs the same operations on a handle and returns every answer (or error), comparable. */
+export async function exerciseShardHandle(handle: ShardHandle, owner: ShardOwner = handle): Promise<Array<[string, unknown]>> {
+  const answers: Array<[string, unknown]> = [];
+  const step = async (name: string, run: () => Promise<unknown>): Promise<unknown> => {
+    let answer: unknown;
+    try {
+      answer = await run();
+    } catch (error) {
+      answer = error;
+    }
+    answers.push([name, comparable(answer)]);
+    return answer;
+  };
+  type Phase = Awaited<ReturnType<ShardHandle['query']>>;
+  await step('write a', () => handle.write({ kind: 'index', id: 'a', source: { title: 'hello world', n: 1 } }));
+  await step('write b', () => handle.write({ kind: 'index', id: 'b', source: { title: 'hello there', n: 2 } }));
+  await step('update a', () => handle.write({ kind: 'update', id: 'a', doc: { n: 10 }, returnSource: true }));
+  await step('create a again', () => handle.write({ kind: 'index', id: 'a', opType: 'create', source: { title: 'x' } }));
+  await step('delete missing', () => handle.write({ kind: 'delete', id: 'nope' }));
+  await step('writeBatch', () =>
+    handle.writeBatch([
+      { kind: 'index', id: 'a', opType: 'create', source: { title: 'conflict' } },
+      { kind: 'index', id: 'c', source: { title: 'goodbye world', n: 3 } },
+      { kind: 'update', id: 'missing', doc: { n: 1 } },
+      { kind: 'delete', id: 'b' },
+    ]),
+  );
+  await step('get a', () => handle.get('a'));
+  await step('get b (deleted)', () => handle.get('b'));
+  await step('multiGet', () => handle.multiGet(['c', 'zz', 'a']));
+  await step('exists a', () => handle.exists('a'));
+  await step('exists zz', () => handle.exists('zz'));
+  const request = { query: { match: { title: 'world' } }, from: 0, size: 10, trackTotalHits: true, aggs: { top: { max: { field: 'n' } } } };
+  const phase = (await step('query', () => handle.query(request))) as Phase;
+  await step('fetch', () => handle.fetch(phase.context, phase.result.hits));
+  await step('fetch again (freed)', () => handle.fetch(phase.context, phase.result.hits));
+  const unfetched = (await step('query 2', () => handle.query({ from: 0, size: 5 }))) as Phase;
+  await step('freeContext', () => handle.freeContext(unfetched.context));
+  await step('fetch freed', () => handle.fetch(unfetched.context, unfetched.result.hits));
+  const sortAggs = { n_terms: { terms: { field: 'n' } }, n_stats: { stats: { field: 'n' } }, n_range: { range: { field: 'n', ranges: [{ to: 5 }, { from: 5 }] } } };
+  const sorted = (await step('query sorted (no scores)', () => handle.query({ from: 0, size: 10, sort: [{ n: 'desc' }], aggs: sortAggs }))) as Phase;
+  await step('fetch sorted', () => handle.fetch(sorted.context, sorted.result.hits));
+  await step('query search_after', () => handle.query({ from: 0, size: 10, sort: [{ n: 'asc' }], searchAfter: [3] }));
+  await step('bad search', () => handle.query({ query: { no_such_query: {} }, from: 0, size: 1 }));
+  await step('count', () => handle.count({ match: { title: 'hello' } }));
+  await step('count (no query)', () => handle.count(undefined));
+  await step('bad query', () => handle.count({ no_such_query: {} }));
+  await step('readChanges', () => handle.readChanges(0, 100));
+  const bounds = (await step('changeBounds', () => handle.changeBounds())) as Awaited<ReturnType<ShardHandle['changeBounds']>>;
+  const waiting = handle.waitForChanges(bounds.durableSeq, 10_000);
+  await step('write d', () => handle.write({ kind: 'index', id: 'd', source: { title: 'late', n: 4 } }));
+  await step('waitForChanges (write)', () => waiting);
+  await step('waitForChanges (timeout)', () => handle.waitForChanges(bounds.durableSeq + 1, 30));
+  const controller = new AbortController();
+  const started = Date.now();
+  setTimeout(() => controller.abort(), 30);
+  await step('waitForChanges (abort)', () => handle.waitForChanges(bounds.durableSeq + 1, 60_000, controller.signal));
+  assert.ok(Date.now() - started < 5_000, 'an aborted wait resolves at once');
+  assert.equal(getEventListeners(controller.signal, 'abort').length, 0, 'no abort listener stays behind');
+  await step('waitForChanges (aborted before)', () => handle.waitForChanges(bounds.durableSeq + 1, 60_000, controller.signal));
+  await step('epoch', () => handle.epoch());
+  await step('stats after epoch', () => handle.stats());
+  await step('write e', () => handle.write({ kind: 'index', id: 'e', source: { title: 'second segment', n: 5 } }));
+  await step('epoch 2', () => handle.epoch());
+  await step('forceMerge', () => handle.forceMerge({ maxSegments: 1 }));
+  await step('stats after merge', () => handle.stats());
+  await step('setMapping', () => owner.setMapping({ properties: { ...PARITY_MAPPING.properties, tag: { type: 'keyword' } } }));
+  await step('write tagged', () => handle.write({ kind: 'index', id: 'f', source: { title: 'tagged', n: 6, tag: 'red' } }));
+  await step('count tagged', () => handle.count({ term: { tag: 'red' } }));
+  await step('updateSettings', () => owner.updateSettings({ epochMaxDocs: 1_000 }));
+  await step('close', () => owner.close());
+  return answers;
+}
