@@ -74,6 +74,7 @@ test('a collection created through one node has its primaries spread over all th
   if (skipReason) return t.skip(skipReason);
   const created = await call(nodes[1]!, 'PUT', '/cities', { json: { settings: { number_of_shards: 3 }, mappings: MAPPING } });
   assert.equal(created.status, 200, created.text);
+  assert.equal(created.body.shards_acknowledged, true, 'the create waited for every primary, on every node');
   const shards = (await call(nodes[2]!, 'GET', '/_cluster/state/shards')).body.shards.cities;
   const primaries = Object.values(shards as Record<string, { primary: { node: string; state: string } }>).map((copy) => copy.primary);
   assert.equal(new Set(primaries.map((primary) => primary.node)).size, 3, JSON.stringify(primaries));
@@ -120,7 +121,8 @@ test('searches, counts, aggregations, sorts and search_after answer alike on eve
   const lines = cities(CITY_COUNT).flatMap((city) => [{ index: { _id: city.id } }, { name: city.name, country: city.country, population: city.population }]);
   for (const target of [nodes[0]!, single!]) {
     const loaded = await call(target, 'POST', '/cities/_bulk', { body: ndjson(lines), headers: { 'content-type': 'application/x-ndjson' } });
-    assert.equal(loaded.body.errors, false);
+    const failed = loaded.body.items?.find((item: { index: { error?: unknown } }) => item.index.error !== undefined);
+    assert.equal(loaded.body.errors, false, JSON.stringify(failed ?? loaded.body).slice(0, 500));
   }
   const searches: Array<[string, string, unknown]> = [
     ['POST', '/cities/_search', { query: { match: { name: 'san' } }, size: 20 }],

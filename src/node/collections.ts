@@ -95,9 +95,21 @@ export async function createCollection(context: NodeContext, name: string, body:
       mapping: request.mapping,
     }),
   );
-  const hosted = context.router.findCollection(meta.name);
-  const started = hosted?.shards.every((local, shardId) => local?.state === 'started' || meta.placements[shardId].primary !== context.nodeId);
-  return { acknowledged: true, shards_acknowledged: started === true, index: meta.name };
+  return { acknowledged: true, shards_acknowledged: await primariesStarted(context, meta.name), index: meta.name };
+}
+
+/**
+ * Whether every primary copy of a new collection answers, wherever it is placed (Elasticsearch's
+ * `wait_for_active_shards: 1`): a copy on another node answers once that node has applied the
+ * catalog revision the request carries and opened the copy, so the collection is usable through
+ * any node when the create returns.
+ */
+async function primariesStarted(context: NodeContext, name: string): Promise<boolean> {
+  const hosted = context.router.findCollection(name);
+  if (!hosted) return false;
+  const { targets, misses } = context.router.searchShards([hosted]);
+  const answers = await Promise.allSettled(targets.map((target) => target.handle.changeBounds()));
+  return misses.length === 0 && answers.every((answer) => answer.status === 'fulfilled');
 }
 
 /** Names a target selects; unknown concrete names are index_not_found. */
