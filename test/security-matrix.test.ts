@@ -114,10 +114,10 @@ const ROUTES: Record<string, Sample> = {
   'GET /_cluster/health': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_cluster/health?level=collections' }) },
   'GET /_cluster/state': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_cluster/state' }) },
   'GET /_cluster/state/:sections': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_cluster/state/namespaces,collections' }) },
-  'GET /_node/_local': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_node/_local' }) },
-  'GET /_node/_local/stats': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_node/_local/stats' }) },
-  'GET /_node/_local/settings': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_node/_local/settings' }) },
-  'PUT /_node/_local/settings': {
+  'GET /_node/:node_id': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_node/_local' }) },
+  'GET /_node/:node_id/stats': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_node/_local/stats' }) },
+  'GET /_node/:node_id/settings': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_node/_local/settings' }) },
+  'PUT /_node/:node_id/settings': {
     role: 'admin',
     scoping: 'unrestricted',
     request: async () => ({ path: '/_node/_local/settings', ...json({ 'search.default_timeout_ms': 0 }) }),
@@ -183,6 +183,7 @@ const ROUTES: Record<string, Sample> = {
   'DELETE /_cluster/trash/:item_id': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/_cluster/trash/${await freshTrashItem(side)}` }) },
   'DELETE /_cluster/trash': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_cluster/trash' }) },
   'POST /_internal/shards/:uuid/:method': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_internal/shards/no-such-shard/stats', json: { args: [] } }) },
+  'POST /_internal/node/:method': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_internal/node/node.settings', json: { args: [] } }) },
 
   'PUT /:collection': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${unique(`${side}-new`)}`, ...json({ namespace: NAMESPACE[side] }) }) },
   'GET /:collection': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}` }) },

@@ -67,6 +67,8 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorKind>> = {
   catalog_conflict: { type: 'concurrent_modification_exception', status: 409 },
   catalog_unavailable: { type: 'catalog_unavailable_exception', status: 503 },
   shard_unavailable: { type: 'unavailable_shards_exception', status: 503 },
+  node_unavailable: { type: 'node_not_connected_exception', status: 503 },
+  node_not_found: { type: 'resource_not_found_exception', status: 404 },
   node_closed: { type: 'node_closed_exception', status: 503 },
   // Jobs (src/jobs/job-error.ts)
   job_not_found: { type: 'resource_not_found_exception', status: 404 },

@@ -38,6 +38,7 @@ import { rootRoutes } from './routes/root.ts';
 import { searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
 import { trashRoutes } from './routes/trash.ts';
+import { internalNodeRoutes } from './routes/internal-node.ts';
 
 /** Options of `buildServer`. */
 export interface BuildServerOptions {
@@ -107,7 +108,7 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(nodeRoutes, { observability: node.observability });
   await instance.register(metricsRoutes, { observability: node.observability });
   await instance.register(compactRoutes, { compaction: node.compaction });
-  await instance.register(jobRoutes, { compaction: node.compaction, observability: node.observability });
+  await instance.register(jobRoutes, { compaction: node.compaction });
   await instance.register(searchRoutes, { search: node.search });
   await instance.register(bulkRoutes, { documents: node.documents });
   await instance.register(documentRoutes, { documents: node.documents });
@@ -116,6 +117,7 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(namespaceRoutes, { collections: node.collections });
   await instance.register(trashRoutes, { trash: node.trash });
   await instance.register(internalShardRoutes, node.internalShards);
+  await instance.register(internalNodeRoutes, node.internalNode);
   await instance.register(collectionRoutes, { collections: node.collections });
 }
 

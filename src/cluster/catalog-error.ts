@@ -15,7 +15,11 @@ export type CatalogErrorCode =
   /** The catalog could not be persisted or read, or the coordinator is closed. */
   | 'catalog_unavailable'
   /** A shard copy a request needs is not open (unassigned, still opening, failed to open, or closed). */
-  | 'shard_unavailable';
+  | 'shard_unavailable'
+  /** Another node of the cluster did not answer a call (down, paused, cut off, or too slow). */
+  | 'node_unavailable'
+  /** No node of the cluster has this id or name. */
+  | 'node_not_found';
 
 /** A catalog operation that was refused or failed; the catalog is unchanged. */
 export class CatalogError extends TroveError<CatalogErrorCode> {}

@@ -72,6 +72,9 @@ export interface NodeLease {
   revoke(): Promise<void>;
 }
 
+/** Whether the coordinator reaches the store of its catalog now (etcd); why not, and since when. */
+export type CoordinatorConnectivity = { available: true } | { available: false; reason: string; since: number };
+
 /** Receives catalog events in revision order. A returned promise is not awaited by the coordinator. */
 export type CatalogListener = (event: CatalogEvent) => void | Promise<void>;
 
@@ -144,6 +147,12 @@ export interface Coordinator {
    * and a time never replaces a later one. Callers batch these: not one catalog write per request.
    */
   recordApiKeyUse(lastUsed: ReadonlyMap<string, number>): Promise<void>;
+
+  /**
+   * Whether the catalog's store answers now. While it does not, reads serve the last catalog seen
+   * and every catalog change fails with `catalog_unavailable`, whole.
+   */
+  connectivity(): CoordinatorConnectivity;
 
   /** Subscribes to catalog events; returns the function that unsubscribes. */
   watch(listener: CatalogListener): () => void;

@@ -12,6 +12,8 @@ import { EngineError } from '../engine/errors.ts';
 import type { Mapping } from '../engine/mapping/mapping.ts';
 import { mergeMappings, validateMapping } from '../engine/mapping/validate.ts';
 import type { HostedCollection } from '../cluster/local-shards.ts';
+import type { ShardHandle } from '../cluster/shard-handle.ts';
+import type { ShardStats } from '../engine/shard/shard.ts';
 import type { NodeContext } from './node-context.ts';
 import { NodeError, asNodeError, collectionNotFound } from './node-error.ts';
 
@@ -27,7 +29,7 @@ export interface CollectionSummary {
   status: 'open';
   primaries: number;
   replicas: number;
-  /** Live documents in the primaries hosted on this node. */
+  /** Live documents in the collection's primary copies, on every node. */
   docsCount: number;
   docsDeleted: number;
   storeSizeBytes: number;
@@ -158,33 +160,54 @@ export function collectionHealth(context: NodeContext, hosted: HostedCollection)
   return health;
 }
 
-/** Every collection with counts, size and health (`_cat/indices`). */
+/** How long `_cat/indices` waits for a primary copy's figures before counting the collection red. */
+const PRIMARY_STATS_WAIT_MS = 5_000;
+
+/** A copy's figures, or null when it fails or does not answer in time. */
+async function primaryStats(handle: ShardHandle): Promise<ShardStats | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(resolve, PRIMARY_STATS_WAIT_MS, null)));
+  try {
+    return await Promise.race([handle.stats().catch(() => null), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Every collection with counts, size and health (`_cat/indices`): the figures of every primary
+ * copy, wherever in the cluster it is; a primary that cannot be reached makes the collection red.
+ */
 export async function listCollections(context: NodeContext): Promise<CollectionSummary[]> {
-  const started = await context.router.startedStats();
-  return context.router.collections().map((hosted) => {
-    let docsCount = 0;
-    let docsDeleted = 0;
-    let storeSizeBytes = 0;
-    for (const { stats } of started.filter((copy) => copy.collection === hosted.meta.name)) {
-      docsCount += stats.docs;
-      docsDeleted += stats.deletedDocs;
-      storeSizeBytes += stats.bytes;
-    }
-    const { meta } = hosted;
-    return {
-      name: meta.name,
-      uuid: meta.uuid,
-      namespace: meta.namespace,
-      health: collectionHealth(context, hosted),
-      status: 'open',
-      primaries: meta.settings.number_of_shards,
-      replicas: meta.settings.number_of_replicas,
-      docsCount,
-      docsDeleted,
-      storeSizeBytes,
-      createdAt: meta.createdAt,
-    };
-  });
+  return Promise.all(
+    context.router.collections().map(async (hosted): Promise<CollectionSummary> => {
+      const { targets, misses } = context.router.searchShards([hosted]);
+      const figures = await Promise.all(targets.map((target) => primaryStats(target.handle)));
+      let docsCount = 0;
+      let docsDeleted = 0;
+      let storeSizeBytes = 0;
+      for (const stats of figures) {
+        docsCount += stats?.docs ?? 0;
+        docsDeleted += stats?.deletedDocs ?? 0;
+        storeSizeBytes += stats?.bytes ?? 0;
+      }
+      const { meta } = hosted;
+      const unreachable = misses.length > 0 || figures.includes(null);
+      return {
+        name: meta.name,
+        uuid: meta.uuid,
+        namespace: meta.namespace,
+        health: unreachable ? 'red' : collectionHealth(context, hosted),
+        status: 'open',
+        primaries: meta.settings.number_of_shards,
+        replicas: meta.settings.number_of_replicas,
+        docsCount,
+        docsDeleted,
+        storeSizeBytes,
+        createdAt: meta.createdAt,
+      };
+    }),
+  );
 }
 
 /** `GET /{target}/_mapping`. */

@@ -3,13 +3,14 @@
  * on (the routes of src/api/routes/{compact,jobs,cat-segments}.ts). `compact`, `job` and
  * `listJobs` run as tracked requests.
  */
+import type { PeerDirectory } from '../cluster/remote/peer-nodes.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Job } from '../jobs/job.ts';
 import { maintenanceStats, type MaintenanceStats } from '../ops/stats/maintenance-stats.ts';
-import { compactAcrossNodes, LocalCompactionNode, type CompactionResult, type CompactOptions } from './compaction.ts';
+import { compactAcrossNodes, LocalCompactionNode, RemoteCompactionNode, type CompactionNode, type CompactionResult, type CompactOptions } from './compaction.ts';
 import type { NodeFaults } from './faults.ts';
 import type { NodeContext } from './node-context.ts';
-import { collectionNotFound } from './node-error.ts';
+import { collectionNotFound, NodeError } from './node-error.ts';
 import type { RequestTracker } from './request-tracker.ts';
 import { segmentRows, type SegmentRow } from './segment-stats.ts';
 
@@ -21,6 +22,8 @@ export interface CompactionServiceOptions {
   faults: NodeFaults;
   /** `node.name`, shown in segment rows. */
   nodeName: string;
+  /** The other nodes of the cluster (absent on a single node). */
+  peers?: PeerDirectory;
 }
 
 /** Compaction, jobs and segments of the node; see the module comment. */
@@ -29,40 +32,79 @@ export class CompactionService {
   private readonly requests: RequestTracker;
   private readonly jobs: JobQueue;
   private readonly faults: NodeFaults;
-  private readonly nodeName: string;
+  private readonly localNodeName: string;
+  private readonly peers: PeerDirectory | undefined;
 
   constructor(options: CompactionServiceOptions) {
     this.context = options.context;
     this.requests = options.requests;
     this.jobs = options.jobs;
     this.faults = options.faults;
-    this.nodeName = options.nodeName;
+    this.localNodeName = options.nodeName;
+    this.peers = options.peers;
   }
 
-  /** `POST /{collection}/_compact`: one queued job per node hosting primaries, or that node's error. */
+  /** `POST /{collection}/_compact`: one queued job per node hosting primaries (here or elsewhere in the cluster), or that node's error. */
   compact(name: string, options: CompactOptions): Promise<CompactionResult> {
     return this.requests.track(async () => {
       const { coordinator, nodeId } = this.context;
       const collection = coordinator.getCollection(name);
       if (!collection) throw collectionNotFound(name);
-      const local = new LocalCompactionNode(this.context, this.jobs, this.faults);
-      return compactAcrossNodes(collection, coordinator.listNodes(), (id) => (id === nodeId ? local : null), options);
+      const local = this.localNode();
+      const peers = new Map((this.peers?.peers() ?? []).map((peer) => [peer.nodeId, peer]));
+      const lookup = (id: string): CompactionNode | null => {
+        if (id === nodeId) return local;
+        const peer = peers.get(id);
+        return peer ? new RemoteCompactionNode(peer) : null;
+      };
+      return compactAcrossNodes(collection, coordinator.listNodes(), lookup, options);
     });
   }
 
-  /** `GET /_jobs/{id}`; `job_not_found` when this node has no such job. */
+  /**
+   * `GET /_jobs/{id}`, on whichever node ran it (a job id starts with its node's id);
+   * `job_not_found` when that node has no such job.
+   */
   job(id: string): Promise<Job> {
-    return this.requests.track(async () => this.jobs.get(id));
+    return this.requests.track(async () => {
+      const owner = id.includes(':') ? id.slice(0, id.lastIndexOf(':')) : this.context.nodeId;
+      if (owner === this.context.nodeId || this.peers === undefined) return this.jobs.get(id);
+      const record = this.peers.record(owner);
+      if (record === undefined) throw new NodeError('node_not_found', `job [${id}] belongs to node [${owner}], which is not in the cluster's registry`);
+      return (await this.peers.peer(owner).call('jobs.get', [id])) as Job;
+    });
   }
 
-  /** `GET /_jobs`: every retained job of this node, newest first. */
-  listJobs(): Promise<Job[]> {
-    return this.requests.track(async () => this.jobs.list());
+  /** `GET /_jobs`: every retained job of every node that answers, newest first; the nodes that did not answer. */
+  listJobs(): Promise<{ jobs: Job[]; failures: Array<{ nodeId: string; nodeName: string; error: unknown }> }> {
+    return this.requests.track(async () => {
+      const peers = this.peers?.peers() ?? [];
+      const answers = await Promise.allSettled(peers.map(async (peer) => (await peer.call('jobs.list')) as Job[]));
+      const jobs = [...this.jobs.list()];
+      const failures: Array<{ nodeId: string; nodeName: string; error: unknown }> = [];
+      answers.forEach((answer, index) => {
+        if (answer.status === 'fulfilled') jobs.push(...answer.value);
+        else failures.push({ nodeId: peers[index].nodeId, nodeName: peers[index].nodeName, error: answer.reason });
+      });
+      jobs.sort((left, right) => right.createdAt - left.createdAt);
+      return { jobs, failures };
+    });
+  }
+
+  /** The name of node `nodeId` as the registry records it (this node's own name for itself). */
+  nodeNameOf(nodeId: string): string {
+    if (nodeId === this.context.nodeId) return this.localNodeName;
+    return this.peers?.record(nodeId)?.name ?? nodeId;
+  }
+
+  /** This node as a compaction node (what the internal node API's `compact` answers with). */
+  localNode(): LocalCompactionNode {
+    return new LocalCompactionNode(this.context, this.jobs, this.faults);
   }
 
   /** Every segment of the started local shard copies (`_cat/segments`). */
   segments(): Promise<SegmentRow[]> {
-    return segmentRows(this.context, this.nodeName);
+    return segmentRows(this.context, this.localNodeName);
   }
 
   /** The `segments` and `compaction` sections of the node stats (epochs, merges, backlog, jobs). */

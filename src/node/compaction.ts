@@ -3,8 +3,8 @@
  * primary copy of the collection queues one batch job with a merge pass per started local
  * primary, and answers with one row. Rows are collected through `CompactionNode`, one per hosting
  * node, all at once; a node that fails (or cannot be reached) yields a failed row while the other
- * rows stand. This node is `LocalCompactionNode`; the cluster adds remote nodes behind the same
- * interface.
+ * rows stand. This node is `LocalCompactionNode`; another node of the cluster is
+ * `RemoteCompactionNode`, which asks that node's `LocalCompactionNode` through the internal node API.
  */
 import type { CollectionMeta, NodeRecord } from '../cluster/catalog.ts';
 import { EngineError } from '../engine/errors.ts';
@@ -12,6 +12,7 @@ import type { JobQueue, PassTask } from '../jobs/job-queue.ts';
 import type { NodeFaults } from './faults.ts';
 import type { NodeContext } from './node-context.ts';
 import { NodeError } from './node-error.ts';
+import type { PeerNode } from '../cluster/remote/peer-nodes.ts';
 
 /** Options of a compaction request. */
 export interface CompactOptions {
@@ -124,5 +125,20 @@ export class LocalCompactionNode implements CompactionNode {
     const shard = this.context.router.primary(hosted, shardId);
     if (shard.uuid !== shardUuid) throw new NodeError('shard_unavailable', `[${collection.name}][${shardId}] is no longer the shard the job was queued for`);
     return shard.forceMerge({ maxSegments });
+  }
+}
+
+/** Another node of the cluster as a `CompactionNode`: its own `LocalCompactionNode` answers, through the internal node API. */
+export class RemoteCompactionNode implements CompactionNode {
+  constructor(private readonly peer: PeerNode) {}
+
+  /** That node's id. */
+  get nodeId(): string {
+    return this.peer.nodeId;
+  }
+
+  /** See `CompactionNode.compact`. */
+  async compact(collection: CollectionMeta, options: CompactOptions): Promise<QueuedCompaction> {
+    return (await this.peer.call('compact', [collection, options])) as QueuedCompaction;
   }
 }

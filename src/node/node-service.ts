@@ -43,6 +43,9 @@ import { Trash } from '../trash/trash.ts';
 import { TROVE_VERSION } from './version.ts';
 import type { EngineSettings } from '../engine/shard/settings.ts';
 import { NodeOps } from '../ops/node-ops.ts';
+import { PeerDirectory } from '../cluster/remote/peer-nodes.ts';
+import { RemoteNodeTrash } from '../trash/remote-node-trash.ts';
+import type { InternalNodeServices } from './internal-node-services.ts';
 
 export type { BulkItem, BulkDefaults, BulkResponse, BulkItemResult, BulkItemFailure, BulkItemSuccess, BulkAction } from './bulk.ts';
 export type { GetParams, GetResponse, IndexParams, UpdateParams, UpdateResponse, WriteParams, WriteResponse } from './documents.ts';
@@ -114,6 +117,8 @@ export class NodeService {
   private readonly transport: RemoteTransport | null;
   /** What the internal shard API serves: this node's started copies, after a given catalog revision. */
   readonly internalShards: { lookup: (uuid: string) => ShardHandle | undefined; waitForRevision: (revision: number) => Promise<void> };
+  /** What the internal node API serves: this node's trash, compaction and views. */
+  readonly internalNode: InternalNodeServices;
   /** Checks the credential other nodes of the cluster present on internal calls. */
   readonly nodeCredentials: NodeCredentialVerifier;
 
@@ -136,14 +141,16 @@ export class NodeService {
       const changed = Object.fromEntries(Object.entries(after).filter(([key, value]) => before[key as keyof EngineSettings] !== value));
       if (Object.keys(changed).length > 0) shards.updateEngineSettings(changed);
     });
+    this.transport = coordinator.kind === 'etcd' ? new RemoteTransport({ nodeId, secret: coordinator.internalSecret(), revision: () => coordinator.revision }) : null;
+    const peers = this.transport ? new PeerDirectory(coordinator, this.transport, nodeId) : undefined;
     const trash = trashBin.start({
       coordinator,
       nodeName: config.values['node.name'],
       waitForRevision: (revision) => shards.waitForRevision(revision),
       retentionSecs: () => ops.settings.values()['trash.retention_secs'],
       onRetentionChange: (listener) => ops.settings.onChange(listener, ['trash.retention_secs']),
+      peers: peers && (() => peers.peers().map((peer) => new RemoteNodeTrash(peer))),
     });
-    this.transport = coordinator.kind === 'etcd' ? new RemoteTransport({ nodeId, secret: coordinator.internalSecret(), revision: () => coordinator.revision }) : null;
     const router = new Router(shards, nodeId, this.transport ? new RemoteShardDirectory(coordinator, this.transport) : undefined);
     this.internalShards = { lookup: localShardLookup(shards), waitForRevision: (revision) => shards.waitForRevision(revision) };
     this.nodeCredentials = new HmacNodeCredentialVerifier(coordinator.internalSecret());
@@ -161,7 +168,7 @@ export class NodeService {
     this.search = new SearchService(context, requests, ops.lanes);
     this.collections = new CollectionService(context, requests, trash);
     this.changes = new ChangeFeedService(router, requests, ops.counters);
-    this.compaction = new CompactionService({ context, requests, jobs, faults, nodeName: config.values['node.name'] });
+    this.compaction = new CompactionService({ context, requests, jobs, faults, nodeName: config.values['node.name'], peers });
     this.trash = new TrashAdminService(trash, requests);
     this.observability = new ObservabilityService({
       nodeId,
@@ -172,7 +179,15 @@ export class NodeService {
       ops,
       changeFeeds: this.changes.changeFeeds,
       address: () => this.address,
+      peers,
     });
+    this.internalNode = {
+      trash: trashBin.local,
+      compaction: () => this.compaction.localNode(),
+      jobs,
+      views: (security) => this.observability.nodeViews('_local', security),
+      waitForRevision: (revision) => shards.waitForRevision(revision),
+    };
   }
 
   /** Locks the data path, loads the node id, opens the coordinator and every local shard. */

@@ -6,7 +6,7 @@
  * node drains, and settings work without the coordinator.
  */
 import type { Catalog } from '../cluster/catalog.ts';
-import type { Coordinator } from '../cluster/coordinator.ts';
+import type { Coordinator, CoordinatorConnectivity } from '../cluster/coordinator.ts';
 import type { HostedCollection } from '../cluster/local-shards.ts';
 import type { Router } from '../cluster/router.ts';
 import type { NodeConfig, NodeSettingValues } from '../config/load-config.ts';
@@ -18,6 +18,9 @@ import { maintenanceStats } from '../ops/stats/maintenance-stats.ts';
 import type { NodeStats } from '../ops/stats/node-stats.ts';
 import type { ChangeFeeds } from './changes.ts';
 import { TROVE_VERSION } from './version.ts';
+import { NodeError } from './node-error.ts';
+import { LocalNodeViews, RemoteNodeViews, type NodeViews } from './node-views.ts';
+import type { PeerDirectory } from '../cluster/remote/peer-nodes.ts';
 
 /** Facts about this node for `GET /` and the start-up log line. */
 export interface NodeInfo {
@@ -44,6 +47,8 @@ export interface ObservabilityServiceOptions {
   changeFeeds: ChangeFeeds;
   /** The HTTP base URL the node registered under, else null. */
   address: () => string | null;
+  /** The other nodes of the cluster (absent on a single node). */
+  peers?: PeerDirectory;
 }
 
 /** Identity, stats, settings and cluster-state inputs of the node; see the module comment. */
@@ -57,6 +62,7 @@ export class ObservabilityService {
   private readonly ops: NodeOps;
   private readonly changeFeeds: ChangeFeeds;
   private readonly address: () => string | null;
+  private readonly peers: PeerDirectory | undefined;
 
   constructor(options: ObservabilityServiceOptions) {
     this.nodeId = options.nodeId;
@@ -67,6 +73,20 @@ export class ObservabilityService {
     this.ops = options.ops;
     this.changeFeeds = options.changeFeeds;
     this.address = options.address;
+    this.peers = options.peers;
+  }
+
+  /**
+   * The views of node `target`: `_local` (this node, even when the coordinator is unreachable), or
+   * a registered node's id or name (ids first); `node_not_found` for any other.
+   */
+  nodeViews(target: string, security: () => AuthCountersSnapshot | null): NodeViews {
+    const local = new LocalNodeViews(this, security);
+    if (target === '_local' || target === this.nodeId) return local;
+    const record = this.peers?.record(target);
+    if (record === undefined && target === this.config.values['node.name']) return local;
+    if (record === undefined || this.peers === undefined) throw new NodeError('node_not_found', `no node [${target}] in the cluster's registry`);
+    return record.id === this.nodeId ? local : new RemoteNodeViews(this.peers.peer(record.id));
   }
 
   /** Identity and cluster facts of this node. */
@@ -90,6 +110,11 @@ export class ObservabilityService {
   }
 
   /** The coordinator's current catalog (namespaces, collections, placements, node registry). */
+  /** Whether the coordinator reaches the catalog's store now. */
+  connectivity(): CoordinatorConnectivity {
+    return this.coordinator.connectivity();
+  }
+
   /** The elected master node's id, or null while none is. */
   masterId(): string | null {
     return this.coordinator.masterId();

@@ -18,7 +18,7 @@ import { DEFAULT_NAMESPACE, type CollectionMeta } from '../cluster/catalog.ts';
 import { CatalogError } from '../cluster/catalog-error.ts';
 import type { Coordinator } from '../cluster/coordinator.ts';
 import { invalidNameReason } from '../cluster/names.ts';
-import { EngineError } from '../engine/errors.ts';
+import { EngineError, TroveError } from '../engine/errors.ts';
 import { asNodeError, collectionNotFound, NodeError } from '../node/node-error.ts';
 import { KeyedLock } from '../jobs/keyed-lock.ts';
 import { onEveryNode, type NodeTrash, type NodeTrashItem } from './node-trash.ts';
@@ -100,6 +100,11 @@ export function parseRestoreBody(body: unknown): { renameTo?: string } {
   const reason = invalidNameReason(record.rename_to);
   if (reason !== null) throw new NodeError('invalid_index_name', `Invalid index name [${record.rename_to}], ${reason}`);
   return { renameTo: record.rename_to };
+}
+
+/** A trash error, thrown here or on another node (it then crosses as a TroveError with a trash code). */
+function isTrashFailure(error: unknown): boolean {
+  return error instanceof TrashError || (error instanceof TroveError && error.code.startsWith('trash_'));
 }
 
 function failureReason(error: unknown): string {
@@ -279,6 +284,7 @@ export class TrashService {
   /** Records the intent on every node, commits the catalog change, waits until this node applied it. */
   private async moveToTrash<T>(intent: TrashIntent, commit: () => Promise<T>): Promise<T> {
     const nodes = this.options.nodes();
+    this.requireEveryHolder(intent, nodes);
     const prepared = await onEveryNode(nodes, (node) => node.prepareDelete(intent));
     if (prepared.failures.length > 0) {
       await onEveryNode(prepared.answers.map((answer) => answer.node), (node) => node.abortDelete(intent.itemId));
@@ -299,6 +305,25 @@ export class TrashService {
       this.options.logger.error({ itemId: intent.itemId, nodeId: failure.nodeId, err: failure.error }, 'a node could not finish the delete; it finishes at its next start');
     }
     return result;
+  }
+
+  /**
+   * Refuses a delete while a node holding copies of its collections is not in the cluster: that
+   * node could not record the item, so its copies would leave the catalog without reaching a trash.
+   */
+  private requireEveryHolder(intent: TrashIntent, nodes: readonly NodeTrash[]): void {
+    const reachable = new Set(nodes.map((node) => node.nodeId));
+    for (const collection of intent.collections) {
+      for (const placement of collection.placements) {
+        for (const nodeId of [placement.primary, ...placement.replicas]) {
+          if (nodeId === null || reachable.has(nodeId)) continue;
+          throw new TrashError(
+            'trash_unavailable',
+            `cannot delete [${intent.name}]: node [${nodeId}] holds copies of [${collection.name}] but is not in the cluster; start it again, then retry`,
+          );
+        }
+      }
+    }
   }
 
   /**
@@ -349,7 +374,7 @@ export class TrashService {
 
   private unavailable(what: string, failures: ReadonlyArray<{ nodeId: string; error: unknown }>): Error {
     const first = failures[0];
-    if (failures.length === 1 && first.error instanceof TrashError) return first.error;
+    if (failures.length === 1 && isTrashFailure(first.error)) return first.error as Error;
     const reasons = failures.map((failure) => `node [${failure.nodeId}]: ${failureReason(failure.error)}`).join('; ');
     return new TrashError('trash_unavailable', `${what}: ${reasons}`);
   }

@@ -42,6 +42,7 @@ export interface TrashStartOptions {
 /** See the module comment. */
 export class Trash {
   private sweeper: TrashSweeper | null = null;
+  private localTrash: LocalNodeTrash | null = null;
   private unsubscribe: (() => void) | null = null;
 
   private constructor(
@@ -65,6 +66,7 @@ export class Trash {
   /** Starts the retention sweeper and returns the cluster-wide service. */
   start(options: TrashStartOptions): TrashService {
     const local = new LocalNodeTrash(this.options.nodeId, options.nodeName, this.store, options.waitForRevision);
+    this.localTrash = local;
     this.sweeper = new TrashSweeper({ store: this.store, retentionSecs: options.retentionSecs, logger: this.options.logger });
     this.sweeper.start();
     const sweeper = this.sweeper;
@@ -77,6 +79,12 @@ export class Trash {
       faults: this.options.faults,
       logger: this.options.logger,
     });
+  }
+
+  /** This node's trash as the cluster-wide service reaches it (what the internal node API serves); after `start`. */
+  get local(): LocalNodeTrash {
+    if (this.localTrash === null) throw new Error('the trash has not been started');
+    return this.localTrash;
   }
 
   /** Stops the sweeper (waiting for a sweep in progress). */

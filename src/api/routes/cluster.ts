@@ -28,6 +28,7 @@ function inputs(observability: ObservabilityService, request: FastifyRequest): S
     nodeId: observability.nodeId,
     coordinator: observability.coordinatorKind,
     masterId: observability.masterId(),
+    connectivity: observability.connectivity(),
     localShardState: (collection, shard) => hosted.get(collection)?.shards[shard]?.state,
     allowsNamespace: scope && !scope.unrestricted ? (namespace) => scope.allows(namespace) : undefined,
   };

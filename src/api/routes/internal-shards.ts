@@ -17,15 +17,15 @@
  * connection closes, or this server starts closing, the local wait is ended.
  */
 import type { Socket } from 'node:net';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { CatalogError } from '../../cluster/catalog-error.ts';
 import type { ShardHandle } from '../../cluster/shard-handle.ts';
-import { hitsFromJson, INTERNAL_SHARDS_PATH, toRemoteError, type RemoteEnvelope, type RemoteShardMethod } from '../../cluster/remote/protocol.ts';
+import { hitsFromJson, INTERNAL_SHARDS_PATH, toRemoteError, type RemoteShardMethod } from '../../cluster/remote/protocol.ts';
 import { encodeBatchResults } from '../../cluster/worker/wire.ts';
-import { EngineError, TroveError } from '../../engine/errors.ts';
+import { EngineError } from '../../engine/errors.ts';
 import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-request.ts';
 import type { WriteOp } from '../../engine/shard/operations.ts';
-import { ApiError, renderError } from '../errors.ts';
+import { answer, awaitCallerRevision, failure, installInternalJsonParser } from './internal-envelope.ts';
 
 /** What the internal shard route needs: this node's open shard copies by uuid. */
 export interface InternalShardRouteOptions {
@@ -34,9 +34,6 @@ export interface InternalShardRouteOptions {
   /** Resolves once this node has applied catalog revision `revision` (absent: no waiting). */
   waitForRevision?: (revision: number) => Promise<void>;
 }
-
-/** Longest wait for the caller's catalog revision before a copy is reported missing. */
-export const REVISION_WAIT_MS = 5_000;
 
 /** The signal of calls that are never cancelled. */
 const NEVER = new AbortController().signal;
@@ -62,17 +59,6 @@ const DISPATCH: Readonly<Record<RemoteShardMethod, Dispatch>> = {
   stats: (handle) => handle.stats(),
 };
 
-/** Sends an envelope as JSON text (so that no response hook reshapes it). */
-function answer(reply: FastifyReply, status: number, envelope: RemoteEnvelope): FastifyReply {
-  return reply.status(status).type('application/json; charset=utf-8').send(JSON.stringify(envelope));
-}
-
-/** An error as an envelope; one without a code is a defect of this node, logged here with its stack. */
-function failure(reply: FastifyReply, error: unknown): FastifyReply {
-  if (!(error instanceof TroveError)) reply.log.error({ err: error }, 'internal shard call failed');
-  return answer(reply, renderError(error).status, { ok: false, error: toRemoteError(error) });
-}
-
 /** The internal shard route. */
 export async function internalShardRoutes(instance: FastifyInstance, options: InternalShardRouteOptions): Promise<void> {
   const { lookup, waitForRevision } = options;
@@ -82,11 +68,7 @@ export async function internalShardRoutes(instance: FastifyInstance, options: In
    * applied with the extended mapping.
    */
   const find = async (uuid: string, revision: unknown): Promise<ShardHandle | undefined> => {
-    if (waitForRevision === undefined || typeof revision !== 'number') return lookup(uuid);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, REVISION_WAIT_MS)));
-    await Promise.race([waitForRevision(revision).catch(() => undefined), late]);
-    clearTimeout(timer);
+    await awaitCallerRevision(waitForRevision, revision);
     return lookup(uuid);
   };
   /** Aborts the long polls in progress (this server is closing). */
@@ -95,14 +77,7 @@ export async function internalShardRoutes(instance: FastifyInstance, options: In
     for (const wait of waits) wait.abort();
   });
 
-  instance.removeAllContentTypeParsers();
-  instance.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, JSON.parse(body as string));
-    } catch (error) {
-      done(new ApiError('invalid_json', `Failed to parse request body: ${(error as Error).message}`));
-    }
-  });
+  installInternalJsonParser(instance);
 
   const bodyLimit = 2 * (instance.initialConfig.bodyLimit ?? 1_048_576);
   instance.post<{ Params: { uuid: string; method: string }; Body: unknown }>(

@@ -1,5 +1,7 @@
 /**
- * `GET /_jobs` and `GET /_jobs/{job_id}`: the batch jobs of this node (manual compactions), with
+ * `GET /_jobs` and `GET /_jobs/{job_id}`: the batch jobs (manual compactions) of every node of the
+ * cluster (`GET /_jobs/{job_id}` asks the node whose id starts the job id; `GET /_jobs` merges every
+ * node's list and names the nodes that did not answer in `_nodes.failures`), with
  * their state, passes done and total, segment and byte figures before and after, deleted
  * documents purged, timestamps and, for a failed job, the error. Records survive restarts.
  *
@@ -14,10 +16,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { jobTotals, type Job, type JobFailure, type JobPass } from '../../jobs/job.ts';
 import { JobError } from '../../jobs/job-error.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
-import { ERROR_TABLE, errorCause, type ErrorCause, type ErrorCode } from '../errors.ts';
+import { classifyError, ERROR_TABLE, errorCause, type ErrorCause, type ErrorCode } from '../errors.ts';
 import { querySchema } from '../params.ts';
 import type { CompactionService } from '../../node/compaction-service.ts';
-import type { ObservabilityService } from '../../node/observability-service.ts';
 
 const StateParam = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]);
 
@@ -84,32 +85,36 @@ function requireJobVisible(scope: AuthScope, job: Job): void {
   if (access !== 'allowed') throw new JobError('job_not_found', `job [${job.id}] is not known to this node (it never existed or was forgotten)`);
 }
 
-/** What the job routes need: the compaction service (the jobs) and the observability service (the node name). */
+/** What the job routes need: the compaction service (the jobs, and the names of their nodes). */
 export interface JobRouteOptions {
   compaction: CompactionService;
-  observability: ObservabilityService;
 }
 
 /** Job routes. */
 export async function jobRoutes(instance: FastifyInstance, options: JobRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { compaction, observability } = options;
-  const nodeName = (): string => observability.info().nodeName;
+  const { compaction } = options;
+  const nodeName = (nodeId: string): string => compaction.nodeNameOf(nodeId);
 
   app.get('/_jobs', { config: { role: 'monitor' }, schema: { querystring: ListQuery } }, async (request) => {
     const { state, collection } = request.query;
-    const jobs = (await compaction.listJobs()).filter(
+    const listed = await compaction.listJobs();
+    const jobs = listed.jobs.filter(
       (job) =>
         (state === undefined || job.state === state) &&
         (collection === undefined || job.collection === collection) &&
         request.authScope.recordAccess(job.collection, job.collectionUuid) === 'allowed',
     );
-    return { jobs: jobs.map((job) => renderJob(job, nodeName())) };
+    const failures = listed.failures.map((failure) => {
+      const { code, reason } = classifyError(failure.error);
+      return { node_id: failure.nodeId, node_name: failure.nodeName, ...errorCause(code, reason) };
+    });
+    return { jobs: jobs.map((job) => renderJob(job, nodeName(job.nodeId))), ...(failures.length > 0 ? { _nodes: { failed: failures.length, failures } } : {}) };
   });
 
   app.get('/_jobs/:job_id', { config: { role: 'monitor' }, schema: { params: JobParams, querystring: querySchema({}) } }, async (request) => {
     const job = await compaction.job(request.params.job_id);
     requireJobVisible(request.authScope, job);
-    return renderJob(job, nodeName());
+    return renderJob(job, nodeName(job.nodeId));
   });
 }

@@ -1,14 +1,16 @@
 /**
- * The local node: `GET /_node/_local` (identity, addresses and the `host` facts with warnings),
- * `GET /_node/_local/stats` (counters), and `GET|PUT /_node/_local/settings` (effective runtime
- * settings with their sources; transient overrides, `null` resets, all or nothing). Settings are
- * served by the node itself, so they work even when the coordinator cannot be reached.
+ * One node of the cluster, through any node: `GET /_node/{node_id}` (identity, addresses and the
+ * `host` facts with warnings), `GET /_node/{node_id}/stats` (counters), and
+ * `GET|PUT /_node/{node_id}/settings` (effective runtime settings with their sources; transient
+ * overrides, `null` resets, all or nothing). `{node_id}` is `_local` (the receiving node), or a
+ * registered node's id or name, whose own answer is fetched through the internal node API. `_local`
+ * settings are served by the node itself, so they work even when the coordinator cannot be reached.
  *
  * A key limited to namespaces sees in the stats only the shards of its own collections (names and
  * shard UUIDs of other namespaces stay hidden); the node-level totals are the node's.
  */
 import type { FastifyInstance } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ObservabilityService } from '../../node/observability-service.ts';
 import type { NodeStats } from '../../ops/stats/node-stats.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
@@ -26,49 +28,35 @@ function visibleStats(stats: NodeStats, scope: AuthScope): NodeStats {
   return { ...stats, segments: { ...stats.segments, shards } };
 }
 
+const NodeParams = Type.Object({ node_id: Type.String({ minLength: 1, maxLength: 512 }) });
+
 /** Node info, stats and settings routes. */
 export async function nodeRoutes(instance: FastifyInstance, options: NodeRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { observability } = options;
   const NoQuery = querySchema({});
+  const security = () => instance.security?.counters.snapshot() ?? null;
+  const views = (target: string) => observability.nodeViews(target, security);
 
-  app.get('/_node/_local', { config: { role: 'monitor' }, schema: { querystring: NoQuery } }, async () => {
-    const info = observability.info();
-    const registered = observability.catalog().nodes[info.nodeId];
-    const { host, warnings } = await observability.hostInfo();
-    return {
-      node_id: info.nodeId,
-      name: info.nodeName,
-      version: info.version,
-      roles: registered?.roles ?? [],
-      cluster_name: info.clusterName,
-      cluster_uuid: info.clusterUuid,
-      coordinator: info.coordinator,
-      addresses: { http: info.address },
-      process: { pid: process.pid, started_at: new Date(Date.now() - process.uptime() * 1000).toISOString(), node_version: process.version },
-      host,
-      warnings,
-    };
-  });
-
-  app.get('/_node/_local/stats', { config: { role: 'monitor' }, schema: { querystring: NoQuery } }, async (request) =>
-    visibleStats(await observability.nodeStats(instance.security?.counters.snapshot() ?? null), request.authScope),
+  app.get('/_node/:node_id', { config: { role: 'monitor' }, schema: { params: NodeParams, querystring: NoQuery } }, async (request) =>
+    views(request.params.node_id).info(),
   );
 
-  app.get('/_node/_local/settings', { config: { role: 'monitor' }, schema: { querystring: NoQuery } }, async () => ({
-    node_id: observability.nodeId,
-    ...observability.settingsView(),
-  }));
+  app.get('/_node/:node_id/stats', { config: { role: 'monitor' }, schema: { params: NodeParams, querystring: NoQuery } }, async (request) =>
+    visibleStats(await views(request.params.node_id).stats(), request.authScope),
+  );
 
-  app.put('/_node/_local/settings', { config: { role: 'admin' }, schema: { querystring: NoQuery, body: AnyObject } }, async (request) => {
-    // Node settings act on every namespace: not for an admin key limited to some.
-    request.authScope.requireUnrestricted('PUT /_node/_local/settings');
-    const change = observability.applySettings(request.body as Record<string, unknown>);
-    const { transient } = observability.settingsView();
-    return {
-      acknowledged: true,
-      changed: Object.fromEntries(change.changed.map((key) => [key, change.values[key] ?? null])),
-      transient,
-    };
-  });
+  app.get('/_node/:node_id/settings', { config: { role: 'monitor' }, schema: { params: NodeParams, querystring: NoQuery } }, async (request) =>
+    views(request.params.node_id).settings(),
+  );
+
+  app.put(
+    '/_node/:node_id/settings',
+    { config: { role: 'admin' }, schema: { params: NodeParams, querystring: NoQuery, body: AnyObject } },
+    async (request) => {
+      // Node settings act on every namespace: not for an admin key limited to some.
+      request.authScope.requireUnrestricted('PUT /_node/{node_id}/settings');
+      return views(request.params.node_id).putSettings(request.body as Record<string, unknown>);
+    },
+  );
 }

@@ -41,6 +41,8 @@ interface Waiter {
 export class CatalogFeed {
   readonly view: CatalogView;
   private watcher: Watcher | null = null;
+  /** Since when the catalog watch has been disconnected (epoch millis), or null while it is connected. */
+  disconnectedSince: number | null = null;
   private waiters = new Set<Waiter>();
   private resyncing = false;
   private stopped = false;
@@ -114,15 +116,18 @@ export class CatalogFeed {
     this.watcher = watcher;
     watcher.on('data', (response: IWatchResponse) => {
       if (this.watcher !== watcher) return;
+      this.disconnectedSince = null;
       this.settle(this.view.apply(response.events));
     });
     // etcd3 moves its resume point to the creation response's header revision, which would skip
     // events of a catch-up that a second disconnection interrupts: resume from what was applied.
     watcher.on('connected', () => {
+      this.disconnectedSince = null;
       const request = (watcher as unknown as { request?: { start_revision?: number | string } }).request;
       if (request) request.start_revision = this.view.appliedRevision + 1;
     });
     watcher.on('disconnected', (error: Error) => {
+      this.disconnectedSince ??= Date.now();
       if (!this.stopped) this.logger?.warn({ err: error }, 'etcd catalog watch disconnected; it resumes from the last revision seen');
     });
     watcher.on('error', (error: Error) => {

@@ -29,6 +29,7 @@ import {
 import type {
   CatalogListener,
   Coordinator,
+  CoordinatorConnectivity,
   CreateCollectionRequest,
   NodeLease,
   NodeRegistration,
@@ -115,6 +116,19 @@ export class EtcdCoordinator implements Coordinator {
 
   get revision(): number {
     return this.feed.view.revision;
+  }
+
+  connectivity(): CoordinatorConnectivity {
+    const now = Date.now();
+    for (const session of this.sessions.values()) {
+      const since = session.overdueSince(now);
+      if (since !== null) {
+        return { available: false, reason: `etcd has not confirmed node [${session.registration.id}]'s lease for ${Math.round((now - since) / 1000)} s`, since };
+      }
+    }
+    const since = this.feed.disconnectedSince;
+    if (since !== null) return { available: false, reason: 'the catalog watch on etcd is disconnected', since };
+    return { available: true };
   }
 
   catalog(): Catalog {

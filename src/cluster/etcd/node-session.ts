@@ -28,6 +28,8 @@ export class NodeSession {
   private stopped = false;
   /** This node's election key while it campaigns, else null. */
   candidateKey: string | null = null;
+  /** When etcd last confirmed the lease (registration or keepalive), epoch millis; 0 before. */
+  lastContactAt = 0;
 
   constructor(
     private readonly client: Etcd3,
@@ -58,6 +60,7 @@ export class NodeSession {
         throw new Error('the node session was closed while registering');
       }
       this.lease = lease;
+      this.lastContactAt = Date.now();
       this.candidateKey = candidateKey;
       this.schedule(() => this.keepAlive(lease), this.keepAliveInterval());
       return Number(response.header.revision);
@@ -88,6 +91,16 @@ export class NodeSession {
     this.candidateKey = null;
   }
 
+  /**
+   * Null while etcd confirms the lease on time; else since when it has not (the first keepalive
+   * that went unanswered), by which time the lease may have ended.
+   */
+  overdueSince(now: number): number | null {
+    if (this.lastContactAt === 0) return null;
+    const due = this.lastContactAt + 2 * this.keepAliveInterval();
+    return now > due ? this.lastContactAt + this.keepAliveInterval() : null;
+  }
+
   private keepAliveInterval(): number {
     return (this.ttlSeconds * 1000) / 3;
   }
@@ -95,6 +108,7 @@ export class NodeSession {
   private async keepAlive(lease: Lease): Promise<void> {
     try {
       await lease.keepaliveOnce({ deadline: Date.now() + this.keepAliveInterval() });
+      this.lastContactAt = Date.now();
     } catch (error) {
       if (this.stopped || this.lease !== lease) return;
       if (error instanceof EtcdLeaseInvalidError) {

@@ -26,6 +26,7 @@ import { CatalogError } from '../catalog-error.ts';
 import type {
   CatalogListener,
   Coordinator,
+  CoordinatorConnectivity,
   CreateCollectionRequest,
   NodeLease,
   NodeRegistration,
@@ -104,6 +105,11 @@ export class LocalCoordinator implements Coordinator {
 
   get revision(): number {
     return this.current.revision;
+  }
+
+  /** The embedded catalog is a file of this node: always reachable. */
+  connectivity(): CoordinatorConnectivity {
+    return { available: true };
   }
 
   catalog(): Catalog {

@@ -46,6 +46,41 @@ export interface RemoteError {
 /** The response body; `value` is absent when the method returned undefined. */
 export type RemoteEnvelope = { ok: true; value: unknown } | { ok: false; error: RemoteError };
 
+/** Path prefix of the internal node API: `POST /_internal/node/{method}` with the same bodies and envelopes. */
+export const INTERNAL_NODE_PATH = '/_internal/node';
+
+/**
+ * Methods of the internal node API: what one node asks another about the node itself rather than
+ * one shard copy: its trash (`trash.*`, the `NodeTrash` methods), its compaction of a
+ * collection's primaries, and its node views (`_node/{id}`, its stats and settings).
+ */
+export const REMOTE_NODE_METHODS = [
+  'trash.list',
+  'trash.prepareDelete',
+  'trash.abortDelete',
+  'trash.finishDelete',
+  'trash.verify',
+  'trash.prepareRestore',
+  'trash.abortRestore',
+  'trash.finishRestore',
+  'trash.purge',
+  'compact',
+  'jobs.get',
+  'jobs.list',
+  'node.info',
+  'node.stats',
+  'node.settings',
+  'node.putSettings',
+] as const;
+
+/** One method of the internal node API. */
+export type RemoteNodeMethod = (typeof REMOTE_NODE_METHODS)[number];
+
+/** The path of a node call. */
+export function remoteNodePath(method: RemoteNodeMethod): string {
+  return `${INTERNAL_NODE_PATH}/${method}`;
+}
+
 /** The path of a call (the uuid is encoded: it comes from the catalog, not from this code). */
 export function remoteCallPath(uuid: string, method: RemoteShardMethod): string {
   return `${INTERNAL_SHARDS_PATH}/${encodeURIComponent(uuid)}/${method}`;

@@ -1,5 +1,5 @@
 /**
- * How this node calls the internal shard API of other nodes (protocol.ts): one undici `Pool` per
+ * How this node calls the internal shard and node APIs of other nodes (protocol.ts): one undici `Pool` per
  * node origin (keep-alive, at most `connections` sockets), every request signed with this node's
  * credential. Long polls (`waitForChanges`, which a change feed holds per shard for as long as it
  * waits) go over a second pool per origin, of `LONG_POLL_CONNECTIONS` sockets, so that they never
@@ -17,7 +17,7 @@ import { Pool } from 'undici';
 import { NodeCredentialSigner } from '../../api/auth/node-credential-hmac.ts';
 import { CatalogError } from '../catalog-error.ts';
 import { TroveError } from '../../engine/errors.ts';
-import { fromRemoteError, isEnvelope, remoteCallPath, type RemoteCall, type RemoteShardMethod } from './protocol.ts';
+import { fromRemoteError, isEnvelope, remoteCallPath, remoteNodePath, type RemoteCall, type RemoteNodeMethod, type RemoteShardMethod } from './protocol.ts';
 
 /** Default timeout of a call (a long poll gets its own wait plus `WAIT_MARGIN_MS`). */
 export const REMOTE_CALL_TIMEOUT_MS = 30_000;
@@ -78,7 +78,28 @@ export class RemoteTransport {
   }
 
   /** Calls `method` of shard copy `uuid` on `node`; see the module comment for failures. */
-  async call(node: RemoteNode, uuid: string, method: RemoteShardMethod, args: unknown[], options: CallOptions = {}): Promise<unknown> {
+  call(node: RemoteNode, uuid: string, method: RemoteShardMethod, args: unknown[], options: CallOptions = {}): Promise<unknown> {
+    const noCopy = (): CatalogError => new CatalogError('shard_unavailable', `node [${node.id}] has no open copy of shard [${uuid}]`);
+    return this.send(node, remoteCallPath(uuid, method), args, options, (reason) => unavailable(node, uuid, reason), noCopy);
+  }
+
+  /**
+   * Calls `method` of `node`'s internal node API (protocol.ts); a node that cannot be reached is
+   * `CatalogError('node_unavailable', 'node [<id>] did not answer: <reason>')`.
+   */
+  callNode(node: RemoteNode, method: RemoteNodeMethod, args: unknown[], options: CallOptions = {}): Promise<unknown> {
+    return this.send(node, remoteNodePath(method), args, options, (reason) => new CatalogError('node_unavailable', `node [${node.id}] did not answer: ${reason}`));
+  }
+
+  /** Posts one call to `path` on `node`; `fail` makes the error of a call without an envelope. */
+  private async send(
+    node: RemoteNode,
+    path: string,
+    args: unknown[],
+    options: CallOptions,
+    fail: (reason: string) => CatalogError,
+    noCopy?: () => CatalogError,
+  ): Promise<unknown> {
     // JSON writes an undefined argument as null; trailing ones (`count(undefined)`) are left out instead.
     let length = args.length;
     while (length > 0 && args[length - 1] === undefined) length--;
@@ -86,8 +107,8 @@ export class RemoteTransport {
     const body = JSON.stringify(call);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const { signal } = options;
-    if (this.closed) throw unavailable(node, uuid, 'this node is closing');
-    if (signal?.aborted) throw unavailable(node, uuid, 'the call was cancelled');
+    if (this.closed) throw fail('this node is closing');
+    if (signal?.aborted) throw fail('the call was cancelled');
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -100,18 +121,18 @@ export class RemoteTransport {
       const { pool, base } = this.route(node.address, options.longPoll === true);
       const response = await pool.request({
         method: 'POST',
-        path: base + remoteCallPath(uuid, method),
+        path: base + path,
         headers: { authorization: this.signer.header(), 'content-type': 'application/json' },
         body,
         signal: controller.signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      return decode(node, uuid, response.statusCode, await response.body.text());
+      return decode(response.statusCode, await response.body.text(), fail, noCopy);
     } catch (error) {
       if (error instanceof TroveError) throw error;
       const reason = timedOut ? `no answer within ${timeoutMs} ms` : signal?.aborted ? 'the call was cancelled' : describeFailure(error);
-      throw unavailable(node, uuid, reason);
+      throw fail(reason);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', cancel);
@@ -153,8 +174,8 @@ function unavailable(node: RemoteNode, uuid: string, reason: string): CatalogErr
   return new CatalogError('shard_unavailable', `node [${node.id}] did not answer for shard [${uuid}]: ${reason}`);
 }
 
-/** The value of an envelope, its error, or `shard_unavailable` for any other answer. */
-function decode(node: RemoteNode, uuid: string, status: number, text: string): unknown {
+/** The value of an envelope, its error (`noCopy` for a shard copy the node does not have open), or `fail` for any other answer. */
+function decode(status: number, text: string, fail: (reason: string) => CatalogError, noCopy?: () => CatalogError): unknown {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -163,16 +184,14 @@ function decode(node: RemoteNode, uuid: string, status: number, text: string): u
   }
   if (isEnvelope(body)) {
     if (body.ok) return body.value;
-    if (status === 404 && body.error.code === 'shard_unavailable') {
-      throw new CatalogError('shard_unavailable', `node [${node.id}] has no open copy of shard [${uuid}]`);
-    }
+    if (status === 404 && body.error.code === 'shard_unavailable' && noCopy) throw noCopy();
     throw fromRemoteError(body.error);
   }
   if (status === 401 || status === 403) {
-    throw unavailable(node, uuid, `it refused this node's credential (HTTP ${status}); do both nodes share the cluster secret, and do their clocks agree?`);
+    throw fail(`it refused this node's credential (HTTP ${status}); do both nodes share the cluster secret, and do their clocks agree?`);
   }
   const reason = (body as { error?: { reason?: unknown } } | undefined)?.error?.reason;
-  throw unavailable(node, uuid, `HTTP ${status}${typeof reason === 'string' ? `: ${reason}` : ', not an answer of the internal shard API'}`);
+  throw fail(`HTTP ${status}${typeof reason === 'string' ? `: ${reason}` : ', not an answer of the internal API'}`);
 }
 
 /** A connection failure in one line (a refused dual-stack connect is an AggregateError without a message). */

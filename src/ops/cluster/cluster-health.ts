@@ -4,9 +4,11 @@
  * (unassigned, still opening, failed to open, or on a node that left the registry), yellow when a
  * replica copy is missing, else green; collections, namespaces and the cluster take the worst
  * status below them. `level` adds nested detail: namespaces, then their collections, then their
- * shards.
+ * shards. `coordinator` says whether this node reaches the catalog's store (etcd): a node cut off
+ * from it answers from the last catalog it saw and says so there.
  */
 import type { Catalog, CollectionMeta } from '../../cluster/catalog.ts';
+import type { CoordinatorConnectivity } from '../../cluster/coordinator.ts';
 
 /** Health status, best to worst. */
 export type HealthStatus = 'green' | 'yellow' | 'red';
@@ -68,6 +70,8 @@ export interface ClusterHealth extends ShardCounts {
   number_of_in_flight_fetch: number;
   task_max_waiting_in_queue_millis: number;
   active_shards_percent_as_number: number;
+  /** Whether this node reaches the catalog's store (etcd) now; while it does not, the rest is its last known view. */
+  coordinator: { available: boolean; reason?: string; unavailable_since?: string };
   namespaces?: Record<string, NamespaceHealth>;
 }
 
@@ -80,6 +84,8 @@ export interface HealthInputs {
   localShardState(collection: string, shard: number): 'opening' | 'started' | 'failed' | undefined;
   /** Limits namespaces (a key scoped to namespaces sees only those); all when absent. */
   allowsNamespace?: (namespace: string) => boolean;
+  /** Whether the coordinator reaches its store; available when absent. */
+  connectivity?: CoordinatorConnectivity;
 }
 
 const RANK: Record<HealthStatus, number> = { green: 0, yellow: 1, red: 2 };
@@ -142,6 +148,11 @@ function collectionHealth(inputs: HealthInputs, meta: CollectionMeta, withShards
   return health;
 }
 
+function coordinatorHealth(connectivity: CoordinatorConnectivity): ClusterHealth['coordinator'] {
+  if (connectivity.available) return { available: true };
+  return { available: false, reason: connectivity.reason, unavailable_since: new Date(connectivity.since).toISOString() };
+}
+
 /** Computes cluster health down to `level`. */
 export function clusterHealth(inputs: HealthInputs, level: HealthLevel): ClusterHealth {
   const { catalog } = inputs;
@@ -183,6 +194,7 @@ export function clusterHealth(inputs: HealthInputs, level: HealthLevel): Cluster
     number_of_in_flight_fetch: 0,
     task_max_waiting_in_queue_millis: 0,
     active_shards_percent_as_number: copies === 0 ? 100 : Math.round((totals.active_shards / copies) * 10_000) / 100,
+    coordinator: coordinatorHealth(inputs.connectivity ?? { available: true }),
   };
   if (depth >= 1) response.namespaces = namespaces;
   return response;
