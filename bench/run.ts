@@ -5,6 +5,7 @@
 import os from 'node:os';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { changesSuite } from './changes.ts';
+import { clusterSuite } from './cluster.ts';
 import { compactionSuite } from './compaction.ts';
 import { engineSuite } from './engine.ts';
 import { httpSuite } from './http.ts';
@@ -59,7 +60,7 @@ interface BenchOptions {
 
 const program = new Command('bench')
   .description('Trove benchmarks: engine vs SQLite FTS5 vs MiniSearch, and one node over HTTP')
-  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'compaction', 'changes', 'workers', 'all']).default('all'))
+  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'compaction', 'changes', 'workers', 'cluster', 'all']).default('all'))
   .addOption(new Option('--docs <n>', 'e-mail documents (engine growth run uses a tenth)').argParser(positiveInteger).default(100_000))
   .addOption(new Option('--cities <n>', 'city documents for the HTTP suite').argParser(positiveInteger).default(ALL_CITIES, 'all'))
   .addOption(new Option('--peers <list>', 'engine suite peers, comma-separated').argParser(peerList).default([...ENGINE_PEERS], ENGINE_PEERS.join(',')))
@@ -71,7 +72,7 @@ const program = new Command('bench')
   .addOption(new Option('--update-sizes <list>', 'collection sizes of the updates suite').argParser((value) => value.split(',').map(positiveInteger)).default([10_000, 100_000, 1_000_000], '10000,100000,1000000'))
   .addOption(new Option('--workers <n>', 'shard worker threads of the workers suite').argParser(positiveInteger).default(2))
   .addOption(new Option('--max-large-docs <n>', 'largest collection of 20 KB documents in the updates suite').argParser(positiveInteger).default(100_000))
-  .action(async (suite: 'engine' | 'http' | 'updates' | 'compaction' | 'changes' | 'workers' | 'all', options: BenchOptions) => {
+  .action(async (suite: 'engine' | 'http' | 'updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'all', options: BenchOptions) => {
     const started = performance.now();
     process.stdout.write(`${machineLine('start')}\n`);
     if (suite === 'engine' || suite === 'all') {
@@ -105,6 +106,9 @@ const program = new Command('bench')
         warmupMs: options.warmup * 1000,
         durationMs: options.duration * 1000,
       });
+    }
+    if (suite === 'cluster' || suite === 'all') {
+      await clusterSuite({ docs: options.docs, bulkConcurrency: options.bulkConcurrency, warmupMs: options.warmup * 1000, durationMs: options.duration * 1000 });
     }
     process.stdout.write(`${machineLine('end')}; run took ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
   });
