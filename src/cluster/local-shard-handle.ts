@@ -17,6 +17,7 @@ import {
   SEARCH_CONTEXT_KEEP_ALIVE_MS,
   type ChangeBounds,
   type ClosedShardFigures,
+  type FetchedQueryPhase,
   type QueryPhase,
   type ShardHandle,
   type ShardHost,
@@ -90,6 +91,17 @@ export class LocalShardHandle implements ShardHandle {
     } catch (error) {
       searcher.release();
       throw error;
+    }
+  }
+
+  async queryAndFetch(request: ShardSearchRequest): Promise<FetchedQueryPhase> {
+    await nextTurn();
+    const searcher = this.shard.searcher();
+    try {
+      const result = searcher.query(request);
+      return { result, documents: result.hits.map((hit) => searcher.fetch(hit)) };
+    } finally {
+      searcher.release();
     }
   }
 

@@ -75,6 +75,9 @@ export async function exerciseShardHandle(handle: ShardHandle, owner: ShardOwner
   const sortAggs = { n_terms: { terms: { field: 'n' } }, n_stats: { stats: { field: 'n' } }, n_range: { range: { field: 'n', ranges: [{ to: 5 }, { from: 5 }] } } };
   const sorted = (await step('query sorted (no scores)', () => handle.query({ from: 0, size: 10, sort: [{ n: 'desc' }], aggs: sortAggs }))) as Phase;
   await step('fetch sorted', () => handle.fetch(sorted.context, sorted.result.hits));
+  await step('queryAndFetch', () => handle.queryAndFetch(request));
+  await step('queryAndFetch sorted (no scores)', () => handle.queryAndFetch({ from: 0, size: 10, sort: [{ n: 'desc' }], aggs: sortAggs }));
+  await step('queryAndFetch bad search', () => handle.queryAndFetch({ query: { no_such_query: {} }, from: 0, size: 1 }));
   await step('query search_after', () => handle.query({ from: 0, size: 10, sort: [{ n: 'asc' }], searchAfter: [3] }));
   await step('bad search', () => handle.query({ query: { no_such_query: {} }, from: 0, size: 1 }));
   await step('count', () => handle.count({ match: { title: 'hello' } }));

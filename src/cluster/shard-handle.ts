@@ -7,7 +7,8 @@
  * A search is two calls, as Elasticsearch's query-then-fetch: `query` runs the query phase on a
  * point-in-time view and returns it as a numbered search context; `fetch` loads hits addressed by
  * what `query` returned and frees the context. A context nobody fetches from is freed by
- * `freeContext`, or after `SEARCH_CONTEXT_KEEP_ALIVE_MS` when its caller went away.
+ * `freeContext`, or after `SEARCH_CONTEXT_KEEP_ALIVE_MS` when its caller went away. A small page
+ * takes one call instead, `queryAndFetch` (Elasticsearch's query-and-fetch).
  */
 import type { EngineError } from '../engine/errors.ts';
 import type { Mapping } from '../engine/mapping/mapping.ts';
@@ -25,6 +26,13 @@ export interface QueryPhase {
   /** Search context to fetch from (or free); unique per handle. */
   context: number;
   result: ShardQueryResult;
+}
+
+/** A query phase together with the documents of every hit it returned (no search context is kept). */
+export interface FetchedQueryPhase {
+  result: ShardQueryResult;
+  /** The documents of `result.hits`, in the same order. */
+  documents: StoredDocument[];
 }
 
 /** Where a shard's change log stands. */
@@ -61,6 +69,12 @@ export interface ShardHandle {
   query(request: ShardSearchRequest): Promise<QueryPhase>;
   /** Fetch phase: the documents of hits of `context`, in the order given; frees the context. */
   fetch(context: number, hits: readonly ShardHit[]): Promise<StoredDocument[]>;
+  /**
+   * Query phase and the fetch of every hit it returned, in one call on one point-in-time view,
+   * keeping no search context: for small pages, where fetching a few hits more than the page
+   * needs costs less than a second round trip.
+   */
+  queryAndFetch(request: ShardSearchRequest): Promise<FetchedQueryPhase>;
   /** Frees a search context without fetching (a shard with no winning hit). */
   freeContext(context: number): Promise<void>;
   /** Number of live documents matching an ES query. */

@@ -2,13 +2,14 @@
  * Search across the shards of one or more collections, query-then-fetch: every shard runs the
  * query phase for its top `from + size` hits (with per-shard BM25 statistics, like ES
  * `query_then_fetch`), the shard results are merged into one global page, and only the winning
- * hits are fetched. Aggregation partials are merged across shards, then rendered once.
+ * hits are fetched; a small page takes one round trip per shard instead (query-and-fetch, see
+ * `QUERY_AND_FETCH_MAX_HITS`). Aggregation partials are merged across shards, then rendered once.
  */
 import type { ShardTarget } from '../cluster/router.ts';
 import type { QueryPhase } from '../cluster/shard-handle.ts';
 import { mergeAggregations, mergeTopHits, mergeTotals, renderAggregations, type MergedHit } from '../engine/collect/merge.ts';
 import { highlight } from '../engine/query/highlight.ts';
-import type { ShardSearchRequest } from '../engine/query/search-request.ts';
+import type { ShardQueryResult, ShardSearchRequest } from '../engine/query/search-request.ts';
 import type { StoredDocument } from '../engine/shard/operations.ts';
 import { resolveCollections } from './collections.ts';
 import type { NodeContext } from './node-context.ts';
@@ -58,6 +59,16 @@ export interface CountResponse {
   _shards: SearchShardsHeader;
 }
 
+/**
+ * Pages of at most this many hits (`from + size`) take one call per shard (`queryAndFetch`): each
+ * shard fetches its own top hits, a few more than the page keeps, instead of a second round trip
+ * to fetch the winners (ES's query-and-fetch). Larger pages query, then fetch only the winners.
+ */
+export const QUERY_AND_FETCH_MAX_HITS = 20;
+
+/** What the phases need of a search request to cut the page. */
+type PageRequest = { from: number; size: number; sort?: unknown };
+
 /** The shard copies a search goes to, and the `_shards` header that reports the others. */
 function openTargets(context: NodeContext, target: string): { targets: ShardTarget[]; header: SearchShardsHeader } {
   const { targets, misses } = context.router.searchShards(resolveCollections(context, target));
@@ -100,13 +111,9 @@ export async function search(context: NodeContext, target: string, body: unknown
     minScore: request.minScore,
     timeoutMs: request.timeoutMs === undefined ? undefined : Math.max(0, started + request.timeoutMs - performance.now()),
   };
-  const phases = await everyShard(targets, (shard) => shard.handle.query(shardRequest), (shard, phase) => shard.handle.freeContext(phase.context));
-  const results = phases.map((phase) => phase.result);
-  const page = mergeTopHits(
-    results.map((result, shard) => ({ shard, result })),
-    { from: request.from, size: request.size, sort: request.sort },
-  );
-  const documents = await fetchWinners(targets, phases, page);
+  const pageHits = request.from + request.size;
+  const { results, page, documents } =
+    pageHits <= QUERY_AND_FETCH_MAX_HITS ? await queryAndFetch(targets, shardRequest, request) : await queryThenFetch(targets, shardRequest, request);
   const hits = page.map(({ shard, hit }, position): SearchHit => {
     const { collection } = targets[shard]!;
     const document = documents[position]!;
@@ -142,6 +149,30 @@ export async function search(context: NodeContext, target: string, body: unknown
   }
   response.took = Math.round(performance.now() - started);
   return response;
+}
+
+/** What the search phases give the rendering: each shard's result, the page, and its documents in page order. */
+interface SearchPhases {
+  results: ShardQueryResult[];
+  page: MergedHit[];
+  documents: StoredDocument[];
+}
+
+/** A small page: every shard queries and fetches its own top hits in one call; the page keeps the winners' documents. */
+async function queryAndFetch(targets: readonly ShardTarget[], shardRequest: ShardSearchRequest, request: PageRequest): Promise<SearchPhases> {
+  const phases = await everyShard(targets, (shard) => shard.handle.queryAndFetch(shardRequest), async () => undefined);
+  const results = phases.map((phase) => phase.result);
+  const page = mergeTopHits(results.map((result, shard) => ({ shard, result })), request);
+  const documentOf = phases.map((phase) => new Map(phase.result.hits.map((hit, index) => [hit, phase.documents[index]!])));
+  return { results, page, documents: page.map(({ shard, hit }) => documentOf[shard]!.get(hit)!) };
+}
+
+/** A larger page: every shard runs the query phase, the pages are merged, and only the winners are fetched. */
+async function queryThenFetch(targets: readonly ShardTarget[], shardRequest: ShardSearchRequest, request: PageRequest): Promise<SearchPhases> {
+  const phases = await everyShard(targets, (shard) => shard.handle.query(shardRequest), (shard, phase) => shard.handle.freeContext(phase.context));
+  const results = phases.map((phase) => phase.result);
+  const page = mergeTopHits(results.map((result, shard) => ({ shard, result })), request);
+  return { results, page, documents: await fetchWinners(targets, phases, page) };
 }
 
 /** The fetch phase: the documents of the page's hits, in page order; shards without a winner free their context. */

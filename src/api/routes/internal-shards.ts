@@ -48,6 +48,7 @@ const DISPATCH: Readonly<Record<RemoteShardMethod, Dispatch>> = {
   multiGet: (handle, [ids]) => handle.multiGet(ids as string[]),
   exists: (handle, [id]) => handle.exists(id as string),
   query: (handle, [request]) => handle.query(request as ShardSearchRequest),
+  queryAndFetch: (handle, [request]) => handle.queryAndFetch(request as ShardSearchRequest),
   fetch: (handle, [context, hits]) => handle.fetch(context as number, hitsFromJson(hits as ShardHit[])),
   freeContext: (handle, [context]) => handle.freeContext(context as number),
   count: (handle, [query]) => handle.count(query),

@@ -20,9 +20,9 @@ import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-req
 import type { MergeReport } from '../../engine/shard/maintenance.ts';
 import type { ChangeEntry, StoredDocument, WriteOp, WriteResult } from '../../engine/shard/operations.ts';
 import type { EngineSettings, ShardStats } from '../../engine/shard/shard.ts';
-import type { ChangeBounds, ClosedShardFigures, QueryPhase, ShardHandle } from '../shard-handle.ts';
+import type { ChangeBounds, ClosedShardFigures, FetchedQueryPhase, QueryPhase, ShardHandle } from '../shard-handle.ts';
 import { decodeBatchResults, type WireBatchItem } from '../worker/wire.ts';
-import { queryPhaseFromJson, type RemoteShardMethod } from './protocol.ts';
+import { hitsFromJson, queryPhaseFromJson, type RemoteShardMethod } from './protocol.ts';
 import type { CallOptions, RemoteNode, RemoteTransport } from './remote-transport.ts';
 
 /** Time a long poll's answer may take beyond the wait itself. */
@@ -60,6 +60,12 @@ export class RemoteShardHandle implements ShardHandle {
 
   async query(request: ShardSearchRequest): Promise<QueryPhase> {
     return queryPhaseFromJson((await this.call('query', [request])) as QueryPhase);
+  }
+
+  async queryAndFetch(request: ShardSearchRequest): Promise<FetchedQueryPhase> {
+    const phase = (await this.call('queryAndFetch', [request])) as FetchedQueryPhase;
+    hitsFromJson(phase.result.hits);
+    return phase;
   }
 
   async fetch(context: number, hits: readonly ShardHit[]): Promise<StoredDocument[]> {

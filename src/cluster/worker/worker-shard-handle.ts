@@ -9,7 +9,7 @@ import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-req
 import type { MergeReport } from '../../engine/shard/maintenance.ts';
 import type { ChangeEntry, StoredDocument, WriteOp, WriteResult } from '../../engine/shard/operations.ts';
 import type { EngineSettings, ShardStats } from '../../engine/shard/shard.ts';
-import type { ChangeBounds, ClosedShardFigures, QueryPhase, ShardHandle } from '../shard-handle.ts';
+import type { ChangeBounds, ClosedShardFigures, FetchedQueryPhase, QueryPhase, ShardHandle } from '../shard-handle.ts';
 import type { ShardCallMethod } from './protocol.ts';
 import { decodeBatchResults, encodeOps, type WireBatchItem } from './wire.ts';
 
@@ -60,6 +60,10 @@ export class WorkerShardHandle implements ShardHandle {
     const phase = (await this.channel.call(this.uuid, 'query', [request])) as QueryPhase;
     this.channel.noteContext(this.uuid, phase.context);
     return phase;
+  }
+
+  async queryAndFetch(request: ShardSearchRequest): Promise<FetchedQueryPhase> {
+    return (await this.channel.call(this.uuid, 'queryAndFetch', [request])) as FetchedQueryPhase;
   }
 
   async fetch(context: number, hits: readonly ShardHit[]): Promise<StoredDocument[]> {
