@@ -5,7 +5,7 @@
  * (src/cluster/remote/protocol.ts) with the status the error table gives an error's code, and the
  * bounded wait until this node has applied the catalog revision the caller routed with.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import { toRemoteError, type RemoteEnvelope } from '../../cluster/remote/protocol.ts';
 import { TroveError } from '../../engine/errors.ts';
 import { ApiError, renderError } from '../errors.ts';
@@ -18,10 +18,16 @@ export function answer(reply: FastifyReply, status: number, envelope: RemoteEnve
   return reply.status(status).type('application/json; charset=utf-8').send(JSON.stringify(envelope));
 }
 
-/** An error as an envelope; one without a code is a defect of this node, logged here with its stack. */
+/** An error as a status and envelope; one without a code is a defect of this node, logged with its stack. */
+export function failureAnswer(error: unknown, log: FastifyBaseLogger): { status: number; body: RemoteEnvelope } {
+  if (!(error instanceof TroveError)) log.error({ err: error }, 'internal call failed');
+  return { status: renderError(error).status, body: { ok: false, error: toRemoteError(error) } };
+}
+
+/** Sends an error as an envelope (see `failureAnswer`). */
 export function failure(reply: FastifyReply, error: unknown): FastifyReply {
-  if (!(error instanceof TroveError)) reply.log.error({ err: error }, 'internal call failed');
-  return answer(reply, renderError(error).status, { ok: false, error: toRemoteError(error) });
+  const { status, body } = failureAnswer(error, reply.log);
+  return answer(reply, status, body);
 }
 
 /** Replaces the instance's body parsers with a plain JSON one (see the module comment). */

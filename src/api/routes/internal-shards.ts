@@ -1,5 +1,6 @@
 /**
- * `POST /_internal/shards/{uuid}/{method}`: the internal shard API other nodes call through their
+ * `POST /_internal/shards/{uuid}/{method}` (and `POST /_internal/shards/_batch`, several calls to
+ * this node's copies in one request, see protocol.ts): the internal shard API other nodes call through their
  * remote shard handles (src/cluster/remote/protocol.ts describes the protocol). It calls `method`
  * of the handle of this node's copy `uuid` with the body's `args` and answers an envelope: 200
  * `{ok: true, value}`, or `{ok: false, error}` with the status the error table gives the error's
@@ -17,15 +18,22 @@
  * connection closes, or this server starts closing, the local wait is ended.
  */
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { CatalogError } from '../../cluster/catalog-error.ts';
 import type { ShardHandle } from '../../cluster/shard-handle.ts';
-import { hitsFromJson, INTERNAL_SHARDS_PATH, toRemoteError, type RemoteShardMethod } from '../../cluster/remote/protocol.ts';
+import {
+  hitsFromJson,
+  INTERNAL_SHARDS_BATCH_PATH,
+  INTERNAL_SHARDS_PATH,
+  toRemoteError,
+  type BatchedAnswer,
+  type RemoteShardMethod,
+} from '../../cluster/remote/protocol.ts';
 import { encodeBatchResults } from '../../cluster/worker/wire.ts';
 import { EngineError } from '../../engine/errors.ts';
 import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-request.ts';
 import type { WriteOp } from '../../engine/shard/operations.ts';
-import { answer, awaitCallerRevision, failure, installInternalJsonParser } from './internal-envelope.ts';
+import { answer, awaitCallerRevision, failure, failureAnswer, installInternalJsonParser } from './internal-envelope.ts';
 
 /** What the internal shard route needs: this node's open shard copies by uuid. */
 export interface InternalShardRouteOptions {
@@ -63,15 +71,6 @@ const DISPATCH: Readonly<Record<RemoteShardMethod, Dispatch>> = {
 /** The internal shard route. */
 export async function internalShardRoutes(instance: FastifyInstance, options: InternalShardRouteOptions): Promise<void> {
   const { lookup, waitForRevision } = options;
-  /**
-   * The copy `uuid`, once this node has applied the caller's catalog revision (bounded): a copy
-   * that was just created is open by then, and a write the caller's dynamic mapping extended is
-   * applied with the extended mapping.
-   */
-  const find = async (uuid: string, revision: unknown): Promise<ShardHandle | undefined> => {
-    await awaitCallerRevision(waitForRevision, revision);
-    return lookup(uuid);
-  };
   /** Aborts the long polls in progress (this server is closing). */
   const waits = new Set<AbortController>();
   instance.addHook('preClose', async () => {
@@ -80,7 +79,36 @@ export async function internalShardRoutes(instance: FastifyInstance, options: In
 
   installInternalJsonParser(instance);
 
+  /** One call as its status and envelope. */
+  const run = async (uuid: unknown, method: unknown, args: unknown, signal: AbortSignal, log: FastifyBaseLogger): Promise<BatchedAnswer> => {
+    if (typeof method !== 'string' || !Object.hasOwn(DISPATCH, method)) {
+      return failureAnswer(new EngineError('illegal_argument', `[${String(method)}] is not a method of the internal shard API`), log);
+    }
+    if (!Array.isArray(args)) return failureAnswer(new EngineError('illegal_argument', 'the body must be {"args": [...]}'), log);
+    const handle = typeof uuid === 'string' ? lookup(uuid) : undefined;
+    if (handle === undefined) {
+      return { status: 404, body: { ok: false, error: toRemoteError(new CatalogError('shard_unavailable', `no open copy of shard [${String(uuid)}] on this node`)) } };
+    }
+    try {
+      return { status: 200, body: { ok: true, value: await DISPATCH[method as RemoteShardMethod](handle, args, signal) } };
+    } catch (error) {
+      return failureAnswer(error, log);
+    }
+  };
+
   const bodyLimit = 2 * (instance.initialConfig.bodyLimit ?? 1_048_576);
+  instance.post<{ Body: unknown }>(INTERNAL_SHARDS_BATCH_PATH, { config: { role: 'admin' }, bodyLimit }, async (request, reply) => {
+    request.authScope.requireUnrestricted('the internal shard API');
+    const body = request.body as { args?: unknown; revision?: unknown } | null | undefined;
+    const calls = Array.isArray(body?.args) ? body.args[0] : undefined;
+    if (!Array.isArray(calls)) return failure(reply, new EngineError('illegal_argument', 'the body must be {"args": [[{"uuid", "method", "args"}, ...]]}'));
+    await awaitCallerRevision(waitForRevision, body?.revision);
+    const answers = await Promise.all(
+      calls.map((call: { uuid?: unknown; method?: unknown; args?: unknown } | null) => run(call?.uuid, call?.method, call?.args, NEVER, request.log)),
+    );
+    return answer(reply, 200, { ok: true, value: answers });
+  });
+
   instance.post<{ Params: { uuid: string; method: string }; Body: unknown }>(
     `${INTERNAL_SHARDS_PATH}/:uuid/:method`,
     { config: { role: 'admin' }, bodyLimit },
@@ -90,21 +118,10 @@ export async function internalShardRoutes(instance: FastifyInstance, options: In
       const { uuid, method } = request.params;
       const body = request.body as { args?: unknown; revision?: unknown } | null | undefined;
       const args = body?.args;
-      if (!Object.hasOwn(DISPATCH, method)) {
-        return failure(reply, new EngineError('illegal_argument', `[${method}] is not a method of the internal shard API`));
-      }
-      if (!Array.isArray(args)) return failure(reply, new EngineError('illegal_argument', 'the body must be {"args": [...]}'));
-      const handle = await find(uuid, body?.revision);
-      if (handle === undefined) {
-        return answer(reply, 404, { ok: false, error: toRemoteError(new CatalogError('shard_unavailable', `no open copy of shard [${uuid}] on this node`)) });
-      }
-      const dispatch = DISPATCH[method as RemoteShardMethod];
+      await awaitCallerRevision(waitForRevision, body?.revision);
       if (method !== 'waitForChanges') {
-        try {
-          return answer(reply, 200, { ok: true, value: await dispatch(handle, args, NEVER) });
-        } catch (error) {
-          return failure(reply, error);
-        }
+        const { status, body: envelope } = await run(uuid, method, args, NEVER, request.log);
+        return answer(reply, status, envelope);
       }
       const wait = new AbortController();
       const socket: Socket = request.raw.socket;
@@ -113,9 +130,8 @@ export async function internalShardRoutes(instance: FastifyInstance, options: In
       waits.add(wait);
       if (socket.destroyed) wait.abort();
       try {
-        return answer(reply, 200, { ok: true, value: await dispatch(handle, args, wait.signal) });
-      } catch (error) {
-        return failure(reply, error);
+        const { status, body: envelope } = await run(uuid, method, args, wait.signal, request.log);
+        return answer(reply, status, envelope);
       } finally {
         socket.off('close', abort);
         waits.delete(wait);

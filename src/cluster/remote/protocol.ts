@@ -46,6 +46,28 @@ export interface RemoteError {
 /** The response body; `value` is absent when the method returned undefined. */
 export type RemoteEnvelope = { ok: true; value: unknown } | { ok: false; error: RemoteError };
 
+/**
+ * Path of a batch of shard calls to one node: `POST /_internal/shards/_batch` with the body
+ * `{"args": [[{"uuid", "method", "args"}, ...]], "revision"?: n}` runs every call concurrently and
+ * answers `{"ok": true, "value": [{"status", "body"}, ...]}`, one status and envelope per call, in
+ * order, each as the call alone would have answered. A transport sends calls to one node made in
+ * the same turn of the event loop as one batch (remote-transport.ts).
+ */
+export const INTERNAL_SHARDS_BATCH_PATH = '/_internal/shards/_batch';
+
+/** One call of a batch. */
+export interface BatchedCall {
+  uuid: string;
+  method: RemoteShardMethod;
+  args: unknown[];
+}
+
+/** One answer of a batch: the status and envelope the call alone would have had. */
+export interface BatchedAnswer {
+  status: number;
+  body: RemoteEnvelope;
+}
+
 /** Path prefix of the internal node API: `POST /_internal/node/{method}` with the same bodies and envelopes. */
 export const INTERNAL_NODE_PATH = '/_internal/node';
 

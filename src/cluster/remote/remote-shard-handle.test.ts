@@ -38,6 +38,8 @@ let server: { app: FastifyInstance; address: string };
 let transport: RemoteTransport;
 /** The copies the test servers serve, by uuid. */
 const served = new Map<string, ShardHandle>();
+/** The path of every request the test server received, in order. */
+const requestPaths: string[] = [];
 /** The catalog revision the test servers have "applied". */
 let appliedRevision = 0;
 
@@ -61,6 +63,9 @@ after(async () => {
 /** A node's HTTP surface as far as this test needs it: JSON parsers, errors, roles, security, the internal route. */
 async function startServer(): Promise<{ app: FastifyInstance; address: string }> {
   const app = Fastify();
+  app.addHook('onRequest', async (request) => {
+    requestPaths.push(request.url);
+  });
   installJsonParsers(app);
   installErrorHandling(app);
   requireRouteRoles(app);
@@ -128,6 +133,28 @@ test('every method answers through the internal API as the LocalShardHandle does
   const batch = remoteAnswers.find(([name]) => name === 'writeBatch')![1] as Array<Record<string, unknown>>;
   assert.equal(batch[0]!.error, 'EngineError', 'a failed batch item is an EngineError');
   assert.equal(batch[0]!.code, 'version_conflict');
+});
+
+test('calls to one node in the same turn go as one request, and each gets its own answer', async () => {
+  const first = await serve('batch-a');
+  const second = await serve('batch-b');
+  await first.remote.write({ kind: 'index', id: '1', source: { title: 'batched' } });
+  const missing = new RemoteShardHandle('batch-missing', { id: 'serving', address: server.address }, transport);
+  const before = requestPaths.length;
+  const [got, counted, absent, refused] = await Promise.allSettled([
+    first.remote.get('1'),
+    second.remote.count(undefined),
+    missing.get('x'),
+    first.remote.count({ no_such_query: {} }),
+  ]);
+  assert.deepEqual(requestPaths.slice(before), ['/_internal/shards/_batch'], 'one request for four calls');
+  assert.equal(got.status === 'fulfilled' && got.value?.source.title, 'batched');
+  assert.equal(counted.status === 'fulfilled' && counted.value, 0);
+  assert.ok(absent.status === 'rejected' && isUnavailable(/^node \[serving\] has no open copy of shard \[batch-missing\]$/)(absent.reason));
+  assert.ok(refused.status === 'rejected' && refused.reason instanceof EngineError && refused.reason.code === 'parsing', String(refused.status === 'rejected' && refused.reason));
+  const alone = requestPaths.length;
+  await first.remote.exists('1');
+  assert.deepEqual(requestPaths.slice(alone), ['/_internal/shards/batch-a/exists'], 'a call alone goes alone');
 });
 
 test('a remote copy is managed by its own node: close is refused, mapping and settings are no calls', async () => {

@@ -17,7 +17,18 @@ import { Pool } from 'undici';
 import { NodeCredentialSigner } from '../../api/auth/node-credential-hmac.ts';
 import { CatalogError } from '../catalog-error.ts';
 import { TroveError } from '../../engine/errors.ts';
-import { fromRemoteError, isEnvelope, remoteCallPath, remoteNodePath, type RemoteCall, type RemoteNodeMethod, type RemoteShardMethod } from './protocol.ts';
+import {
+  fromRemoteError,
+  INTERNAL_SHARDS_BATCH_PATH,
+  isEnvelope,
+  remoteCallPath,
+  remoteNodePath,
+  type BatchedAnswer,
+  type BatchedCall,
+  type RemoteCall,
+  type RemoteNodeMethod,
+  type RemoteShardMethod,
+} from './protocol.ts';
 
 /** Default timeout of a call (a long poll gets its own wait plus `WAIT_MARGIN_MS`). */
 export const REMOTE_CALL_TIMEOUT_MS = 30_000;
@@ -61,6 +72,23 @@ export interface CallOptions {
   longPoll?: boolean;
 }
 
+/** A call waiting for the end of this turn of the event loop to go out with the others to its node. */
+interface QueuedCall {
+  uuid: string;
+  method: RemoteShardMethod;
+  args: unknown[];
+  timeoutMs: number;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** JSON writes an undefined argument as null; trailing ones (`count(undefined)`) are left out instead. */
+function withoutTrailingUndefined(args: readonly unknown[]): unknown[] {
+  let length = args.length;
+  while (length > 0 && args[length - 1] === undefined) length--;
+  return args.slice(0, length);
+}
+
 /** See the module comment. */
 export class RemoteTransport {
   private readonly signer: NodeCredentialSigner;
@@ -68,6 +96,8 @@ export class RemoteTransport {
   private readonly connections: number;
   private readonly timeoutMs: number;
   private readonly revision: (() => number) | undefined;
+  /** Calls queued this turn, by node address (see `call`). */
+  private readonly batches = new Map<string, QueuedCall[]>();
   private closed = false;
 
   constructor(options: RemoteTransportOptions) {
@@ -77,10 +107,58 @@ export class RemoteTransport {
     this.revision = options.revision;
   }
 
-  /** Calls `method` of shard copy `uuid` on `node`; see the module comment for failures. */
+  /**
+   * Calls `method` of shard copy `uuid` on `node`; see the module comment for failures. Calls to
+   * one node made in the same turn of the event loop go as one batch request (a search's query
+   * phase on two shards of a node is one request), except long polls and cancellable calls.
+   */
   call(node: RemoteNode, uuid: string, method: RemoteShardMethod, args: unknown[], options: CallOptions = {}): Promise<unknown> {
-    const noCopy = (): CatalogError => new CatalogError('shard_unavailable', `node [${node.id}] has no open copy of shard [${uuid}]`);
-    return this.send(node, remoteCallPath(uuid, method), args, options, (reason) => unavailable(node, uuid, reason), noCopy);
+    if (options.longPoll === true || options.signal !== undefined) return this.callAlone(node, uuid, method, args, options);
+    return new Promise((resolve, reject) => {
+      let batch = this.batches.get(node.address);
+      if (batch === undefined) {
+        batch = [];
+        this.batches.set(node.address, batch);
+        queueMicrotask(() => this.flush(node));
+      }
+      batch.push({ uuid, method, args, timeoutMs: options.timeoutMs ?? this.timeoutMs, resolve, reject });
+    });
+  }
+
+  /** One call in a request of its own. */
+  private callAlone(node: RemoteNode, uuid: string, method: RemoteShardMethod, args: unknown[], options: CallOptions): Promise<unknown> {
+    return this.send(node, remoteCallPath(uuid, method), args, options, (reason) => unavailable(node, uuid, reason), () => noCopy(node, uuid));
+  }
+
+  /** Sends the calls queued for `node` this turn: alone when there is one, else as one batch. */
+  private flush(node: RemoteNode): void {
+    const batch = this.batches.get(node.address) ?? [];
+    this.batches.delete(node.address);
+    if (batch.length === 1) {
+      const [only] = batch;
+      this.callAlone(node, only!.uuid, only!.method, only!.args, { timeoutMs: only!.timeoutMs }).then(only!.resolve, only!.reject);
+      return;
+    }
+    const calls: BatchedCall[] = batch.map(({ uuid, method, args }) => ({ uuid, method, args: withoutTrailingUndefined(args) }));
+    const timeoutMs = Math.max(...batch.map((entry) => entry.timeoutMs));
+    const failAll = (reason: string): CatalogError => new CatalogError('shard_unavailable', `node [${node.id}] did not answer for shards [${[...new Set(calls.map((call) => call.uuid))].join(', ')}]: ${reason}`);
+    this.send(node, INTERNAL_SHARDS_BATCH_PATH, [calls], { timeoutMs }, failAll).then(
+      (value) => {
+        const answers = value as BatchedAnswer[];
+        batch.forEach((entry, index) => {
+          const answer = answers[index];
+          try {
+            if (answer === undefined) throw failAll('the batch answer is missing a call');
+            entry.resolve(decodeBody(answer.status, answer.body, (reason) => unavailable(node, entry.uuid, reason), () => noCopy(node, entry.uuid)));
+          } catch (error) {
+            entry.reject(error);
+          }
+        });
+      },
+      (error: unknown) => {
+        for (const entry of batch) entry.reject(error);
+      },
+    );
   }
 
   /**
@@ -100,10 +178,7 @@ export class RemoteTransport {
     fail: (reason: string) => CatalogError,
     noCopy?: () => CatalogError,
   ): Promise<unknown> {
-    // JSON writes an undefined argument as null; trailing ones (`count(undefined)`) are left out instead.
-    let length = args.length;
-    while (length > 0 && args[length - 1] === undefined) length--;
-    const call: RemoteCall = { args: args.slice(0, length), revision: this.revision?.() };
+    const call: RemoteCall = { args: withoutTrailingUndefined(args), revision: this.revision?.() };
     const body = JSON.stringify(call);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const { signal } = options;
@@ -170,11 +245,15 @@ export class RemoteTransport {
   }
 }
 
+function noCopy(node: RemoteNode, uuid: string): CatalogError {
+  return new CatalogError('shard_unavailable', `node [${node.id}] has no open copy of shard [${uuid}]`);
+}
+
 function unavailable(node: RemoteNode, uuid: string, reason: string): CatalogError {
   return new CatalogError('shard_unavailable', `node [${node.id}] did not answer for shard [${uuid}]: ${reason}`);
 }
 
-/** The value of an envelope, its error (`noCopy` for a shard copy the node does not have open), or `fail` for any other answer. */
+/** `decodeBody` of a response text (not JSON: no envelope). */
 function decode(status: number, text: string, fail: (reason: string) => CatalogError, noCopy?: () => CatalogError): unknown {
   let body: unknown;
   try {
@@ -182,6 +261,11 @@ function decode(status: number, text: string, fail: (reason: string) => CatalogE
   } catch {
     body = undefined;
   }
+  return decodeBody(status, body, fail, noCopy);
+}
+
+/** The value of an envelope, its error (`noCopy` for a shard copy the node does not have open), or `fail` for any other answer. */
+function decodeBody(status: number, body: unknown, fail: (reason: string) => CatalogError, noCopy?: () => CatalogError): unknown {
   if (isEnvelope(body)) {
     if (body.ok) return body.value;
     if (status === 404 && body.error.code === 'shard_unavailable' && noCopy) throw noCopy();
