@@ -183,6 +183,7 @@ const ROUTES: Record<string, Sample> = {
   'DELETE /_cluster/trash/:item_id': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/_cluster/trash/${await freshTrashItem(side)}` }) },
   'DELETE /_cluster/trash': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_cluster/trash' }) },
   'POST /_internal/shards/:uuid/:method': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_internal/shards/no-such-shard/stats', json: { args: [] } }) },
+  'POST /_internal/shards/_batch': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_internal/shards/_batch', json: { args: [[]] } }) },
   'POST /_internal/node/:method': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_internal/node/node.settings', json: { args: [] } }) },
 
   'PUT /:collection': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${unique(`${side}-new`)}`, ...json({ namespace: NAMESPACE[side] }) }) },
