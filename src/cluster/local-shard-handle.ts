@@ -168,6 +168,10 @@ export class LocalShardHandle implements ShardHandle {
     return this.shard.stats();
   }
 
+  verify() {
+    return this.shard.verify();
+  }
+
   async setMapping(mapping: Mapping) {
     this.shard.setMapping(mapping);
   }

@@ -102,6 +102,8 @@ export async function exerciseShardHandle(handle: ShardHandle, owner: ShardOwner
   await step('epoch 2', () => handle.epoch());
   await step('forceMerge', () => handle.forceMerge({ maxSegments: 1 }));
   await step('stats after merge', () => handle.stats());
+  await step('write g (WAL past the checkpoint)', () => handle.write({ kind: 'index', id: 'g', source: { title: 'after merge', n: 7 } }));
+  await step('verify', () => handle.verify());
   await step('setMapping', () => owner.setMapping({ properties: { ...PARITY_MAPPING.properties, tag: { type: 'keyword' } } }));
   await step('write tagged', () => handle.write({ kind: 'index', id: 'f', source: { title: 'tagged', n: 6, tag: 'red' } }));
   await step('count tagged', () => handle.count({ term: { tag: 'red' } }));

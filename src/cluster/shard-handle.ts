@@ -13,6 +13,7 @@
 import type { EngineError } from '../engine/errors.ts';
 import type { Mapping } from '../engine/mapping/mapping.ts';
 import type { ShardHit, ShardQueryResult, ShardSearchRequest } from '../engine/query/search-request.ts';
+import type { LiveShardCheck } from '../engine/directory/live-shard-verify.ts';
 import type { ShardFaultSpec } from '../engine/shard/fault-points.ts';
 import type { MergeReport } from '../engine/shard/maintenance.ts';
 import type { ChangeEntry, StoredDocument, WriteOp, WriteResult } from '../engine/shard/operations.ts';
@@ -94,6 +95,11 @@ export interface ShardHandle {
   epoch(): Promise<void>;
   /** Counters and the segment listing. */
   stats(): Promise<ShardStats>;
+  /**
+   * Read-only verification of the copy's files (checksums of segment files, WAL frames up to the
+   * durable end), excluded from epochs and merges while it runs; findings per file.
+   */
+  verify(): Promise<LiveShardCheck>;
   /** Adopts a new mapping (fields only grow). */
   setMapping(mapping: Mapping): Promise<void>;
   /** Changes engine tunables at runtime. */

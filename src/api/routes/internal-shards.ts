@@ -66,6 +66,7 @@ const DISPATCH: Readonly<Record<RemoteShardMethod, Dispatch>> = {
   forceMerge: (handle, [options]) => handle.forceMerge((options ?? {}) as { maxSegments?: number }),
   epoch: (handle) => handle.epoch(),
   stats: (handle) => handle.stats(),
+  verify: (handle) => handle.verify(),
 };
 
 /** The internal shard route. */

@@ -14,6 +14,7 @@
  *   reads its current bounds; the aborted request's connection is dropped, which ends the wait on
  *   the other node. A wait is given its own `timeoutMs` plus `WAIT_MARGIN_MS` to answer.
  */
+import type { LiveShardCheck } from '../../engine/directory/live-shard-verify.ts';
 import { EngineError } from '../../engine/errors.ts';
 import type { Mapping } from '../../engine/mapping/mapping.ts';
 import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-request.ts';
@@ -113,6 +114,10 @@ export class RemoteShardHandle implements ShardHandle {
 
   async stats(): Promise<ShardStats> {
     return (await this.call('stats', [])) as ShardStats;
+  }
+
+  async verify(): Promise<LiveShardCheck> {
+    return (await this.call('verify', [])) as LiveShardCheck;
   }
 
   /** No call: the hosting node applies the catalog's mapping to its copy. */

@@ -3,6 +3,7 @@
  * one request to the pool, which routes it to the worker the shard is pinned to. The handle
  * names the shard by uuid only, so it stays valid when that worker is replaced.
  */
+import type { LiveShardCheck } from '../../engine/directory/live-shard-verify.ts';
 import type { EngineError } from '../../engine/errors.ts';
 import type { Mapping } from '../../engine/mapping/mapping.ts';
 import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-request.ts';
@@ -100,6 +101,10 @@ export class WorkerShardHandle implements ShardHandle {
 
   async stats(): Promise<ShardStats> {
     return (await this.channel.call(this.uuid, 'stats', [])) as ShardStats;
+  }
+
+  async verify(): Promise<LiveShardCheck> {
+    return (await this.channel.call(this.uuid, 'verify', [])) as LiveShardCheck;
   }
 
   /** The spec changes first: if the worker fails after applying it, the reopen has it too. */

@@ -1,7 +1,8 @@
 /**
- * Files of a closed shard directory: the inventory recorded when a shard enters the trash (every
- * file its manifest references, its WAL files and the manifest itself), and read-only access
- * that leaves file times alone (`O_NOATIME`), which verification relies on.
+ * Files of a shard directory: the inventory recorded when a shard enters the trash (every file its
+ * manifest references, its WAL files and the manifest itself), the same inventory of a live
+ * shard's segments (its WAL files come from the open log), and read-only access that leaves file
+ * times alone (`O_NOATIME`), which verification relies on.
  */
 import { constants } from 'node:fs';
 import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
@@ -16,6 +17,11 @@ export interface ShardFileEntry {
   bytes: number;
   /** CRC32C of the whole file, for files without a checksum of their own (the shard manifest). */
   crc32c?: number;
+  /**
+   * The active WAL file of a live shard: writes may append past `bytes` while it is verified, so
+   * it may be longer, and only its first `bytes` (its durable frames) are checked.
+   */
+  appendOnly?: boolean;
 }
 
 /** Name of the shard manifest inside a shard directory. */
@@ -48,11 +54,11 @@ export async function openReadOnly(path: string): Promise<FileHandle> {
   return open(path, constants.O_RDONLY);
 }
 
-/** Reads a whole file without touching its access time. */
-export async function readWholeFile(path: string): Promise<Buffer> {
+/** Reads a whole file (or its first `limit` bytes) without touching its access time. */
+export async function readWholeFile(path: string, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
   const handle = await openReadOnly(path);
   try {
-    const { size } = await handle.stat();
+    const size = Math.min((await handle.stat()).size, limit);
     const buffer = Buffer.allocUnsafe(size);
     let filled = 0;
     while (filled < size) {
@@ -90,6 +96,23 @@ async function sizeOf(path: string): Promise<number> {
  * (garbage a merge left for removal) are not part of the shard and are left out.
  */
 export async function inventoryShard(dir: string): Promise<ShardInventory> {
+  const { files, manifest } = await inventorySegments(dir);
+  const walDir = join(dir, 'wal');
+  const walNames = (await readdir(walDir).catch(() => [] as string[])).filter((name) => name.endsWith('.wal')).sort();
+  for (const name of walNames) files.push({ path: `wal/${name}`, bytes: await sizeOf(join(walDir, name)) });
+  return {
+    files,
+    segments: manifest?.segments.length ?? 0,
+    bytes: files.reduce((sum, file) => sum + file.bytes, 0),
+    manifest,
+  };
+}
+
+/**
+ * The shard manifest and every file of the segments it references (not the WAL). A live shard
+ * calls it only while no epoch or merge can replace the manifest or remove segment files.
+ */
+export async function inventorySegments(dir: string): Promise<{ files: ShardFileEntry[]; manifest: Manifest | null }> {
   const files: ShardFileEntry[] = [];
   const manifest = await readManifest(dir);
   if (manifest !== null) {
@@ -103,13 +126,5 @@ export async function inventoryShard(dir: string): Promise<ShardInventory> {
       }
     }
   }
-  const walDir = join(dir, 'wal');
-  const walNames = (await readdir(walDir).catch(() => [] as string[])).filter((name) => name.endsWith('.wal')).sort();
-  for (const name of walNames) files.push({ path: `wal/${name}`, bytes: await sizeOf(join(walDir, name)) });
-  return {
-    files,
-    segments: manifest?.segments.length ?? 0,
-    bytes: files.reduce((sum, file) => sum + file.bytes, 0),
-    manifest,
-  };
+  return { files, manifest };
 }

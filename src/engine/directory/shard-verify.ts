@@ -1,5 +1,7 @@
 /**
- * Read-only verification of a closed shard directory (in the trash) against its snapshot: every
+ * Read-only verification of a shard directory against its snapshot: a closed one in the trash, or
+ * a live one (`Shard.verify`, which pins its files while this runs and snapshots its WAL up to the
+ * durable end). Every
  * recorded file present with its size, every file intact by its checksum (segment files by their
  * CRC32C footer and the checksum the segment meta recorded, WAL files frame by frame, the shard
  * manifest by the CRC32C recorded at delete time), and the documents counted from the files equal
@@ -42,6 +44,21 @@ export interface ShardSnapshot {
   files: ShardFileEntry[];
 }
 
+/** Outcome for one file of the snapshot: absent or of the wrong size, failing its checks, or intact. */
+export type FileFindingStatus = 'ok' | 'missing' | 'damaged';
+
+/** What verification found for one file of the snapshot. */
+export interface FileFinding {
+  /** Path relative to the shard directory, `/`-separated. */
+  path: string;
+  /** Bytes recorded (for the active WAL file of a live shard: its durable bytes, the ones checked). */
+  bytes: number;
+  status: FileFindingStatus;
+  /** Whether its content was checked (segment files by checksum, WAL files frame by frame, the manifest parsed). */
+  checked: boolean;
+  problems: string[];
+}
+
 /** Outcome for one shard: `missing` (no directory), `damaged` (files), or a wrong document count. */
 export type ShardCheckStatus = 'ok' | 'missing' | 'damaged' | 'document_count_mismatch';
 
@@ -56,6 +73,17 @@ export interface ShardCheck {
   filesChecked: number;
   bytesChecked: number;
   problems: string[];
+}
+
+/** A shard check with its findings file by file. */
+export interface DetailedShardCheck extends ShardCheck {
+  files: FileFinding[];
+}
+
+/** Options of `verifyShardFiles`. */
+export interface VerifyOptions {
+  /** When the snapshot's figures were recorded, as problems word it (default `at delete time`). */
+  recordedWhen?: string;
 }
 
 const IMMUTABLE_MAGIC = new Map<string, string>(
@@ -150,8 +178,16 @@ async function readShardManifest(dir: string, snapshot: ShardSnapshot, damage: s
   return null;
 }
 
-/** Verifies the shard directory `dir` against `snapshot` (see the module comment). */
+/** Verifies the shard directory `dir` against `snapshot` (see the module comment), per shard. */
 export async function verifyShard(dir: string, snapshot: ShardSnapshot): Promise<ShardCheck> {
+  const { files: _files, ...check } = await verifyShardFiles(dir, snapshot);
+  return check;
+}
+
+/** Verifies the shard directory `dir` against `snapshot`, with a finding for every file of the snapshot. */
+export async function verifyShardFiles(dir: string, snapshot: ShardSnapshot, options: VerifyOptions = {}): Promise<DetailedShardCheck> {
+  const recordedWhen = options.recordedWhen ?? 'at delete time';
+  const checked = new Set<string>();
   const check: ShardCheck = {
     collection: snapshot.collection,
     shard: snapshot.shard,
@@ -166,14 +202,16 @@ export async function verifyShard(dir: string, snapshot: ShardSnapshot): Promise
   try {
     await stat(dir);
   } catch {
-    return { ...check, status: 'missing', problems: ['the shard directory is missing'] };
+    const files = snapshot.files.map((file): FileFinding => ({ path: file.path, bytes: file.bytes, status: 'missing', checked: false, problems: ['missing'] }));
+    return { ...check, status: 'missing', problems: ['the shard directory is missing'], files };
   }
   const damage: string[] = [];
   const present = new Set<string>();
   for (const file of snapshot.files) {
     try {
       const info = await stat(join(dir, file.path));
-      if (info.size !== file.bytes) damage.push(`${file.path}: size ${info.size}, ${file.bytes} bytes recorded`);
+      const sizeFits = file.appendOnly ? info.size >= file.bytes : info.size === file.bytes;
+      if (!sizeFits) damage.push(`${file.path}: size ${info.size}, ${file.bytes} bytes recorded`);
       else present.add(file.path);
     } catch {
       damage.push(`${file.path}: missing`);
@@ -187,6 +225,7 @@ export async function verifyShard(dir: string, snapshot: ShardSnapshot): Promise
     const magic = magicOf(name ?? '');
     if (magic === null) continue;
     const problem = await checkSegmentFile(join(dir, file.path), magic, segmentMetas.get(segment ?? '')?.files[name ?? '']);
+    checked.add(file.path);
     check.filesChecked++;
     check.bytesChecked += file.bytes;
     if (problem !== null) damage.push(`${file.path}: ${problem}`);
@@ -211,25 +250,41 @@ export async function verifyShard(dir: string, snapshot: ShardSnapshot): Promise
 
   const walFiles = snapshot.files.filter((file) => file.path.startsWith('wal/') && present.has(file.path));
   let replayFailure: string | null = null;
-  const wal = await verifyWalFiles(dir, walFiles.map((file) => file.path), snapshot.seqNo, manifest?.checkpointSeq ?? 0, (payload) => {
+  const walToCheck = walFiles.map((file) => ({ path: file.path, bytes: file.bytes }));
+  const onTail = (payload: Buffer): void => {
     try {
       replayRecord(payload, liveIds);
     } catch (error) {
       replayFailure ??= (error as Error).message;
     }
-  });
+  };
+  const wal = await verifyWalFiles(dir, walToCheck, snapshot.seqNo, manifest?.checkpointSeq ?? 0, onTail, recordedWhen);
+  for (const file of walFiles) checked.add(file.path);
+  if (present.has(SHARD_MANIFEST_FILE)) checked.add(SHARD_MANIFEST_FILE);
   check.filesChecked += walFiles.length + (present.has(SHARD_MANIFEST_FILE) ? 1 : 0);
   check.bytesChecked += walFiles.reduce((sum, file) => sum + file.bytes, 0);
   damage.push(...wal.problems);
   if (replayFailure !== null) damage.push(`a write-ahead log record cannot be decoded: ${replayFailure}`);
   if (countable) check.foundDocuments = liveIds.size;
-  if (damage.length > 0) return { ...check, status: 'damaged', problems: damage };
+  const files = fileFindings(snapshot.files, checked, damage);
+  if (damage.length > 0) return { ...check, status: 'damaged', problems: damage, files };
   if (snapshot.documents !== null && check.foundDocuments !== snapshot.documents) {
     return {
       ...check,
       status: 'document_count_mismatch',
-      problems: [`the segments hold ${check.foundDocuments} live documents, ${snapshot.documents} were recorded at delete time`],
+      problems: [`the segments hold ${check.foundDocuments} live documents, ${snapshot.documents} were recorded ${recordedWhen}`],
+      files,
     };
   }
-  return check;
+  return { ...check, files };
+}
+
+/** One finding per snapshot file: the problems that name it (each is worded `<path>: <problem>`). */
+function fileFindings(files: readonly ShardFileEntry[], checked: ReadonlySet<string>, damage: readonly string[]): FileFinding[] {
+  return files.map((file) => {
+    const prefix = `${file.path}: `;
+    const problems = damage.filter((problem) => problem.startsWith(prefix)).map((problem) => problem.slice(prefix.length));
+    const status: FileFindingStatus = problems.includes('missing') ? 'missing' : problems.length > 0 ? 'damaged' : 'ok';
+    return { path: file.path, bytes: file.bytes, status, checked: checked.has(file.path), problems };
+  });
 }

@@ -1,5 +1,5 @@
 /**
- * Read-only check of a trashed shard's write-ahead log (docs/formats/wal.md): each file's header
+ * Read-only check of a shard's write-ahead log (trashed, or live up to its durable end) (docs/formats/wal.md): each file's header
  * (magic, version, first seq equal to its name, header CRC32C), every frame's CRC32C, seqs
  * contiguous within and across files, no torn tail, every record past the shard's checkpoint
  * retained (the segments do not hold those), and the last seq equal to the one recorded at delete
@@ -16,6 +16,12 @@ export interface WalCheck {
   /** Highest seq found, or null when no file could be read. */
   lastSeq: number | null;
   problems: string[];
+}
+
+/** A WAL file to check: its path relative to the shard directory, and how many of its bytes (default: all). */
+export interface WalFileToCheck {
+  path: string;
+  bytes?: number;
 }
 
 /** Receives the payload of each record past the checkpoint. */
@@ -59,27 +65,30 @@ function checkWalFile(path: string, bytes: Buffer, firstSeq: number, problems: s
 }
 
 /**
- * Verifies the WAL files `paths` (relative to `dir`, e.g. `wal/000...1.wal`). `recordedLastSeq`
- * is the shard's last seq at delete time (null: unknown); `checkpointSeq` is its manifest's.
+ * Verifies the WAL files `files` (paths relative to `dir`, e.g. `wal/000...1.wal`; a live shard's
+ * active file only up to its durable end). `recordedLastSeq` is the shard's last seq at delete
+ * time, or the last durable one of a live shard (null: unknown); `checkpointSeq` is its manifest's;
+ * `recordedWhen` says in problems when the figures were recorded.
  */
 export async function verifyWalFiles(
   dir: string,
-  paths: readonly string[],
+  files: readonly WalFileToCheck[],
   recordedLastSeq: number | null,
   checkpointSeq: number,
   onTail: TailRecordHandler,
+  recordedWhen = 'at delete time',
 ): Promise<WalCheck> {
   const problems: string[] = [];
   let expectedFirst: number | null = null;
   let firstRetained: number | null = null;
   let lastSeq: number | null = null;
-  for (const path of [...paths].sort()) {
+  for (const { path, bytes: limit } of [...files].sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0))) {
     const firstSeq = parseWalFileName(path.slice(path.lastIndexOf('/') + 1));
     if (firstSeq === null) continue;
     if (expectedFirst !== null && firstSeq !== expectedFirst) problems.push(`${path}: starts at seq ${firstSeq}, expected ${expectedFirst}`);
     let bytes: Buffer;
     try {
-      bytes = await readWholeFile(join(dir, path));
+      bytes = await readWholeFile(join(dir, path), limit);
     } catch (error) {
       problems.push(`${path}: cannot read (${(error as Error).message})`);
       return { lastSeq, problems };
@@ -91,7 +100,7 @@ export async function verifyWalFiles(
     lastSeq = next - 1;
   }
   if (lastSeq !== null && recordedLastSeq !== null && lastSeq !== recordedLastSeq) {
-    problems.push(`the write-ahead log ends at seq ${lastSeq}, seq ${recordedLastSeq} was recorded at delete time`);
+    problems.push(`the write-ahead log ends at seq ${lastSeq}, seq ${recordedLastSeq} was recorded ${recordedWhen}`);
   }
   const expectedLast = recordedLastSeq ?? lastSeq ?? checkpointSeq;
   if (expectedLast > checkpointSeq && (firstRetained === null || firstRetained > checkpointSeq + 1)) {

@@ -128,11 +128,19 @@ export class Maintenance {
     });
   }
 
-  private enqueue<T>(task: () => Promise<T>): Promise<T> {
-    this.queuedTasks++;
-    const run = this.queue.then(task, task).finally(() => this.queuedTasks--);
+  /**
+   * Runs `task` on the queue, so that no epoch, merge or WAL trim replaces the manifest or removes
+   * files while it runs (a read of the shard's files); it is not counted as maintenance backlog.
+   */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    this.queuedTasks++;
+    return this.exclusive(task).finally(() => this.queuedTasks--);
   }
 
   private segmentDir(name: string): string {

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { verifyLiveShard, type LiveShardCheck } from '../directory/live-shard-verify.ts';
 import { EngineError } from '../errors.ts';
 import { flattenMapping, type FlatField, type Mapping } from '../mapping/mapping.ts';
 import { parseDocument, type ParseOptions, type ParsedDocument } from '../mapping/parse-document.ts';
@@ -378,6 +379,20 @@ export class Shard {
   /** Resolves when queued epochs and merges (including background ones) are done. */
   waitForMaintenance(): Promise<void> {
     return this.maintenance.idle();
+  }
+
+  /**
+   * Read-only verification of this copy's files (segment files by checksum, WAL files frame by
+   * frame up to the end that was durable when it starts), while no epoch, merge or WAL trim runs;
+   * writes and searches carry on. The document count is compared when no write was in flight.
+   */
+  verify(): Promise<LiveShardCheck> {
+    if (this.closed) return Promise.reject(new EngineError('shard_closed', `shard [${this.uuid}] is closed`));
+    return this.maintenance.exclusive(async () => {
+      const walFiles = this.wal.durableFiles();
+      const settled = walFiles.at(-1)?.lastSeq === this.wal.lastSeq;
+      return verifyLiveShard({ dir: this.dir, uuid: this.uuid, walFiles, documents: settled ? this.stats().docs : null });
+    });
   }
 
   /** Counters for stats endpoints. */

@@ -4,6 +4,7 @@
  * The on-disk format is documented in docs/formats/wal.md.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { EngineError } from '../errors.ts';
 import { FRAME_OVERHEAD_BYTES, MAX_PAYLOAD_BYTES, writeFrame } from './frame.ts';
 import { recoverLogFiles } from './recovery.ts';
@@ -50,6 +51,14 @@ export interface WalStats {
   durableSeq: number;
   /** Fsyncs of log files (one per group commit). */
   fsyncs: number;
+}
+
+/** One file of the log as far as it is durable (`WriteAheadLog.durableFiles`). */
+export interface DurableWalFile {
+  name: string;
+  bytes: number;
+  /** Highest durable seq in the file (its first seq minus one when it holds no record). */
+  lastSeq: number;
 }
 
 /** Default rotation threshold. */
@@ -232,6 +241,15 @@ export class WriteAheadLog {
     }
     await fsyncDirectory(this.dir);
     return removed.length;
+  }
+
+  /**
+   * The log's files as far as they are durable, oldest first (the last is the active file): name,
+   * bytes of header and durable frames, highest durable seq. A file being rotated in is not listed
+   * until it joins the log. Bytes below these sizes never change while the log is open.
+   */
+  durableFiles(): DurableWalFile[] {
+    return this.files.map((file) => ({ name: path.basename(file.path), bytes: file.size, lastSeq: file.lastSeq }));
   }
 
   /** Calls `listener` with the new durable seq after every group commit; returns an unsubscribe. */
