@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { buildServer } from '../src/api/server.ts';
 import { roleAllows, type Role, type RouteRole, type RouteRoleEntry } from '../src/api/roles.ts';
+import { consoleAssetPaths } from '../src/api/routes/console.ts';
 import { loadConfig } from '../src/config/load-config.ts';
 import { NodeService } from '../src/node/node-service.ts';
 import { call, ndjson, startServer, type CallOptions, type HttpResponse, type TroveServer } from './harness.ts';
@@ -202,6 +203,8 @@ const ROUTES: Record<string, Sample> = {
     scoping: 'namespace',
     request: async (side) => ({ path: `/${docs(side)}/_mapping`, ...json({ properties: { tag: { type: 'keyword' } } }) }),
   },
+  // The console's static files: served to anyone, key or not (src/api/routes/console.ts).
+  ...Object.fromEntries(consoleAssetPaths().map((path): [string, Sample] => [`GET ${path}`, { role: 'public', scoping: 'global', request: async () => ({ path }) }])),
   'GET /_refresh': { role: 'write', scoping: 'global', request: async () => ({ path: '/_refresh' }) },
   'POST /_refresh': { role: 'write', scoping: 'global', request: async () => ({ path: '/_refresh' }) },
   'GET /:collection/_refresh': { role: 'write', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_refresh` }) },
@@ -291,9 +294,10 @@ test('every route answers each caller as its role and namespace rules say', asyn
 
   for (const name of Object.keys(ROUTES)) {
     const sample = ROUTES[name];
-    await check(name, 'none', 'inside', 401);
-    await check(name, 'wrong', 'inside', 401);
-    await check(name, 'expired', 'inside', 401);
+    const stranger = sample.role === 'public' ? 'allowed' : 401;
+    await check(name, 'none', 'inside', stranger);
+    await check(name, 'wrong', 'inside', stranger);
+    await check(name, 'expired', 'inside', stranger);
     for (const role of ['monitor', 'read', 'write', 'manage', 'admin'] as const satisfies readonly Role[]) {
       await check(name, role, 'inside', roleAllows(role, sample.role) ? 'allowed' : 403);
     }

@@ -35,3 +35,14 @@ test('registration records every route and method with its role; authenticated r
   assert.equal(roleAllows('monitor', 'read'), false);
   await app.close();
 });
+
+test('a public route must be a GET of a fixed path; every role may call it', async () => {
+  const app = Fastify({ exposeHeadRoutes: false });
+  requireRouteRoles(app);
+  app.get('/_console/app.js', { config: { role: 'public' } }, async () => '');
+  assert.throws(() => app.post('/_console/upload', { config: { role: 'public' } }, async () => ''), /cannot be public/);
+  assert.throws(() => app.get('/_console/:file', { config: { role: 'public' } }, async () => ''), /cannot be public/);
+  assert.throws(() => app.get('/_console/*', { config: { role: 'public' } }, async () => ''), /cannot be public/);
+  for (const role of ['monitor', 'read', 'write', 'manage', 'admin'] as const) assert.equal(roleAllows(role, 'public'), true);
+  await app.close();
+});

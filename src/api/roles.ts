@@ -9,10 +9,13 @@ import type { FastifyInstance } from 'fastify';
 export type Role = 'monitor' | 'read' | 'write' | 'manage' | 'admin';
 
 /**
- * What a route may require: a role, or `authenticated` for routes any valid key may call
- * (`GET /`, `GET /_security/_authenticate`).
+ * What a route may require: a role, `authenticated` for routes any valid key may call
+ * (`GET /`, `GET /_security/_authenticate`), or `public` for the console's static files
+ * (src/api/routes/console.ts), which the browser loads before the user has typed a key. A
+ * `public` route must be a `GET` of a fixed path (no parameters, no wildcard): see
+ * `requireRouteRoles`.
  */
-export type RouteRole = Role | 'authenticated';
+export type RouteRole = Role | 'authenticated' | 'public';
 
 /**
  * The roles each role includes. `manage` includes `monitor`: whoever compacts and restores must
@@ -46,7 +49,7 @@ declare module 'fastify' {
 
 /** True when a key with role `held` may call a route that requires `required`. */
 export function roleAllows(held: Role, required: RouteRole): boolean {
-  return required === 'authenticated' || ROLE_GRANTS[held].includes(required);
+  return required === 'authenticated' || required === 'public' || ROLE_GRANTS[held].includes(required);
 }
 
 /** True for the five role names. */
@@ -54,14 +57,20 @@ export function isRole(value: unknown): value is Role {
   return typeof value === 'string' && Object.hasOwn(ROLE_GRANTS, value);
 }
 
-/** Makes route registration fail when a route does not declare its role, and records the table. */
+/**
+ * Makes route registration fail when a route does not declare its role, or declares `public`
+ * for anything but a `GET` of a fixed path, and records the table.
+ */
 export function requireRouteRoles(app: FastifyInstance): void {
   const table: RouteRoleEntry[] = [];
   app.decorate('routeRoles', table);
   app.addHook('onRoute', (route) => {
     const role = (route.config as { role?: unknown } | undefined)?.role;
-    if (role !== 'authenticated' && !isRole(role)) {
+    if (role !== 'authenticated' && role !== 'public' && !isRole(role)) {
       throw new Error(`route ${String(route.method)} ${route.url} does not declare config.role`);
+    }
+    if (role === 'public' && (route.method !== 'GET' || /[:*]/.test(route.url))) {
+      throw new Error(`route ${String(route.method)} ${route.url} cannot be public: only a GET of a fixed path (no parameters) may be`);
     }
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
       table.push({ method: String(method), url: route.url, role });

@@ -39,6 +39,7 @@ import { searchRoutes } from './routes/search.ts';
 import { securityRoutes } from './routes/security.ts';
 import { trashRoutes } from './routes/trash.ts';
 import { internalNodeRoutes } from './routes/internal-node.ts';
+import { consoleRoutes } from './routes/console.ts';
 
 /** Options of `buildServer`. */
 export interface BuildServerOptions {
@@ -101,6 +102,7 @@ interface ApiRoutesOptions {
 async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): Promise<void> {
   const { node } = options;
   await instance.register(securityRoutes);
+  await instance.register(consoleRoutes);
   await instance.register(rootRoutes, { observability: node.observability });
   await instance.register(catRoutes, { collections: node.collections });
   await instance.register(catSegmentsRoutes, { compaction: node.compaction });

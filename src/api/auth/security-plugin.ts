@@ -8,7 +8,9 @@
  * for a key limited to namespaces, check the `{collection}` path parameter (or narrow it, on
  * routes whose `config.collectionTarget` says it is a search-style target) or 403. A request no
  * route matches is authenticated only: any valid key then gets the 400 / 405 of
- * error-handler.ts, a stranger a 401 that reveals nothing about the routes.
+ * error-handler.ts, a stranger a 401 that reveals nothing about the routes. The one exemption:
+ * a matched route whose role is `public` (the console's static files, each a `GET` of a fixed
+ * path, src/api/routes/console.ts) is served without a key and without `request.authScope`.
  *
  * With `security.enabled: false` every request acts as `admin` on every namespace and the start
  * logs a warning. Refusals are counted (`security.counters`) and logged without key material.
@@ -128,6 +130,8 @@ export async function installSecurity(instance: FastifyInstance, options: Securi
   instance.decorate('security', security);
   instance.decorateRequest('authScope', null as unknown as AuthScope);
   instance.addHook('onRequest', async (request, reply) => {
+    // `requireRouteRoles` admits `public` only on a GET of a fixed path: no parameter to traverse with.
+    if (!request.is404 && request.method === 'GET' && request.routeOptions.config.role === 'public') return;
     const principal = enabled ? authenticate(request, reply) : ANONYMOUS;
     const scope = new AuthScope(principal, coordinator, counters);
     request.authScope = scope;
