@@ -52,6 +52,11 @@ test('a source line that does not parse fails only its item', () => {
   assert.equal(tooDeep[0]!.kind === 'failed' && tooDeep[0]!.error.code, 'nesting_too_deep');
 });
 
+test('an empty _id is passed on, so that the node fails that item only', () => {
+  const entries = parseBulkBody('{"index":{"_id":""}}\n{"x":1}\n{"index":{"_id":"2"}}\n{"x":2}\n');
+  assert.deepEqual(entries.map((entry) => entry.kind === 'item' && entry.item.id), ['', '2']);
+});
+
 test('malformed action lines and missing sources refuse the whole body', () => {
   refusedWith('', /at least one action/);
   refusedWith('{"index": \n{}\n', /line \[1\]/);
@@ -59,7 +64,7 @@ test('malformed action lines and missing sources refuse the whole body', () => {
   refusedWith('{"index":{},"delete":{}}\n{}\n', /expected exactly one of/);
   refusedWith('{"index":[]}\n{}\n', /must be an object/);
   refusedWith('{"index":{"_type":"doc"}}\n{}\n', /unknown parameter \[_type\]/);
-  refusedWith('{"index":{"_id":""}}\n{}\n', /\[_id\] must be a non-empty string/);
+  refusedWith('{"index":{"_id":[]}}\n{}\n', /\[_id\] must be a non-empty string/);
   refusedWith('{"index":{"if_seq_no":-1}}\n{}\n', /\[if_seq_no\]/);
   refusedWith('{"delete":{"_id":"1"}}\n{"index":{"_id":"2"}}\n', /line \[2\] has no source line/);
 });

@@ -119,6 +119,8 @@ function optionalString(metadata: Record<string, unknown>, key: string, lineNumb
 function optionalIdString(metadata: Record<string, unknown>, lineNumber: number): string | undefined {
   const value = metadata._id;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  // An empty `_id` fails its item only (the node's id check), as in OpenSearch.
+  if (value === '') return value;
   return optionalString(metadata, '_id', lineNumber);
 }
 

@@ -114,14 +114,22 @@ async function primariesStarted(context: NodeContext, name: string): Promise<boo
   return misses.length === 0 && answers.every((answer) => answer.status === 'fulfilled');
 }
 
-/** Names a target selects; unknown concrete names are index_not_found. */
-export function resolveCollections(context: NodeContext, target: string): HostedCollection[] {
+/** How a target's unknown names are treated. */
+export interface ResolveOptions {
+  /** ES `ignore_unavailable=true`: unknown concrete names are left out instead of index_not_found. */
+  ignoreUnavailable?: boolean;
+}
+
+/** Names a target selects; unknown concrete names are index_not_found unless `ignoreUnavailable`. */
+export function resolveCollections(context: NodeContext, target: string, options: ResolveOptions = {}): HostedCollection[] {
   if (!/[,*?]/.test(target) && target !== '_all' && !target.startsWith('-')) {
-    return [context.router.collection(target)];
+    if (options.ignoreUnavailable !== true) return [context.router.collection(target)];
+    const hosted = context.router.findCollection(target);
+    return hosted ? [hosted] : [];
   }
   const existing = context.router.collections();
   const resolved = resolveTarget(target, existing.map((hosted) => hosted.meta.name));
-  if (resolved.missing.length > 0) throw collectionNotFound(resolved.missing[0]);
+  if (resolved.missing.length > 0 && options.ignoreUnavailable !== true) throw collectionNotFound(resolved.missing[0]);
   return resolved.names.map((name) => existing.find((hosted) => hosted.meta.name === name)!);
 }
 

@@ -8,6 +8,7 @@ import type { HostedCollection } from '../cluster/local-shards.ts';
 import type { Router, ShardTarget } from '../cluster/router.ts';
 import { EngineError } from '../engine/errors.ts';
 import type { StoredDocument, UpdateOperation, WriteOp, WriteResult } from '../engine/shard/operations.ts';
+import { documentSeqNo, operationSeq } from '../engine/shard/seq-no.ts';
 import type { MappingCandidate } from './mapping-updater.ts';
 import type { NodeContext } from './node-context.ts';
 import { applySourceFilter, parseSourceFilter, WHOLE_SOURCE, type SourceFilter, type SourceOptions } from './source-filter.ts';
@@ -107,25 +108,27 @@ export function checkId(id: unknown): asserts id is string {
   }
 }
 
-function checkConcurrencyParams(params: WriteParams): void {
+/** Checks `if_seq_no` / `if_primary_term` and returns them as the shard compares them (operation seq, src/engine/shard/seq-no.ts). */
+function concurrencyCondition(params: WriteParams): { ifSeqNo?: number; ifPrimaryTerm?: number } {
   for (const [name, value] of [['if_seq_no', params.ifSeqNo], ['if_primary_term', params.ifPrimaryTerm]] as const) {
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
       throw new EngineError('action_request_validation', `Validation Failed: 1: ${name} must be a non-negative integer;`);
     }
   }
+  return { ifSeqNo: params.ifSeqNo === undefined ? undefined : operationSeq(params.ifSeqNo), ifPrimaryTerm: params.ifPrimaryTerm };
 }
 
 /** Validates and routes an index request (generating the id when absent). */
 export function prepareIndex(router: Router, hosted: HostedCollection, id: string | undefined, source: unknown, params: IndexParams): PreparedWrite {
   const docId = id ?? generateId();
   checkId(docId);
-  checkConcurrencyParams(params);
+  const condition = concurrencyCondition(params);
   if (!isPlainObject(source)) {
     throw new EngineError('mapper_parsing', 'failed to parse: the document must be a JSON object');
   }
   return {
     target: router.document(hosted, docId, params.routing),
-    op: { kind: 'index', id: docId, source, opType: params.opType, ifSeqNo: params.ifSeqNo, ifPrimaryTerm: params.ifPrimaryTerm },
+    op: { kind: 'index', id: docId, source, opType: params.opType, ...condition },
     mapping: { sources: [source] },
     returnSource: null,
   };
@@ -134,10 +137,10 @@ export function prepareIndex(router: Router, hosted: HostedCollection, id: strin
 /** Validates and routes a delete request. */
 export function prepareDelete(router: Router, hosted: HostedCollection, id: string, params: WriteParams): PreparedWrite {
   checkId(id);
-  checkConcurrencyParams(params);
+  const condition = concurrencyCondition(params);
   return {
     target: router.document(hosted, id, params.routing),
-    op: { kind: 'delete', id, ifSeqNo: params.ifSeqNo, ifPrimaryTerm: params.ifPrimaryTerm },
+    op: { kind: 'delete', id, ...condition },
     mapping: { sources: [] },
     returnSource: null,
   };
@@ -178,7 +181,7 @@ function operatorSamples(ops: readonly UpdateOperation[]): Array<Record<string, 
 /** Validates and routes an update request; the body is the ES update body plus Trove's `ops`. */
 export function prepareUpdate(router: Router, hosted: HostedCollection, id: string, body: unknown, params: UpdateParams): PreparedWrite {
   checkId(id);
-  checkConcurrencyParams(params);
+  const condition = concurrencyCondition(params);
   if (!isPlainObject(body)) throw new EngineError('parsing', 'the update body must be a JSON object');
   for (const key of Object.keys(body)) {
     if (key === 'script' || key === 'scripted_upsert') {
@@ -211,8 +214,7 @@ export function prepareUpdate(router: Router, hosted: HostedCollection, id: stri
       upsert,
       docAsUpsert,
       detectNoop,
-      ifSeqNo: params.ifSeqNo,
-      ifPrimaryTerm: params.ifPrimaryTerm,
+      ...condition,
       returnSource: returnSourceOptions !== undefined,
     },
     mapping: {
@@ -237,12 +239,12 @@ export function renderWrite(prepared: PreparedWrite, result: WriteResult): Write
     _shards: noop
       ? { total: 0, successful: 0, failed: 0 }
       : { total: 1 + meta.settings.number_of_replicas, successful: 1, failed: 0 },
-    _seq_no: result.seqNo,
+    _seq_no: documentSeqNo(result.seqNo),
     _primary_term: result.primaryTerm,
   };
   if (prepared.returnSource && prepared.returnSource.kind !== 'none' && result.source) {
     response.get = {
-      _seq_no: result.seqNo,
+      _seq_no: documentSeqNo(result.seqNo),
       _primary_term: result.primaryTerm,
       found: true,
       _source: applySourceFilter(result.source, prepared.returnSource),
@@ -275,7 +277,7 @@ export function renderGet(collection: string, id: string, document: StoredDocume
     _id: id,
     found: true,
     _version: document.version,
-    _seq_no: document.seqNo,
+    _seq_no: documentSeqNo(document.seqNo),
     _primary_term: document.primaryTerm,
   };
   const source = applySourceFilter(document.source, filter);

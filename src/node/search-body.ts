@@ -24,6 +24,10 @@ export interface SearchParams {
   timeout?: string;
   /** Search lane to run in (src/ops/lanes); the default lane when absent. */
   lane?: string;
+  /** ES `typed_keys`: aggregation names in the response are `<type>#<name>`. */
+  typedKeys?: boolean;
+  /** ES `ignore_unavailable`: unknown collections of the target are left out instead of a 404. */
+  ignoreUnavailable?: boolean;
 }
 
 /** A validated search, ready for the query and fetch phases. */

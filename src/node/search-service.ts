@@ -5,7 +5,7 @@
 import type { SearchLanes } from '../ops/lanes/search-lanes.ts';
 import type { NodeContext } from './node-context.ts';
 import type { RequestTracker } from './request-tracker.ts';
-import { count, search, type CountResponse, type SearchResponse } from './search.ts';
+import { count, search, type CountParams, type CountResponse, type SearchResponse } from './search.ts';
 import type { SearchParams } from './search-body.ts';
 
 /** Search and count of the node; see the module comment. */
@@ -22,7 +22,7 @@ export class SearchService {
   }
 
   /** `GET|POST /{target}/_count`. */
-  count(target: string, body: unknown, params: { q?: string } = {}): Promise<CountResponse> {
+  count(target: string, body: unknown, params: CountParams = {}): Promise<CountResponse> {
     return this.requests.track(() => count(this.context, target, body, params));
   }
 }

@@ -11,7 +11,8 @@ import { mergeAggregations, mergeTopHits, mergeTotals, renderAggregations, type 
 import { highlight } from '../engine/query/highlight.ts';
 import type { ShardQueryResult, ShardSearchRequest } from '../engine/query/search-request.ts';
 import type { StoredDocument } from '../engine/shard/operations.ts';
-import { resolveCollections } from './collections.ts';
+import { documentSeqNo } from '../engine/shard/seq-no.ts';
+import { resolveCollections, type ResolveOptions } from './collections.ts';
 import type { NodeContext } from './node-context.ts';
 import { NodeError } from './node-error.ts';
 import { parseCount, parseSearch, type SearchParams } from './search-body.ts';
@@ -59,12 +60,20 @@ export interface CountResponse {
   _shards: SearchShardsHeader;
 }
 
+/** Query-string parameters of `_count`. */
+export interface CountParams {
+  /** Query string, run as a `simple_query_string` over all fields. */
+  q?: string;
+  /** ES `ignore_unavailable`: unknown collections of the target are left out instead of a 404. */
+  ignoreUnavailable?: boolean;
+}
+
 /** What the phases need of a search request to cut the page. */
 type PageRequest = { from: number; size: number; sort?: unknown };
 
 /** The shard copies a search goes to, and the `_shards` header that reports the others. */
-function openTargets(context: NodeContext, target: string): { targets: ShardTarget[]; header: SearchShardsHeader } {
-  const { targets, misses } = context.router.searchShards(resolveCollections(context, target));
+function openTargets(context: NodeContext, target: string, options: ResolveOptions): { targets: ShardTarget[]; header: SearchShardsHeader } {
+  const { targets, misses } = context.router.searchShards(resolveCollections(context, target, options));
   const header: SearchShardsHeader = { total: targets.length + misses.length, successful: targets.length, skipped: 0, failed: misses.length };
   if (misses.length > 0) {
     header.failures = misses.map((miss) => ({ shard: miss.shardId, index: miss.collection.meta.name, reason: { type: 'unavailable_shards_exception', reason: miss.reason } }));
@@ -92,7 +101,7 @@ async function everyShard<T>(targets: readonly ShardTarget[], phase: (target: Sh
 export async function search(context: NodeContext, target: string, body: unknown, params: SearchParams = {}): Promise<SearchResponse> {
   const started = performance.now();
   const request = parseSearch(body, params, context.settings()['search.default_timeout_ms']);
-  const { targets, header } = openTargets(context, target);
+  const { targets, header } = openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable });
   const shardRequest: ShardSearchRequest = {
     query: request.query,
     from: 0,
@@ -115,7 +124,7 @@ export async function search(context: NodeContext, target: string, body: unknown
     const rendered: SearchHit = { _index: collection.meta.name, _id: document.id, _score: Number.isNaN(hit.score) ? null : hit.score };
     if (request.version) rendered._version = document.version;
     if (request.seqNoPrimaryTerm) {
-      rendered._seq_no = document.seqNo;
+      rendered._seq_no = documentSeqNo(document.seqNo);
       rendered._primary_term = document.primaryTerm;
     }
     const source = applySourceFilter(document.source, request.source);
@@ -140,7 +149,7 @@ export async function search(context: NodeContext, target: string, body: unknown
   if (request.trackTotalHits !== false) response.hits = { total: mergeTotals(results.map((result) => result.total), request.trackTotalHits), ...response.hits };
   if (request.aggs !== undefined) {
     const partials = mergeAggregations(results.map((result) => result.aggs).filter((aggs) => aggs !== undefined));
-    response.aggregations = renderAggregations(partials, request.aggs);
+    response.aggregations = renderAggregations(partials, request.aggs, { typedKeys: params.typedKeys });
   }
   response.took = Math.round(performance.now() - started);
   return response;
@@ -187,9 +196,9 @@ async function fetchWinners(targets: readonly ShardTarget[], phases: readonly Qu
 }
 
 /** Executes `_count` over a target. */
-export async function count(context: NodeContext, target: string, body: unknown, params: { q?: string } = {}): Promise<CountResponse> {
+export async function count(context: NodeContext, target: string, body: unknown, params: CountParams = {}): Promise<CountResponse> {
   const query = parseCount(body, params);
-  const { targets, header } = openTargets(context, target);
+  const { targets, header } = openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable });
   const counts = await everyShard(targets, (shard) => shard.handle.count(query), async () => undefined);
   return { count: counts.reduce((sum, value) => sum + value, 0), _shards: header };
 }

@@ -7,13 +7,14 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { SearchParams } from '../../node/node-service.ts';
+import type { CountParams } from '../../node/search.ts';
 import type { SearchService } from '../../node/search-service.ts';
-import { AnyObject, CollectionParams, SOURCE_QUERY, commaList, optionalBody, querySchema } from '../params.ts';
+import { AnyObject, CollectionParams, FlagParam, SOURCE_QUERY, commaList, flagSet, optionalBody, querySchema } from '../params.ts';
 
 const TARGET_QUERY = {
   routing: Type.Optional(Type.String()),
   preference: Type.Optional(Type.String()),
-  ignore_unavailable: Type.Optional(Type.String()),
+  ignore_unavailable: Type.Optional(FlagParam),
   allow_no_indices: Type.Optional(Type.String()),
   expand_wildcards: Type.Optional(Type.String()),
 };
@@ -29,7 +30,7 @@ const SearchQuery = querySchema({
   timeout: Type.Optional(Type.String()),
   lane: Type.Optional(Type.String({ minLength: 1 })),
   search_type: Type.Optional(Type.Literal('query_then_fetch')),
-  typed_keys: Type.Optional(Type.String()),
+  typed_keys: Type.Optional(FlagParam),
   rest_total_hits_as_int: Type.Optional(Type.Literal('false')),
 });
 
@@ -57,6 +58,10 @@ const SearchBody = Type.Object(
 
 const CountBody = Type.Object({ query: Type.Optional(AnyObject) }, { additionalProperties: false });
 
+function countParams(query: Static<typeof CountQuery>): CountParams {
+  return { q: query.q, ignoreUnavailable: flagSet(query.ignore_unavailable) };
+}
+
 function searchParams(query: Static<typeof SearchQuery>): SearchParams {
   const params: SearchParams = {
     q: query.q,
@@ -67,6 +72,8 @@ function searchParams(query: Static<typeof SearchQuery>): SearchParams {
     sourceExcludes: commaList(query._source_excludes),
     timeout: query.timeout,
     lane: query.lane,
+    typedKeys: flagSet(query.typed_keys),
+    ignoreUnavailable: flagSet(query.ignore_unavailable),
   };
   if (query._source !== undefined) params.source = query._source === '' ? true : query._source;
   const track = query.track_total_hits;
@@ -105,7 +112,7 @@ export async function searchRoutes(instance: FastifyInstance, options: SearchRou
     url: '/_count',
     config: { role: 'read' },
     schema: { querystring: CountQuery, body: optionalBody(CountBody) },
-    handler: async (request) => search.count(request.authScope.narrowTarget('_all'), request.body ?? {}, { q: request.query.q }),
+    handler: async (request) => search.count(request.authScope.narrowTarget('_all'), request.body ?? {}, countParams(request.query)),
   });
 
   app.route({
@@ -113,6 +120,6 @@ export async function searchRoutes(instance: FastifyInstance, options: SearchRou
     url: '/:collection/_count',
     config: { role: 'read', collectionTarget: true },
     schema: { params: CollectionParams, querystring: CountQuery, body: optionalBody(CountBody) },
-    handler: async (request) => search.count(request.params.collection, request.body ?? {}, { q: request.query.q }),
+    handler: async (request) => search.count(request.params.collection, request.body ?? {}, countParams(request.query)),
   });
 }

@@ -46,6 +46,8 @@ export interface TermsSpec extends SpecBase {
 /** `range` and `date_range`. */
 export interface RangeSpec extends SpecBase {
   type: 'range';
+  /** Which of the two the request named (their responses differ only in the `typed_keys` prefix). */
+  requestedAs: 'range' | 'date_range';
   source: ValueSource;
   ranges: { key: string | null; from: number | null; to: number | null }[];
   keyed: boolean;
@@ -208,6 +210,6 @@ function parseRange(
   });
   const keyed = options.keyed === undefined ? false : readBoolean(options.keyed, 'keyed', type);
   if (options.time_zone !== undefined) requireUtc(options.time_zone, type);
-  return { type: 'range', name, subs, source: dates ? { ...source, format: 'date' } : source, ranges, keyed };
+  return { type: 'range', requestedAs: type, name, subs, source: dates ? { ...source, format: 'date' } : source, ranges, keyed };
 }
 

@@ -22,11 +22,25 @@ import { BucketBudget } from './bucket-budget.ts';
 import { compareBuckets } from './bucket-order.ts';
 import type { HistogramSpec } from './histogram-spec.ts';
 import { histogramKey, nextHistogramKey } from './histogram-spec.ts';
+import { typedKeyPrefix } from './typed-keys.ts';
 import { formatValue, rangeKey } from './value-format.ts';
 
+/** What rendering carries down the aggregation tree: the request's bucket budget and how names are written. */
+interface RenderContext {
+  budget: BucketBudget;
+  /** ES `typed_keys`: each name is written `<type>#<name>`. */
+  typedKeys: boolean;
+}
+
+/** Rendering options of `renderAggregations`. */
+export interface RenderAggregationsOptions {
+  /** ES `typed_keys`: prefix every aggregation name with its type (`sterms#by_tag`, `avg#price`). */
+  typedKeys?: boolean;
+}
+
 /** Renders merged partials for the request's `aggs` (ES response `aggregations` object); throws past MAX_BUCKETS buckets. */
-export function renderAggregations(partials: AggregationPartials, aggsRequest: unknown): Record<string, unknown> {
-  return renderSpecs({}, parseAggregations(aggsRequest, null), partials, new BucketBudget());
+export function renderAggregations(partials: AggregationPartials, aggsRequest: unknown, options: RenderAggregationsOptions = {}): Record<string, unknown> {
+  return renderSpecs({}, parseAggregations(aggsRequest, null), partials, { budget: new BucketBudget(), typedKeys: options.typedKeys === true });
 }
 
 /** Adds each spec's rendering to `rendered` under the spec's name (names are user input: own keys only). */
@@ -34,9 +48,12 @@ function renderSpecs(
   rendered: Record<string, unknown>,
   specs: readonly AggregationSpec[],
   partials: AggregationPartials,
-  budget: BucketBudget,
+  context: RenderContext,
 ): Record<string, unknown> {
-  for (const spec of specs) setKey(rendered, spec.name, renderOne(spec, partialNamed(partials, spec.name) ?? emptyPartial(spec), budget));
+  for (const spec of specs) {
+    const partial = partialNamed(partials, spec.name) ?? emptyPartial(spec);
+    setKey(rendered, context.typedKeys ? `${typedKeyPrefix(spec, partial)}#${spec.name}` : spec.name, renderOne(spec, partial, context));
+  }
   return rendered;
 }
 
@@ -64,15 +81,15 @@ function emptyPartial(spec: AggregationSpec): AggregationPartial {
   }
 }
 
-function renderOne(spec: AggregationSpec, partial: AggregationPartial, budget: BucketBudget): Record<string, unknown> {
+function renderOne(spec: AggregationSpec, partial: AggregationPartial, context: RenderContext): Record<string, unknown> {
   switch (spec.type) {
     case 'terms':
-      return renderTerms(spec, partial as TermsPartial, budget);
+      return renderTerms(spec, partial as TermsPartial, context);
     case 'range':
-      return renderRange(spec, partial as RangePartial, budget);
+      return renderRange(spec, partial as RangePartial, context);
     case 'histogram':
     case 'date_histogram':
-      return renderHistogram(spec, partial as HistogramPartial, budget);
+      return renderHistogram(spec, partial as HistogramPartial, context);
     default:
       return renderMetric(spec, partial);
   }
@@ -83,7 +100,7 @@ function renderKeyedBucket(
   format: ValueFormat,
   subs: readonly AggregationSpec[],
   keyAsStringFirst: boolean,
-  budget: BucketBudget,
+  context: RenderContext,
 ): Record<string, unknown> {
   const rendered: Record<string, unknown> = {};
   const keyAsString = typeof bucket.key === 'number' && (format === 'date' || format === 'boolean') ? formatValue(bucket.key, format) : null;
@@ -91,13 +108,13 @@ function renderKeyedBucket(
   rendered.key = bucket.key;
   if (!keyAsStringFirst && keyAsString !== null) rendered.key_as_string = keyAsString;
   rendered.doc_count = bucket.docCount;
-  return renderSpecs(rendered, subs, bucket.aggs, budget);
+  return renderSpecs(rendered, subs, bucket.aggs, context);
 }
 
-function renderTerms(spec: TermsSpec, partial: TermsPartial, budget: BucketBudget): Record<string, unknown> {
+function renderTerms(spec: TermsSpec, partial: TermsPartial, context: RenderContext): Record<string, unknown> {
   const sorted = [...partial.buckets].sort((left, right) => compareBuckets(spec.order, left, right));
   const shown = sorted.filter((bucket) => bucket.docCount >= spec.minDocCount).slice(0, spec.size);
-  budget.consume(shown.length);
+  context.budget.consume(shown.length);
   let shownCount = 0;
   let totalCount = partial.otherDocCount;
   for (const bucket of shown) shownCount += bucket.docCount;
@@ -105,13 +122,13 @@ function renderTerms(spec: TermsSpec, partial: TermsPartial, budget: BucketBudge
   return {
     doc_count_error_upper_bound: partial.errorBound,
     sum_other_doc_count: totalCount - shownCount,
-    buckets: shown.map((bucket) => renderKeyedBucket(bucket, partial.format, spec.subs, false, budget)),
+    buckets: shown.map((bucket) => renderKeyedBucket(bucket, partial.format, spec.subs, false, context)),
   };
 }
 
-function renderRange(spec: RangeSpec, partial: RangePartial, budget: BucketBudget): Record<string, unknown> {
+function renderRange(spec: RangeSpec, partial: RangePartial, context: RenderContext): Record<string, unknown> {
   const dates = partial.format === 'date';
-  budget.consume(partial.buckets.length);
+  context.budget.consume(partial.buckets.length);
   const buckets = partial.buckets.map((bucket) => {
     const rendered: Record<string, unknown> = { key: bucket.key };
     if (bucket.from !== null) {
@@ -123,7 +140,7 @@ function renderRange(spec: RangeSpec, partial: RangePartial, budget: BucketBudge
       if (dates) rendered.to_as_string = formatValue(bucket.to, 'date');
     }
     rendered.doc_count = bucket.docCount;
-    return renderSpecs(rendered, spec.subs, bucket.aggs, budget);
+    return renderSpecs(rendered, spec.subs, bucket.aggs, context);
   });
   if (!spec.keyed) return { buckets };
   const keyed: Record<string, unknown> = {};
@@ -134,8 +151,8 @@ function renderRange(spec: RangeSpec, partial: RangePartial, budget: BucketBudge
   return { buckets: keyed };
 }
 
-/** Adds the empty buckets of a min_doc_count 0 histogram between the bounds, each counted in `budget` as it is made. */
-function fillHistogram(spec: HistogramSpec, buckets: readonly KeyedBucketPartial[], budget: BucketBudget): KeyedBucketPartial[] {
+/** Adds the empty buckets of a min_doc_count 0 histogram between the bounds, each counted in the bucket budget as it is made. */
+function fillHistogram(spec: HistogramSpec, buckets: readonly KeyedBucketPartial[], context: RenderContext): KeyedBucketPartial[] {
   let first = buckets.length > 0 ? (buckets[0]!.key as number) : null;
   let last = buckets.length > 0 ? (buckets[buckets.length - 1]!.key as number) : null;
   const bounds = spec.extendedBounds;
@@ -148,32 +165,32 @@ function fillHistogram(spec: HistogramSpec, buckets: readonly KeyedBucketPartial
     last = last === null ? key : Math.max(last, key);
   }
   if (first === null || last === null) {
-    budget.consume(buckets.length);
+    context.budget.consume(buckets.length);
     return [...buckets];
   }
   const byKey = new Map<number, KeyedBucketPartial>();
   for (const bucket of buckets) byKey.set(bucket.key as number, bucket);
   const filled: KeyedBucketPartial[] = [];
   for (let key = first; key <= last; key = nextHistogramKey(spec, key)) {
-    budget.consume(1);
+    context.budget.consume(1);
     filled.push(byKey.get(key) ?? { key, docCount: 0, aggs: {} });
   }
   return filled;
 }
 
-/** The buckets of a min_doc_count > 0 histogram, counted in `budget`. */
-function keptHistogramBuckets(spec: HistogramSpec, buckets: readonly KeyedBucketPartial[], budget: BucketBudget): KeyedBucketPartial[] {
+/** The buckets of a min_doc_count > 0 histogram, counted in the bucket budget. */
+function keptHistogramBuckets(spec: HistogramSpec, buckets: readonly KeyedBucketPartial[], context: RenderContext): KeyedBucketPartial[] {
   const kept = buckets.filter((bucket) => bucket.docCount >= spec.minDocCount);
-  budget.consume(kept.length);
+  context.budget.consume(kept.length);
   return kept;
 }
 
-function renderHistogram(spec: HistogramSpec, partial: HistogramPartial, budget: BucketBudget): Record<string, unknown> {
-  let buckets = spec.minDocCount === 0 ? fillHistogram(spec, partial.buckets, budget) : keptHistogramBuckets(spec, partial.buckets, budget);
+function renderHistogram(spec: HistogramSpec, partial: HistogramPartial, context: RenderContext): Record<string, unknown> {
+  let buckets = spec.minDocCount === 0 ? fillHistogram(spec, partial.buckets, context) : keptHistogramBuckets(spec, partial.buckets, context);
   const keyAscending = spec.order[0]!.by === '_key' && spec.order[0]!.direction === 'asc';
   if (!keyAscending) buckets = [...buckets].sort((left, right) => compareBuckets(spec.order, left, right));
   const format: ValueFormat = spec.type === 'date_histogram' ? 'date' : 'number';
-  const rendered = buckets.map((bucket) => renderKeyedBucket(bucket, format, spec.subs, true, budget));
+  const rendered = buckets.map((bucket) => renderKeyedBucket(bucket, format, spec.subs, true, context));
   if (!spec.keyed) return { buckets: rendered };
   const keyed: Record<string, unknown> = {};
   for (const bucket of rendered) setKey(keyed, String(bucket.key_as_string ?? bucket.key), bucket);

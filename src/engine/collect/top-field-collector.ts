@@ -24,6 +24,9 @@ export class TopFieldCollector {
   private readonly keywordColumns: (KeywordColumn | null)[];
   private leafIndex = 0;
   private docBase = 0;
+  private readonly tracksMaxScore: boolean;
+  /** Highest score of every doc offered (when a key sorts by `_score`), else NaN. */
+  maxScore = NaN;
 
   constructor(
     readonly capacity: number,
@@ -34,6 +37,7 @@ export class TopFieldCollector {
     this.scratch = new Array<SortValue>(keys.length).fill(null);
     this.numericColumns = new Array<NumericColumn | null>(keys.length).fill(null);
     this.keywordColumns = new Array<KeywordColumn | null>(keys.length).fill(null);
+    this.tracksMaxScore = scoresNeeded && keys.some((key) => key.kind === 'score');
   }
 
   /** Starts collecting another leaf; `docBase` is its first global doc number (for `_doc`). */
@@ -49,6 +53,7 @@ export class TopFieldCollector {
 
   /** Offers a doc of the current leaf. */
   collect(doc: number, score: number): void {
+    if (this.tracksMaxScore && !(score <= this.maxScore)) this.maxScore = score;
     const values = this.scratch;
     for (let i = 0; i < this.keys.length; i++) values[i] = this.valueOf(i, doc, score);
     if (this.searchAfter !== null && compareSortValues(this.keys, values, this.searchAfter) <= 0) return;

@@ -69,8 +69,9 @@ export function executeQuery(
   const needsScores = scoreOrder || needsScore(sortKeys!) || request.minScore !== undefined;
   const trackTotalHits = trackTotalHitsLimit(request.trackTotalHits);
   const capacity = from + size;
+  const fieldCollector = scoreOrder ? null : new TopFieldCollector(capacity, sortKeys!, searchAfter, needsScores);
   const collector = new ShardCollector({
-    hits: scoreOrder ? new TopScoreCollector(capacity) : new TopFieldCollector(capacity, sortKeys!, searchAfter, needsScores),
+    hits: fieldCollector ?? new TopScoreCollector(capacity),
     aggregators,
     minScore: request.minScore ?? -Infinity,
     trackTotalHits,
@@ -94,7 +95,8 @@ export function executeQuery(
   if (scoreOrder && sortKeys !== null) for (const hit of hits) hit.sort = [hit.score];
   return {
     total: collector.total(),
-    maxScore: scoreOrder && hits.length > 0 ? hits[0]!.score : null,
+    // Sorted on fields with `_score` among the keys (`[_score, _doc]`), the best score of any match, as OpenSearch.
+    maxScore: scoreOrder ? (hits.length > 0 ? hits[0]!.score : null) : Number.isNaN(fieldCollector!.maxScore) ? null : fieldCollector!.maxScore,
     hits,
     aggs: collector.aggregationPartials(),
     timedOut: collector.timedOut,

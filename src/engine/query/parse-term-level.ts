@@ -2,7 +2,7 @@
 import { normalizeTerm } from '../analysis/analyzer.ts';
 import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
-import { IdsQuery, MatchNoneQuery } from './basic-queries.ts';
+import { IdsQuery, MatchAllQuery, MatchNoneQuery } from './basic-queries.ts';
 import { ExistsQuery, KeywordRangeQuery, NumericRangeQuery, NumericSetQuery, type ExistsSource } from './column-queries.ts';
 import { checkKeys, describe, dslError, expectObject, isDslObject, readBoolean, readEnum, readString, singleEntry, type DslObject } from './dsl-reader.ts';
 import { isInvertedField, requireColumnValue } from './field-queries.ts';
@@ -13,6 +13,16 @@ import { exactValueQuery } from './field-queries.ts';
 
 /** Most values a `terms` or `ids` query may list (ES index.max_terms_count). */
 export const MAX_TERMS_COUNT = 65_536;
+
+/** Metadata fields every document has, so `exists` on them matches every document (as in OpenSearch). */
+export const METADATA_FIELDS_OF_EVERY_DOCUMENT: ReadonlySet<string> = new Set(['_id', '_index', '_seq_no', '_version', '_primary_term']);
+
+/** The `_id` a value of an `ids` query or of a `term`/`terms` query on `_id` names. */
+function idValue(value: unknown, owner: string): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  throw dslError(`[${owner}] values of [_id] must be strings, got ${describe(value)}`);
+}
 
 const float = new Float64Array(1);
 const bits = new BigInt64Array(float.buffer);
@@ -54,6 +64,7 @@ export function parseTerm(body: DslObject, fields: ReadonlyMap<string, FlatField
   if (options.value === undefined || options.value === null) throw dslError('[term] requires a value');
   checkCaseInsensitive(options, 'term');
   const boost = readBoost(options.boost, 'term');
+  if (path === '_id') return new IdsQuery([idValue(options.value, 'term')], boost);
   const field = fields.get(path);
   return field === undefined ? new MatchNoneQuery() : exactValueQuery(field, options.value, boost, 'term', now);
 }
@@ -66,6 +77,7 @@ export function parseTerms(body: DslObject, fields: ReadonlyMap<string, FlatFiel
   if (!Array.isArray(values)) throw dslError(`[terms] values of field [${path}] must be an array (terms lookup is not supported)`);
   if (values.length > MAX_TERMS_COUNT) throw tooManyTerms('terms', values.length);
   const boost = readBoost(body.boost, 'terms');
+  if (path === '_id') return new IdsQuery([...new Set(values.map((value) => idValue(value, 'terms')))], boost);
   const field = fields.get(path);
   if (field === undefined) return new MatchNoneQuery();
   if (isInvertedField(field)) {
@@ -156,6 +168,7 @@ export function parseExists(body: DslObject, fields: ReadonlyMap<string, FlatFie
   if (body.field === undefined) throw dslError('[exists] must be provided with a [field]');
   const path = readString(body.field, 'field', 'exists');
   const boost = readBoost(body.boost, 'exists');
+  if (METADATA_FIELDS_OF_EVERY_DOCUMENT.has(path)) return new MatchAllQuery(boost);
   const direct = fields.get(path);
   const targets = direct !== undefined ? [direct] : [...fields.values()].filter((field) => field.path.startsWith(`${path}.`));
   const sources: ExistsSource[] = targets.map((field) => ({
@@ -170,11 +183,7 @@ export function parseIds(body: DslObject): Query {
   checkKeys(body, ['values', 'boost', 'type'], 'ids');
   if (!Array.isArray(body.values)) throw dslError('[ids] [values] must be an array');
   if (body.values.length > MAX_TERMS_COUNT) throw tooManyTerms('ids', body.values.length);
-  const ids = body.values.map((value) => {
-    if (typeof value === 'string') return value;
-    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-    throw dslError(`[ids] values must be strings, got ${describe(value)}`);
-  });
+  const ids = body.values.map((value) => idValue(value, 'ids'));
   return new IdsQuery(ids, readBoost(body.boost, 'ids'));
 }
 

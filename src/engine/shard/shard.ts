@@ -18,6 +18,7 @@ import { Searcher } from './searcher.ts';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './settings.ts';
 import { readSource } from './source-overlay.ts';
 import { changeOf, decodeRecord, encodeRecord, type ShardRecord } from './wal-records.ts';
+import { documentSeqNo } from './seq-no.ts';
 
 export { DEFAULT_ENGINE_SETTINGS, type EngineSettings };
 
@@ -458,10 +459,11 @@ function checkConcurrency(op: WriteOp, location: DocLocation | null): void {
   if (op.ifSeqNo === undefined && op.ifPrimaryTerm === undefined) return;
   const meta = location ? location.leaf.meta(location.doc) : null;
   if (!meta || meta.seqNo !== op.ifSeqNo || (op.ifPrimaryTerm !== undefined && meta.primaryTerm !== op.ifPrimaryTerm)) {
-    const current = meta ? `current document has seqNo [${meta.seqNo}] and primary term [${meta.primaryTerm}]` : 'document does not exist';
+    const current = meta ? `current document has seqNo [${documentSeqNo(meta.seqNo)}] and primary term [${meta.primaryTerm}]` : 'document does not exist';
+    const required = op.ifSeqNo === undefined ? undefined : documentSeqNo(op.ifSeqNo);
     throw new EngineError(
       'version_conflict',
-      `[${op.id}]: version conflict, required seqNo [${op.ifSeqNo}], primary term [${op.ifPrimaryTerm}]. ${current}`,
+      `[${op.id}]: version conflict, required seqNo [${required}], primary term [${op.ifPrimaryTerm}]. ${current}`,
     );
   }
 }
