@@ -76,6 +76,7 @@ async function screenshot(name: string): Promise<void> {
   if (SCREENSHOTS === undefined) return;
   const directory = join(REPO_ROOT, SCREENSHOTS);
   await mkdir(directory, { recursive: true });
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(directory, `${name}.png`) });
 }
 
@@ -160,6 +161,19 @@ if (BROWSER === null) {
       assert.match(await details.innerText(), /Indexing and search rates/);
       await page.getByLabel('Detail level').selectOption('cluster');
       await screenshot('cluster');
+      if (SCREENSHOTS !== undefined) {
+        // Some traffic over three stats samples, so that the rates chart has a line to show.
+        for (let round = 0; round < 12; round++) {
+          await admin('PUT', `/books/_doc/traffic-${round}`, { json: { title: `traffic ${round}` } });
+          for (let search = 0; search < round % 4; search++) await admin('POST', '/books/_search', { json: { query: { match: { title: 'rose' } } } });
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+        for (let round = 0; round < 12; round++) await admin('DELETE', `/books/_doc/traffic-${round}`);
+        await details.getByRole('heading', { name: 'Load' }).evaluate((heading) => heading.scrollIntoView());
+        // Figures and charts only: the host facts below name this machine's devices.
+        const bottom = await details.locator('.charts').evaluate((charts) => Math.ceil(charts.getBoundingClientRect().bottom) + 12);
+        await page.screenshot({ path: join(REPO_ROOT, SCREENSHOTS, 'node.png'), clip: { x: 0, y: 0, width: VIEWPORT.width, height: Math.min(bottom, VIEWPORT.height) } });
+      }
     });
 
     test('collections: by namespace with counts, shard map and mapping; create and delete to the trash', async () => {

@@ -86,7 +86,7 @@ class PageContext {
       if (running || !this.active) return;
       running = true;
       try {
-        await task();
+        await keepingFocus(task);
       } catch (error) {
         this.reportError(error);
       } finally {
@@ -94,6 +94,11 @@ class PageContext {
       }
     }, ms);
     this.timers.push(timer);
+  }
+
+  /** Runs a redraw of part of the page, giving the keyboard focus back to the redrawn control. */
+  redraw(task) {
+    return keepingFocus(task);
   }
 
   /** Runs `cleanup` when the page leaves the view. */
@@ -122,6 +127,18 @@ class PageContext {
     for (const timer of this.timers) clearInterval(timer);
     for (const cleanup of this.cleanups) cleanup();
   }
+}
+
+/**
+ * Runs a refresh that redraws part of the page; a control that had the keyboard focus and was
+ * redrawn gets it back in its new copy (found by its label, id or name).
+ */
+async function keepingFocus(task) {
+  const focused = document.activeElement;
+  const label = focused && focused !== document.body ? focused.getAttribute('aria-label') : null;
+  const selector = label ? `[aria-label="${CSS.escape(label)}"]` : focused?.id ? `#${CSS.escape(focused.id)}` : focused?.name ? `[name="${CSS.escape(focused.name)}"]` : null;
+  await task();
+  if (selector !== null && !document.contains(focused)) document.getElementById('page').querySelector(selector)?.focus();
 }
 
 let session = null;

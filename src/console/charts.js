@@ -2,7 +2,7 @@
 import uPlot from './vendor/uplot.js';
 import { el } from './elements.js';
 
-const CHART_WIDTH = 520;
+const CHART_WIDTH = 480;
 const CHART_HEIGHT = 200;
 
 /** Colours of a chart's series, in order. */

@@ -103,7 +103,7 @@ export async function renderCluster(root, page) {
                 text: node.id === selectedNode ? 'Shown below' : 'Show',
                 'aria-pressed': node.id === selectedNode ? 'true' : 'false',
                 'aria-label': `Show node ${node.name}`,
-                on: { click: () => selectNode(node.id).then(refresh).catch((error) => page.reportError(error)) },
+                on: { click: () => page.redraw(() => selectNode(node.id).then(refresh)).catch((error) => page.reportError(error)) },
               }),
           },
         ],

@@ -67,7 +67,7 @@ export async function renderSettings(root, page) {
   const tableBox = el('div', { 'data-section': 'settings' });
   const messageBox = el('div');
   const save = el('button', { type: 'submit', class: 'primary', text: 'Apply changes', disabled: !canEdit });
-  const form = el('form', { 'aria-label': 'Node settings' }, tableBox, el('div', { class: 'actions' }, save));
+  const form = el('form', { 'aria-label': 'Node settings' }, tableBox);
   root.append(
     el('div', { class: 'row' }, el('div', {}, nodeLabel, node)),
     canEdit ? el('p', { class: 'hint', text: 'Changes are transient: they apply at once, without a restart, and a restart goes back to the configuration. Reset removes an override.' }) : el('p', { class: 'muted', text: `Changing settings: ${session.can('admin') ? 'needs an admin key for every namespace.' : session.denial('admin')}` }),
@@ -89,15 +89,18 @@ export async function renderSettings(root, page) {
 
   const load = async () => {
     current = await api.get(`/_node/${segment(node.value)}/settings`, { signal: page.signal });
-    const rows = Object.keys(current.settings).sort().map((key) => ({ key, value: current.settings[key], source: current.sources?.[key] ?? 'default', dynamic: isDynamic(key) }));
+    const rows = Object.keys(current.settings).sort().map((key) => ({ key, value: current.settings[key], source: current.sources?.[key] ?? 'default' }));
+    const valueCell = (row) => [el('span', { 'data-value': row.key, text: JSON.stringify(row.value) }), row.key === 'log.level' ? directives(row.value) : null];
+    const sourceCell = (row) => el('span', { class: row.source === 'transient' ? 'badge status-yellow' : 'muted', text: row.source });
     replace(
       tableBox,
+      el('h2', { text: 'Dynamic settings' }),
       table(
         [
           { label: 'Setting', cell: (row) => el('code', { text: row.key }) },
-          { label: 'Value', cell: (row) => [el('span', { 'data-value': row.key, text: JSON.stringify(row.value) }), row.key === 'log.level' ? directives(row.value) : null] },
-          { label: 'Source', cell: (row) => el('span', { class: row.source === 'transient' ? 'badge status-yellow' : 'muted', text: row.source }) },
-          { label: 'Change', cell: (row) => (row.dynamic ? inputFor(row.key, row.value) : el('span', { class: 'muted', text: 'static (restart to change)' })) },
+          { label: 'Value', cell: valueCell },
+          { label: 'Source', cell: sourceCell },
+          { label: 'New value', cell: (row) => inputFor(row.key, row.value) },
           {
             label: 'Reset',
             cell: (row) =>
@@ -106,7 +109,17 @@ export async function renderSettings(root, page) {
                 : '',
           },
         ],
-        rows,
+        rows.filter((row) => isDynamic(row.key)),
+      ),
+      el('div', { class: 'actions' }, save),
+      el('h2', { text: 'Static settings (a restart applies a change)' }),
+      table(
+        [
+          { label: 'Setting', cell: (row) => el('code', { text: row.key }) },
+          { label: 'Value', cell: valueCell },
+          { label: 'Source', cell: sourceCell },
+        ],
+        rows.filter((row) => !isDynamic(row.key)),
       ),
     );
     if (!canEdit) for (const input of tableBox.querySelectorAll('input, select')) input.disabled = true;

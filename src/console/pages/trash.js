@@ -115,8 +115,6 @@ export async function renderTrash(root, page) {
       (answer.unreadable ?? []).length > 0 ? errorNotice(new Error(`Unreadable items (they can be purged): ${answer.unreadable.map((entry) => entry.item_id ?? JSON.stringify(entry)).join(', ')}`)) : null,
     );
     empty.disabled = !canEmpty || items.length === 0;
-    // Keep the keyboard focus on the same control across a refresh.
-    const focused = document.activeElement?.getAttribute('aria-label');
     const typed = new Map([...listBox.querySelectorAll('input[name="rename_to"]')].map((input) => [input.closest('[data-item]').dataset.item, input.value]));
     replace(
       listBox,
@@ -128,7 +126,6 @@ export async function renderTrash(root, page) {
       const input = listBox.querySelector(`[data-item="${CSS.escape(itemId)}"] input[name="rename_to"]`);
       if (input) input.value = value;
     }
-    if (focused) listBox.querySelector(`[aria-label="${CSS.escape(focused)}"]`)?.focus();
   };
 
   empty.addEventListener(
