@@ -9,6 +9,7 @@ import { clusterSuite } from './cluster.ts';
 import { compactionSuite } from './compaction.ts';
 import { engineSuite } from './engine.ts';
 import { httpSuite } from './http.ts';
+import { rangeSuite } from './ranges.ts';
 import { updatesSuite } from './updates.ts';
 import { workersSuite } from './workers.ts';
 import { ENGINE_PEERS, type EnginePeer } from './report/engine-report.ts';
@@ -55,12 +56,13 @@ interface BenchOptions {
   bulkConcurrency: number;
   updateSizes: number[];
   maxLargeDocs: number;
+  rangeDocs: number;
   workers: number;
 }
 
 const program = new Command('bench')
   .description('Trove benchmarks: engine vs SQLite FTS5 vs MiniSearch, and one node over HTTP')
-  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'compaction', 'changes', 'workers', 'cluster', 'all']).default('all'))
+  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'compaction', 'changes', 'workers', 'cluster', 'ranges', 'all']).default('all'))
   .addOption(new Option('--docs <n>', 'e-mail documents (engine growth run uses a tenth)').argParser(positiveInteger).default(100_000))
   .addOption(new Option('--cities <n>', 'city documents for the HTTP suite').argParser(positiveInteger).default(ALL_CITIES, 'all'))
   .addOption(new Option('--peers <list>', 'engine suite peers, comma-separated').argParser(peerList).default([...ENGINE_PEERS], ENGINE_PEERS.join(',')))
@@ -71,8 +73,9 @@ const program = new Command('bench')
   .addOption(new Option('--bulk-concurrency <n>', '_bulk requests in flight').argParser(positiveInteger).default(4))
   .addOption(new Option('--update-sizes <list>', 'collection sizes of the updates suite').argParser((value) => value.split(',').map(positiveInteger)).default([10_000, 100_000, 1_000_000], '10000,100000,1000000'))
   .addOption(new Option('--workers <n>', 'shard worker threads of the workers suite').argParser(positiveInteger).default(2))
+  .addOption(new Option('--range-docs <n>', 'documents of the ranges suite').argParser(positiveInteger).default(1_000_000))
   .addOption(new Option('--max-large-docs <n>', 'largest collection of 20 KB documents in the updates suite').argParser(positiveInteger).default(100_000))
-  .action(async (suite: 'engine' | 'http' | 'updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'all', options: BenchOptions) => {
+  .action(async (suite: 'engine' | 'http' | 'updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'ranges' | 'all', options: BenchOptions) => {
     const started = performance.now();
     process.stdout.write(`${machineLine('start')}\n`);
     if (suite === 'engine' || suite === 'all') {
@@ -109,6 +112,9 @@ const program = new Command('bench')
     }
     if (suite === 'cluster' || suite === 'all') {
       await clusterSuite({ docs: options.docs, bulkConcurrency: options.bulkConcurrency, warmupMs: options.warmup * 1000, durationMs: options.duration * 1000 });
+    }
+    if (suite === 'ranges' || suite === 'all') {
+      await rangeSuite({ docs: options.rangeDocs, warmupMs: options.warmup * 1000, queries: 200 });
     }
     process.stdout.write(`${machineLine('end')}; run took ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
   });

@@ -20,7 +20,7 @@ import {
   FileMagic,
   FOOTER_BYTES,
   HEADER_BYTES,
-  SEGMENT_FORMAT_VERSION,
+  isSupportedFormatVersion,
   SegmentFileName,
   updateCrc,
   type FileChecksum,
@@ -111,7 +111,7 @@ async function checkSegmentFile(path: string, magic: string, expected: FileCheck
     await handle.read(header, 0, HEADER_BYTES, 0);
     await handle.read(header, HEADER_BYTES, FOOTER_BYTES, size - FOOTER_BYTES);
     if (header.toString('latin1', 0, 4) !== magic) return `bad magic (expected ${magic})`;
-    if (header.readUInt32LE(4) !== SEGMENT_FORMAT_VERSION) return `unsupported format version ${header.readUInt32LE(4)}`;
+    if (!isSupportedFormatVersion(header.readUInt32LE(4))) return `unsupported format version ${header.readUInt32LE(4)}`;
     const computed = await crcOfRange(handle, size - FOOTER_BYTES);
     if (header.readUInt32LE(HEADER_BYTES) !== computed) return 'checksum mismatch';
     if (expected && expected.crc32c !== computed) return 'checksum differs from the one the segment recorded';

@@ -7,6 +7,7 @@ import {
   type DocMeta,
   type FieldStats,
   type InplaceColumn,
+  type NumericRangeIndex,
   type KeywordColumn,
   type LeafReader,
   type NumericColumn,
@@ -245,6 +246,10 @@ export class MutableSegment implements LeafReader {
 
   numericColumn(field: string): NumericColumn | null {
     return this.numeric.get(field) ?? null;
+  }
+
+  numericRangeIndex(_field: string): NumericRangeIndex | null {
+    return null;
   }
 
   inplaceColumn(field: string): InplaceColumn | null {

@@ -1,9 +1,12 @@
 /**
  * Constant-score filters answered from per-document columns: numeric ranges and value sets
  * (numbers, dates as epoch millis, booleans as 0/1), keyword ranges over ordinals, and `exists`.
+ * Numeric ranges and value sets use the leaf's range index when it has one (segments of format
+ * 2, fields that are not inplace): the matching entries are found by binary search and only
+ * their docs are visited; else, and for ranges too wide to gain from it, the column is scanned.
  */
-import type { KeywordColumn, LeafReader, NumericColumn } from '../segment/leaf-reader.ts';
-import { ScanScorer } from './doc-set-scorers.ts';
+import type { KeywordColumn, LeafReader, NumericColumn, NumericRangeIndex } from '../segment/leaf-reader.ts';
+import { BitSetScorer, DocBitSet, DocListScorer, ScanScorer } from './doc-set-scorers.ts';
 import type { TermBounds } from './multi-term-query.ts';
 import { termInBounds } from './multi-term-query.ts';
 import type { HighlightTerms, Query, Scorer, Weight } from './scorer.ts';
@@ -54,9 +57,56 @@ export class NumericRangeQuery extends ColumnQuery {
 
   leafScorer(leaf: LeafReader, constantScore: number): Scorer | null {
     const column = leaf.numericColumn(this.field);
-    if (column === null || this.min > this.max) return null;
-    return new NumericRangeScorer(leaf.maxDoc, constantScore, column, this.min, this.max);
+    if (column === null || !(this.min <= this.max)) return null;
+    const index = leaf.numericRangeIndex(this.field);
+    if (index === null) return new NumericRangeScorer(leaf.maxDoc, constantScore, column, this.min, this.max, leaf.maxDoc);
+    const run: EntryRun = { from: index.lowerBound(this.min), to: index.upperBound(this.max) };
+    if (run.from >= run.to) return null;
+    const entries = run.to - run.from;
+    if (entries > leaf.maxDoc * MAX_INDEXED_FRACTION) {
+      return new NumericRangeScorer(leaf.maxDoc, constantScore, column, this.min, this.max, entries);
+    }
+    return indexedScorer(index, [run], entries, leaf.maxDoc, constantScore);
   }
+}
+
+/**
+ * Above this fraction of a leaf's docs, a range keeps the column scan: collecting its docs from
+ * the index would cost more than checking the few candidates of a selective clause it is
+ * intersected with, and leading alone it gains less.
+ */
+const MAX_INDEXED_FRACTION = 0.25;
+
+/** Entries [from, to) of a range index. */
+interface EntryRun {
+  from: number;
+  to: number;
+}
+
+/**
+ * A scorer over the docs of some runs of a range index: a sorted doc list when they are few
+ * (fewer than the leaf's bitset words), else a bitset.
+ */
+function indexedScorer(index: NumericRangeIndex, runs: readonly EntryRun[], entries: number, maxDoc: number, constantScore: number): Scorer {
+  if (entries * 32 >= maxDoc) {
+    const bits = new DocBitSet(maxDoc);
+    const add = (doc: number): void => bits.add(doc);
+    for (const run of runs) index.forEachDoc(run.from, run.to, add);
+    return new BitSetScorer(bits, constantScore);
+  }
+  let docs = new Int32Array(entries);
+  let count = 0;
+  const add = (doc: number): void => {
+    docs[count++] = doc;
+  };
+  for (const run of runs) index.forEachDoc(run.from, run.to, add);
+  docs.sort();
+  if (index.multiValued && count > 1) {
+    let unique = 1;
+    for (let i = 1; i < count; i++) if (docs[i] !== docs[unique - 1]) docs[unique++] = docs[i]!;
+    docs = docs.subarray(0, unique);
+  }
+  return new DocListScorer(docs, constantScore);
 }
 
 class NumericRangeScorer extends ScanScorer {
@@ -66,8 +116,9 @@ class NumericRangeScorer extends ScanScorer {
     private readonly column: NumericColumn,
     private readonly min: number,
     private readonly max: number,
+    costEstimate: number,
   ) {
-    super(maxDoc, constantScore);
+    super(maxDoc, constantScore, costEstimate);
   }
 
   protected matches(doc: number): boolean {
@@ -98,7 +149,19 @@ export class NumericSetQuery extends ColumnQuery {
   leafScorer(leaf: LeafReader, constantScore: number): Scorer | null {
     const column = leaf.numericColumn(this.field);
     if (column === null || this.values.size === 0) return null;
-    return new NumericSetScorer(leaf.maxDoc, constantScore, column, this.values);
+    const index = leaf.numericRangeIndex(this.field);
+    if (index === null) return new NumericSetScorer(leaf.maxDoc, constantScore, column, this.values);
+    const runs: EntryRun[] = [];
+    let entries = 0;
+    for (const value of this.values) {
+      const run = { from: index.lowerBound(value), to: index.upperBound(value) };
+      if (run.from >= run.to) continue;
+      runs.push(run);
+      entries += run.to - run.from;
+    }
+    if (entries === 0) return null;
+    if (entries > leaf.maxDoc * MAX_INDEXED_FRACTION) return new NumericSetScorer(leaf.maxDoc, constantScore, column, this.values);
+    return indexedScorer(index, runs, entries, leaf.maxDoc, constantScore);
   }
 }
 

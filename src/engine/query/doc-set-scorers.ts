@@ -42,6 +42,8 @@ export abstract class ScanScorer extends Scorer {
   constructor(
     protected readonly maxDoc: number,
     private readonly constantScore: number,
+    /** Estimated matches (default: every doc), for ordering conjunctions. */
+    private readonly costEstimate = maxDoc,
   ) {
     super();
   }
@@ -65,7 +67,7 @@ export abstract class ScanScorer extends Scorer {
   }
 
   cost(): number {
-    return this.maxDoc;
+    return this.costEstimate;
   }
 
   maxScore(): number {

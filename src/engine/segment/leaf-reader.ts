@@ -67,6 +67,23 @@ export interface NumericColumn {
   value(doc: number, index: number): number;
 }
 
+/**
+ * A numeric field's values in ascending order, each entry naming its doc: a range of values is
+ * a contiguous run of entries. Missing values have no entry; a multi-valued doc has one per value.
+ */
+export interface NumericRangeIndex {
+  /** Number of entries. */
+  readonly size: number;
+  /** Whether a doc can have several entries (then a run of entries can name a doc twice). */
+  readonly multiValued: boolean;
+  /** First entry whose value is >= `value` (`size` when none). */
+  lowerBound(value: number): number;
+  /** First entry whose value is > `value` (`size` when none). */
+  upperBound(value: number): number;
+  /** Calls `visit` with the doc of each entry in [from, to), in value order (not doc order). */
+  forEachDoc(from: number, to: number, visit: (doc: number) => void): void;
+}
+
 /** A writable single-valued numeric column: the storage of an `inplace` field. */
 export interface InplaceColumn extends NumericColumn {
   /** Overwrites the doc's slot (NaN marks missing). O(1). */
@@ -127,6 +144,11 @@ export interface LeafReader {
   numericFields(): string[];
   /** Numeric column of a field, or null. Inplace fields return their InplaceColumn. */
   numericColumn(field: string): NumericColumn | null;
+  /**
+   * Range index of a numeric field, or null: the mutable layer, inplace fields (their values
+   * change after the segment is written), booleans and segments of format 1 have none.
+   */
+  numericRangeIndex(field: string): NumericRangeIndex | null;
   /** Inplace column of a field, or null when the field is not inplace in this leaf. */
   inplaceColumn(field: string): InplaceColumn | null;
   /** Fields with keyword (ordinal) columns. */

@@ -10,6 +10,7 @@ import {
   type DocMeta,
   type FieldStats,
   type InplaceColumn,
+  type NumericRangeIndex,
   type KeywordColumn,
   type LeafReader,
   type NumericColumn,
@@ -288,6 +289,10 @@ export class TestLeaf implements LeafReader {
 
   numericColumn(field: string): NumericColumn | null {
     return this.numeric.get(field) ?? null;
+  }
+
+  numericRangeIndex(_field: string): NumericRangeIndex | null {
+    return null;
   }
 
   inplaceColumn(field: string): InplaceColumn | null {

@@ -9,8 +9,16 @@ import crc32c from 'crc-32/crc32c.js';
 import { EngineError } from '../errors.ts';
 import { ByteSink } from './byte-io.ts';
 
-/** Version written in every segment file header; readers reject any other. */
-export const SEGMENT_FORMAT_VERSION = 1;
+/** Version written in every segment file header and in `SegmentMeta.formatVersion` (2: range index). */
+export const SEGMENT_FORMAT_VERSION = 2;
+
+/** Oldest version readers accept: format 1 segments (no range index) open and answer by scanning. */
+export const OLDEST_SEGMENT_FORMAT_VERSION = 1;
+
+/** Whether readers understand a segment or segment file of this format version. */
+export function isSupportedFormatVersion(version: number): boolean {
+  return Number.isInteger(version) && version >= OLDEST_SEGMENT_FORMAT_VERSION && version <= SEGMENT_FORMAT_VERSION;
+}
 
 /** Size of the magic + version header. */
 export const HEADER_BYTES = 8;
@@ -25,6 +33,7 @@ export const FileMagic = {
   positions: 'TVPP',
   norms: 'TVNM',
   numericColumns: 'TVNC',
+  numericRangeIndex: 'TVRI',
   keywordColumns: 'TVKC',
   storedSource: 'TVSS',
   docMeta: 'TVDM',
@@ -40,6 +49,7 @@ export const SegmentFileName = {
   positions: 'postings.pos',
   norms: 'norms',
   numericColumns: 'columns.num',
+  numericRangeIndex: 'columns.range',
   keywordColumns: 'columns.kw',
   storedSource: 'source',
   docMeta: 'docmeta',
@@ -140,7 +150,7 @@ export function checkHeader(path: string, data: Uint8Array, magic: string): void
     if (data[i] !== magic.charCodeAt(i)) throw corruptFile(path, `bad magic (expected ${magic})`);
   }
   const version = data[4]! | (data[5]! << 8) | (data[6]! << 16) | (data[7]! << 24);
-  if (version !== SEGMENT_FORMAT_VERSION) throw corruptFile(path, `unsupported format version ${version}`);
+  if (!isSupportedFormatVersion(version)) throw corruptFile(path, `unsupported format version ${version}`);
 }
 
 /**

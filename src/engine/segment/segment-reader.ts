@@ -15,6 +15,7 @@ import type {
   KeywordColumn,
   LeafReader,
   NumericColumn,
+  NumericRangeIndex,
   PostingsCursor,
   TermsIterator,
 } from './leaf-reader.ts';
@@ -22,9 +23,9 @@ import { EngineError } from '../errors.ts';
 import {
   FileMagic,
   HEADER_BYTES,
-  SEGMENT_FORMAT_VERSION,
   SegmentFileName,
   corruptFile,
+  isSupportedFormatVersion,
   fsyncDirectory,
   readVerifiedFile,
 } from './segment-file.ts';
@@ -32,6 +33,7 @@ import type { SegmentMeta } from './segment-writer.ts';
 import { readTermDictionaries, type FieldTermDictionary } from './term-dictionary-reader.ts';
 import { readNorms, type FieldNorms } from './norms-store.ts';
 import { readNumericColumns, SegmentInplaceColumn } from './numeric-columns.ts';
+import { readNumericRangeIndexes, type SegmentRangeIndex } from './numeric-range-index.ts';
 import { KeywordColumnsFile } from './keyword-columns.ts';
 import { StoredSourceReader } from './stored-source.ts';
 import { DocMetaStore, metaFileName, readMetaGenerationFile, writeMetaGenerationFile } from './doc-meta-store.ts';
@@ -75,6 +77,7 @@ export class SegmentReader implements LeafReader {
   readonly maxDoc: number;
   private readonly numericColumns = new Map<string, NumericColumn>();
   private readonly inplaceColumns = new Map<string, SegmentInplaceColumn>();
+  private rangeIndexes = new Map<string, SegmentRangeIndex>();
   private readonly dirtyInplaceFields = new Set<string>();
   private readonly generationBytes = new Map<string, number>();
   private liveDocsDirty = false;
@@ -100,7 +103,7 @@ export class SegmentReader implements LeafReader {
 
   /** Opens a segment directory, verifying every file; throws EngineError('corrupt_index') naming a bad file. */
   static open(dir: string, meta: SegmentMeta, state: SegmentGenerations): SegmentReader {
-    if (meta.formatVersion !== SEGMENT_FORMAT_VERSION) {
+    if (!isSupportedFormatVersion(meta.formatVersion)) {
       throw new EngineError('corrupt_index', `segment ${dir} has unsupported format version ${meta.formatVersion}`);
     }
     const maxDoc = meta.maxDoc;
@@ -148,6 +151,12 @@ export class SegmentReader implements LeafReader {
         reader.inplaceColumns.set(field.name, column);
         reader.numericColumns.set(field.name, column);
         reader.generationBytes.set(`inplace:${field.name}`, fs.statSync(inplacePath).size);
+      }
+      if (meta.formatVersion >= 2) {
+        const rangeFile = load(SegmentFileName.numericRangeIndex, FileMagic.numericRangeIndex);
+        reader.rangeIndexes = parseFile(rangeFile.filePath, () =>
+          readNumericRangeIndexes(rangeFile.filePath, rangeFile.data, HEADER_BYTES, maxDoc, reader.numericColumns),
+        );
       }
     } catch (error) {
       reader.close();
@@ -205,6 +214,10 @@ export class SegmentReader implements LeafReader {
 
   numericColumn(field: string): NumericColumn | null {
     return this.numericColumns.get(field) ?? null;
+  }
+
+  numericRangeIndex(field: string): NumericRangeIndex | null {
+    return this.rangeIndexes.get(field) ?? null;
   }
 
   inplaceColumn(field: string): InplaceColumn | null {

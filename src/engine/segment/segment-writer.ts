@@ -19,6 +19,7 @@ import { WriteContext, type SegmentSource } from './write-context.ts';
 import { writeInvertedIndex, type InvertedFieldSpec } from './inverted-writer.ts';
 import { collectNorms, writeNorms } from './norms-store.ts';
 import { collectNumericField, writeNumericColumns, NumericMode, type CollectedNumericField } from './numeric-columns.ts';
+import { collectRangeIndex, writeNumericRangeIndex, type CollectedRangeIndex } from './numeric-range-index.ts';
 import { collectKeywordField, writeKeywordColumns, type CollectedKeywordField } from './keyword-columns.ts';
 import { StoredSourceWriter } from './stored-source.ts';
 import { collectDocMeta, writeDocMeta } from './doc-meta-store.ts';
@@ -35,6 +36,8 @@ export interface SegmentFieldInfo {
   positions: boolean;
   /** Numeric fields: store as a fixed-width inplace column. */
   inplace?: boolean;
+  /** Numeric fields: write a range index (default true; inplace fields never have one). */
+  rangeIndex?: boolean;
 }
 
 /** Input of `writeSegment`. */
@@ -133,6 +136,14 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
     for (const field of numeric) numericFields.push(await collectNumericField(context, field.name, inplace.has(field.name)));
     await output.writeFiles([{ name: SegmentFileName.numericColumns, magic: FileMagic.numericColumns }], async ([file]) => {
       writeNumericColumns(file!.sink, maxDoc, numericFields);
+    });
+    const rangeIndexes: CollectedRangeIndex[] = [];
+    for (const field of numericFields) {
+      if (field.mode === NumericMode.inplace || fieldsByName.get(field.name)!.rangeIndex === false) continue;
+      rangeIndexes.push(await collectRangeIndex(context, field));
+    }
+    await output.writeFiles([{ name: SegmentFileName.numericRangeIndex, magic: FileMagic.numericRangeIndex }], async ([file]) => {
+      writeNumericRangeIndex(file!.sink, maxDoc, rangeIndexes);
     });
     for (const field of numericFields) {
       if (field.mode !== NumericMode.inplace) continue;

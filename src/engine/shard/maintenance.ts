@@ -278,6 +278,7 @@ export function segmentFields(fields: ReadonlyMap<string, FlatField>): SegmentFi
     kind: field.type === 'text' ? 'text' : field.type === 'keyword' ? 'keyword' : 'numeric',
     positions: field.type === 'text',
     inplace: field.inplace,
+    rangeIndex: field.type !== 'boolean',
   }));
 }
 
