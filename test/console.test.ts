@@ -16,7 +16,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { consoleAssetPaths } from '../src/api/routes/console.ts';
-import { call, ndjson, REPO_ROOT, startServer, type CallOptions, type TroveServer } from './harness.ts';
+import { call, REPO_ROOT, startServer, type CallOptions, type TroveServer } from './harness.ts';
 
 /** Where a Chromium may be: the variable first, then the Debian and other common package paths. */
 const BROWSER_CANDIDATES = [process.env.TROVE_TEST_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter(
@@ -98,10 +98,7 @@ if (BROWSER === null) {
         { title: "Foucault's Pendulum", tags: ['novel'], year: 1988 },
         { title: 'Invisible Cities', tags: ['novel', 'classic'], year: 1972 },
       ];
-      await admin('POST', '/books/_bulk', {
-        body: ndjson(books.flatMap((book, index) => [{ index: { _id: `b${index + 1}` } }, book])),
-        headers: { 'content-type': 'application/x-ndjson' },
-      });
+      for (const [index, book] of books.entries()) await admin('PUT', `/books/_doc/b${index + 1}`, { json: book });
       await admin('PUT', '/_namespace/shop');
       await admin('PUT', '/orders', { json: { namespace: 'shop' } });
       await admin('PUT', '/orders/_doc/o1', { json: { item: 'lamp', total: 40 } });
