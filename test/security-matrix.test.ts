@@ -132,6 +132,10 @@ const ROUTES: Record<string, Sample> = {
   'POST /_search': { role: 'read', scoping: 'global', request: async () => ({ path: '/_search', ...json({ query: { match_all: {} } }) }) },
   'GET /:collection/_search': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_search` }) },
   'POST /:collection/_search': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_search`, ...json({}) }) },
+  'GET /_msearch': { role: 'read', scoping: 'global', request: async (side) => msearchRequest('/_msearch', side) },
+  'POST /_msearch': { role: 'read', scoping: 'global', request: async (side) => msearchRequest('/_msearch', side) },
+  'GET /:collection/_msearch': { role: 'read', scoping: 'namespace', request: async (side) => msearchRequest(`/${docs(side)}/_msearch`, side) },
+  'POST /:collection/_msearch': { role: 'read', scoping: 'namespace', request: async (side) => msearchRequest(`/${docs(side)}/_msearch`, side) },
   'GET /_count': { role: 'read', scoping: 'global', request: async () => ({ path: '/_count' }) },
   'POST /_count': { role: 'read', scoping: 'global', request: async () => ({ path: '/_count', ...json({}) }) },
   'GET /:collection/_count': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_count` }) },
@@ -210,6 +214,11 @@ const ROUTES: Record<string, Sample> = {
   'GET /:collection/_refresh': { role: 'write', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_refresh` }) },
   'POST /:collection/_refresh': { role: 'write', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_refresh` }) },
 };
+
+/** An `_msearch` body with one search of the side's collection (a namespace-limited key outside it gets a 403 item, not a 403 request). */
+function msearchRequest(path: string, side: Side): { path: string } & CallOptions {
+  return { path, body: ndjson([{ index: docs(side) }, { query: { match_all: {} } }]), headers: { 'content-type': 'application/x-ndjson' } };
+}
 
 /** A `_bulk` body writing one document of the side's collection (named per item or by the URL). */
 function bulkRequest(path: string, side: Side, named: boolean): { path: string } & CallOptions {

@@ -44,6 +44,11 @@ export const WRITE_QUERY = {
   wait_for_active_shards: Type.Optional(Type.String()),
 };
 
+/** What a write response adds for its `refresh` parameter: `forced_refresh: true` after `refresh=true` (as ES), else nothing. */
+export function forcedRefreshField(refresh: string | undefined): { forced_refresh?: true } {
+  return flagSet(refresh) ? { forced_refresh: true } : {};
+}
+
 /** Optimistic concurrency control. */
 export const CONCURRENCY_QUERY = {
   if_seq_no: Type.Optional(Type.Integer({ minimum: 0 })),

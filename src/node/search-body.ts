@@ -28,6 +28,10 @@ export interface SearchParams {
   typedKeys?: boolean;
   /** ES `ignore_unavailable`: unknown collections of the target are left out instead of a 404. */
   ignoreUnavailable?: boolean;
+  /** ES `rest_total_hits_as_int`: `hits.total` is a number, counted exactly. */
+  restTotalHitsAsInt?: boolean;
+  /** ES `version` query parameter: hits carry `_version` (overrides the body's `version`). */
+  version?: boolean;
 }
 
 /** A validated search, ready for the query and fetch phases. */
@@ -131,7 +135,8 @@ export function parseSearch(body: unknown, params: SearchParams, defaultTimeoutM
   if (minScore !== undefined && (typeof minScore !== 'number' || !Number.isFinite(minScore))) {
     throw new EngineError('parsing', '[min_score] must be a number');
   }
-  const trackTotalHits = params.trackTotalHits ?? request.track_total_hits;
+  // rest_total_hits_as_int renders a bare number, which cannot say `gte`: count exactly (as ES).
+  const trackTotalHits = params.trackTotalHits ?? request.track_total_hits ?? (params.restTotalHitsAsInt ? true : undefined);
   const timeoutRaw = params.timeout ?? request.timeout;
   const timeoutMs = timeoutRaw === undefined ? (defaultTimeoutMs > 0 ? defaultTimeoutMs : undefined) : parseTimeValue(timeoutRaw, 'timeout');
   for (const flag of ['version', 'seq_no_primary_term'] as const) {
@@ -153,7 +158,7 @@ export function parseSearch(body: unknown, params: SearchParams, defaultTimeoutM
       excludes: params.sourceExcludes,
     }),
     highlight: highlight as Record<string, unknown> | undefined,
-    version: request.version === true,
+    version: params.version ?? request.version === true,
     seqNoPrimaryTerm: request.seq_no_primary_term === true,
   };
 }

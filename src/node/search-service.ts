@@ -7,6 +7,7 @@ import type { NodeContext } from './node-context.ts';
 import type { RequestTracker } from './request-tracker.ts';
 import { count, search, type CountParams, type CountResponse, type SearchResponse } from './search.ts';
 import type { SearchParams } from './search-body.ts';
+import { multiSearch, type MultiSearchItem, type MultiSearchResult } from './multi-search.ts';
 
 /** Search and count of the node; see the module comment. */
 export class SearchService {
@@ -19,6 +20,11 @@ export class SearchService {
   /** `GET|POST /{target}/_search`; target is a name, comma list, wildcard or `_all`. */
   search(target: string, body: unknown, params: SearchParams = {}): Promise<SearchResponse> {
     return this.requests.track(() => this.lanes.run({ lane: params.lane, target, body }, () => search(this.context, target, body, params)));
+  }
+
+  /** `GET|POST [/{target}]/_msearch`: each item runs as one `_search` (its lane, its own failure). */
+  multiSearch(items: readonly MultiSearchItem[], maxConcurrent?: number): Promise<MultiSearchResult> {
+    return multiSearch(items, (item) => this.search(item.target, item.body, item.params), maxConcurrent);
   }
 
   /** `GET|POST /{target}/_count`. */

@@ -47,7 +47,8 @@ export interface SearchResponse {
   timed_out: boolean;
   _shards: SearchShardsHeader;
   hits: {
-    total?: { value: number; relation: 'eq' | 'gte' };
+    /** A number with `rest_total_hits_as_int`. */
+    total?: { value: number; relation: 'eq' | 'gte' } | number;
     max_score: number | null;
     hits: SearchHit[];
   };
@@ -146,7 +147,12 @@ export async function search(context: NodeContext, target: string, body: unknown
     _shards: header,
     hits: { max_score: maxScore, hits },
   };
-  if (request.trackTotalHits !== false) response.hits = { total: mergeTotals(results.map((result) => result.total), request.trackTotalHits), ...response.hits };
+  if (request.trackTotalHits !== false) {
+    const total = mergeTotals(results.map((result) => result.total), request.trackTotalHits);
+    response.hits = { total: params.restTotalHitsAsInt ? total.value : total, ...response.hits };
+  } else if (params.restTotalHitsAsInt) {
+    response.hits = { total: -1, ...response.hits };
+  }
   if (request.aggs !== undefined) {
     const partials = mergeAggregations(results.map((result) => result.aggs).filter((aggs) => aggs !== undefined));
     response.aggregations = renderAggregations(partials, request.aggs, { typedKeys: params.typedKeys });

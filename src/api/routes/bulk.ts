@@ -11,7 +11,7 @@ import { parseBulkBody, type ParsedBulkEntry } from '../bulk-body.ts';
 import { installRawTextParser } from '../content-types.ts';
 import { ERROR_TABLE, classifyError, errorCause } from '../errors.ts';
 import type { DocumentService } from '../../node/document-service.ts';
-import { CollectionParams, WRITE_QUERY, querySchema } from '../params.ts';
+import { CollectionParams, WRITE_QUERY, forcedRefreshField, querySchema } from '../params.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
 
 const BulkQuery = querySchema({
@@ -31,7 +31,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { documents } = options;
 
-  const run = async (collection: string | undefined, body: unknown, routing: string | undefined, scope: AuthScope) => {
+  const run = async (collection: string | undefined, body: unknown, routing: string | undefined, scope: AuthScope, refresh?: string) => {
     const entries = parseBulkBody(body);
     const items = entries.flatMap((entry) => (entry.kind === 'item' ? [entry.item] : []));
     // A key limited to namespaces may not reach any item's collection outside them: nothing is applied.
@@ -40,7 +40,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
       if (target !== undefined) scope.requireCollection(target);
     }
     const response = items.length > 0 ? await documents.bulk(items, { collection, routing }) : { took: 0, errors: false, items: [] };
-    return renderBulk(entries, response, collection);
+    return renderBulk(entries, response, collection, forcedRefreshField(refresh));
   };
 
   app.route({
@@ -48,7 +48,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
     url: '/_bulk',
     config: { role: 'write' },
     schema: { querystring: BulkQuery },
-    handler: async (request) => run(undefined, request.body, request.query.routing, request.authScope),
+    handler: async (request) => run(undefined, request.body, request.query.routing, request.authScope, request.query.refresh),
   });
 
   app.route({
@@ -56,12 +56,12 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
     url: '/:collection/_bulk',
     config: { role: 'write' },
     schema: { params: CollectionParams, querystring: BulkQuery },
-    handler: async (request) => run(request.params.collection, request.body, request.query.routing, request.authScope),
+    handler: async (request) => run(request.params.collection, request.body, request.query.routing, request.authScope, request.query.refresh),
   });
 }
 
 /** Interleaves the node's item results with the items that failed to parse, in request order. */
-function renderBulk(entries: ParsedBulkEntry[], response: BulkResponse, collection: string | undefined) {
+function renderBulk(entries: ParsedBulkEntry[], response: BulkResponse, collection: string | undefined, refreshed: { forced_refresh?: true }) {
   const items: Array<Record<string, Record<string, unknown>>> = [];
   let next = 0;
   let errors = response.errors;
@@ -71,16 +71,16 @@ function renderBulk(entries: ParsedBulkEntry[], response: BulkResponse, collecti
       items.push(renderFailure(entry.action, entry.index ?? collection ?? null, entry.id, entry.error));
       continue;
     }
-    items.push(renderItem(response.items[next++]!));
+    items.push(renderItem(response.items[next++]!, refreshed));
   }
   return { took: response.took, errors, items };
 }
 
-function renderItem(result: BulkItemResult): Record<string, Record<string, unknown>> {
+function renderItem(result: BulkItemResult, refreshed: { forced_refresh?: true }): Record<string, Record<string, unknown>> {
   if ('error' in result) return renderFailure(result.action, result.index, result.id, result.error);
   const { response } = result;
   const status = response.result === 'created' ? 201 : response.result === 'not_found' ? 404 : 200;
-  return { [result.action]: { ...response, status } };
+  return { [result.action]: { ...response, ...refreshed, status } };
 }
 
 function renderFailure(action: string, index: string | null, id: string | null, error: unknown): Record<string, Record<string, unknown>> {

@@ -14,6 +14,7 @@ import {
   DocumentParams,
   SOURCE_QUERY,
   WRITE_QUERY,
+  forcedRefreshField,
   querySchema,
   sourceOptions,
 } from '../params.ts';
@@ -86,7 +87,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     handler: async (request, reply) => {
       const { collection, id } = request.params;
       const response = await documents.index(collection, id, request.body, { ...writeParams(request.query), opType: request.query.op_type });
-      return reply.status(response.result === 'created' ? 201 : 200).send(response);
+      return reply.status(response.result === 'created' ? 201 : 200).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   });
 
@@ -98,7 +99,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
         ...writeParams(request.query),
         opType: request.query.op_type,
       });
-      return reply.status(201).send(response);
+      return reply.status(201).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   );
 
@@ -110,7 +111,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     handler: async (request, reply) => {
       const { collection, id } = request.params;
       const response = await documents.index(collection, id, request.body, { routing: request.query.routing, opType: 'create' });
-      return reply.status(201).send(response);
+      return reply.status(201).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   });
 
@@ -151,7 +152,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     async (request, reply) => {
       const { collection, id } = request.params;
       const response = await documents.delete(collection, id, writeParams(request.query));
-      return reply.status(response.result === 'not_found' ? 404 : 200).send(response);
+      return reply.status(response.result === 'not_found' ? 404 : 200).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   );
 
@@ -165,7 +166,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
         retryOnConflict: request.query.retry_on_conflict,
         source: sourceOptions(request.query),
       });
-      return reply.status(response.result === 'created' ? 201 : 200).send(response);
+      return reply.status(response.result === 'created' ? 201 : 200).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   );
 }

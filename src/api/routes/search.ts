@@ -31,7 +31,8 @@ const SearchQuery = querySchema({
   lane: Type.Optional(Type.String({ minLength: 1 })),
   search_type: Type.Optional(Type.Literal('query_then_fetch')),
   typed_keys: Type.Optional(FlagParam),
-  rest_total_hits_as_int: Type.Optional(Type.Literal('false')),
+  rest_total_hits_as_int: Type.Optional(FlagParam),
+  version: Type.Optional(FlagParam),
 });
 
 const CountQuery = querySchema({ ...TARGET_QUERY, q: Type.Optional(Type.String()) });
@@ -74,7 +75,9 @@ function searchParams(query: Static<typeof SearchQuery>): SearchParams {
     lane: query.lane,
     typedKeys: flagSet(query.typed_keys),
     ignoreUnavailable: flagSet(query.ignore_unavailable),
+    restTotalHitsAsInt: flagSet(query.rest_total_hits_as_int),
   };
+  if (query.version !== undefined) params.version = flagSet(query.version);
   if (query._source !== undefined) params.source = query._source === '' ? true : query._source;
   const track = query.track_total_hits;
   if (track !== undefined) params.trackTotalHits = track === 'true' ? true : track === 'false' ? false : track;

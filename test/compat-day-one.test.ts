@@ -1,0 +1,88 @@
+/**
+ * Behaviour Elasticsearch/OpenSearch users meet on day one (issue 17): `rest_total_hits_as_int`,
+ * `version` on search, `forced_refresh` after `refresh=true`, `_msearch` with per-item errors,
+ * and automatic collection creation on the first write. Through real HTTP and the OpenSearch JS
+ * client.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@opensearch-project/opensearch';
+import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+
+let server: TroveServer;
+let client: Client;
+const NDJSON = { 'content-type': 'application/x-ndjson' };
+
+before(async () => {
+  server = await startServer();
+  client = new Client({ node: server.url });
+  const created = await call(server, 'PUT', '/films', { json: { mappings: { properties: { title: { type: 'text' }, genre: { type: 'keyword' }, year: { type: 'integer' } } } } });
+  assert.equal(created.status, 200, created.text);
+  const films = [
+    { title: 'the red shoes', genre: 'drama', year: 1948 },
+    { title: 'red river', genre: 'western', year: 1948 },
+    { title: 'the third man', genre: 'noir', year: 1949 },
+  ];
+  const loaded = await call(server, 'POST', '/films/_bulk', { body: ndjson(films.flatMap((film, index) => [{ index: { _id: `f${index}` } }, film])), headers: NDJSON });
+  assert.equal(loaded.body.errors, false, loaded.text);
+});
+
+after(async () => {
+  await client?.close();
+  await server?.cleanup();
+});
+
+test('rest_total_hits_as_int renders hits.total as a number, counted exactly', async () => {
+  const response = await call(server, 'GET', '/films/_search?rest_total_hits_as_int=true&q=title:red');
+  assert.equal(response.status, 200, response.text);
+  assert.equal(response.body.hits.total, 2);
+  const notTracked = await call(server, 'POST', '/films/_search?rest_total_hits_as_int', { json: { track_total_hits: false } });
+  assert.equal(notTracked.body.hits.total, -1);
+});
+
+test('version=true on search adds _version to hits', async () => {
+  const response = await call(server, 'GET', '/films/_search?version=true&q=title:third');
+  assert.equal(response.body.hits.hits[0]._version, 1);
+  const viaClient = await client.search({ index: 'films', version: true, q: 'title:third' });
+  assert.equal(viaClient.body.hits.hits[0]._version, 1);
+});
+
+test('refresh=true writes answer forced_refresh: true', async () => {
+  const indexed = await call(server, 'PUT', '/films/_doc/tmp?refresh=true', { json: { title: 'tmp' } });
+  assert.equal(indexed.body.forced_refresh, true);
+  const updated = await call(server, 'POST', '/films/_update/tmp?refresh', { json: { doc: { year: 2000 } } });
+  assert.equal(updated.body.forced_refresh, true);
+  const bulk = await call(server, 'POST', '/films/_bulk?refresh=true', { body: ndjson([{ index: { _id: 'tmp2' } }, { title: 'x' }]), headers: NDJSON });
+  assert.equal(bulk.body.items[0].index.forced_refresh, true);
+  const plain = await call(server, 'DELETE', '/films/_doc/tmp2');
+  assert.equal(plain.body.forced_refresh, undefined);
+  const deleted = await call(server, 'DELETE', '/films/_doc/tmp?refresh=true');
+  assert.equal(deleted.body.forced_refresh, true);
+});
+
+test('_msearch runs each search and fails items one by one', async () => {
+  const body = ndjson([
+    {}, { query: { match: { title: 'red' } } },
+    { index: 'films' }, { size: 0, aggs: { genres: { terms: { field: 'genre' } } } },
+    { index: 'nowhere' }, { query: { match_all: {} } },
+    { index: 'films' }, { query: { bogus: {} } },
+    { index: ['films', 'nowhere'], ignore_unavailable: true }, { query: { term: { _id: 'f2' } } },
+  ]);
+  const response = await call(server, 'POST', '/films/_msearch?typed_keys', { body, headers: NDJSON });
+  assert.equal(response.status, 200, response.text);
+  const [red, aggs, missing, bogus, ignored] = response.body.responses;
+  assert.equal(red.status, 200);
+  assert.equal(red.hits.total.value, 2);
+  assert.ok('sterms#genres' in aggs.aggregations);
+  assert.equal(missing.status, 404);
+  assert.equal(missing.error.type, 'index_not_found_exception');
+  assert.equal(bogus.status, 400);
+  assert.equal(ignored.hits.hits[0]._id, 'f2');
+  const refused = await call(server, 'POST', '/_msearch', { body: '{"index":"films"}\n{"query":\n', headers: NDJSON });
+  assert.equal(refused.status, 400);
+  const unknownKey = await call(server, 'POST', '/_msearch', { body: ndjson([{ indx: 'films' }, {}]), headers: NDJSON });
+  assert.equal(unknownKey.status, 400);
+  const viaClient = await client.msearch({ body: [{ index: 'films' }, { query: { match: { title: 'man' } } }, { index: 'films' }, { size: 1 }] });
+  assert.equal(viaClient.body.responses.length, 2);
+  assert.equal((viaClient.body.responses[0] as any).hits.hits[0]._id, 'f2');
+});
