@@ -69,6 +69,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorKind>> = {
   shard_unavailable: { type: 'unavailable_shards_exception', status: 503 },
   node_unavailable: { type: 'node_not_connected_exception', status: 503 },
   node_not_found: { type: 'resource_not_found_exception', status: 404 },
+  too_many_shards: { type: 'validation_exception', status: 400 },
   node_closed: { type: 'node_closed_exception', status: 503 },
   // Jobs (src/jobs/job-error.ts)
   job_not_found: { type: 'resource_not_found_exception', status: 404 },

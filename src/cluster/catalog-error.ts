@@ -16,6 +16,8 @@ export type CatalogErrorCode =
   | 'catalog_unavailable'
   /** A shard copy a request needs is not open (unassigned, still opening, failed to open, or closed). */
   | 'shard_unavailable'
+  /** A create or restore would put more shard copies on a node than `cluster.max_shards_per_node`. */
+  | 'too_many_shards'
   /** Another node of the cluster did not answer a call (down, paused, cut off, or too slow). */
   | 'node_unavailable'
   /** No node of the cluster has this id or name. */

@@ -11,12 +11,39 @@ import {
   type Catalog,
   type CollectionMeta,
   type NamespaceMeta,
+  type ShardPlacement,
 } from './catalog.ts';
 import { CatalogError } from './catalog-error.ts';
 import { COUNT_SETTINGS, type CountSetting } from './collection-settings.ts';
 import type { CreateCollectionRequest, PutMappingOptions, RestoreCollectionsRequest } from './coordinator.ts';
 import { invalidNameReason } from './names.ts';
-import { assignShards, nodeLoad } from './placement.ts';
+import { assignShards, DEFAULT_MAX_SHARDS_PER_NODE, nodeLoad, shardLimitExcess } from './placement.ts';
+
+/** Node-wide bounds a coordinator applies to catalog changes (from the node's settings). */
+export interface CatalogLimits {
+  /** `cluster.max_shards_per_node`: most shard copies (primaries and replicas) one node may host. */
+  maxShardsPerNode: number;
+}
+
+/** The limits of a coordinator given none: Elasticsearch's defaults. */
+export const DEFAULT_CATALOG_LIMITS: CatalogLimits = { maxShardsPerNode: DEFAULT_MAX_SHARDS_PER_NODE };
+
+/**
+ * Refuses (`too_many_shards`, ES's 400 validation_exception) a change that would place `added`
+ * copies on a node already hosting so many that it would pass `cluster.max_shards_per_node`.
+ * Counted before the draft changes, over the draft's registered nodes.
+ */
+function checkShardsPerNode(draft: Catalog, added: readonly ShardPlacement[], limits: CatalogLimits): void {
+  const load = nodeLoad(Object.values(draft.collections), Object.keys(draft.nodes));
+  const excess = shardLimitExcess(load, added, limits.maxShardsPerNode);
+  if (excess === null) return;
+  const total = added.reduce((sum, placement) => sum + (placement.primary === null ? 0 : 1) + placement.replicas.length, 0);
+  throw new CatalogError(
+    'too_many_shards',
+    `Validation Failed: 1: this action would add [${total}] shards, but node [${excess.nodeId}] currently has ` +
+      `[${excess.hosted}]/[${limits.maxShardsPerNode}] maximum shards open (cluster.max_shards_per_node);`,
+  );
+}
 
 /** The values of a record, sorted by key. */
 export function sortedByKey<T>(record: Record<string, T>): T[] {
@@ -62,8 +89,11 @@ export function deleteNamespaceIn(draft: Catalog, name: string): { namespace: Na
   return { namespace, collections };
 }
 
-/** Adds a collection with a UUID per shard and placements on the draft's registered nodes. */
-export function createCollectionIn(draft: Catalog, request: CreateCollectionRequest, now: number): CollectionMeta {
+/**
+ * Adds a collection with a UUID per shard and placements on the draft's registered nodes; refused
+ * when a node would host more than `limits.maxShardsPerNode` copies.
+ */
+export function createCollectionIn(draft: Catalog, request: CreateCollectionRequest, now: number, limits: CatalogLimits = DEFAULT_CATALOG_LIMITS): CollectionMeta {
   const { name, settings } = request;
   const namespace = request.namespace ?? DEFAULT_NAMESPACE;
   checkName(name, 'index');
@@ -77,6 +107,8 @@ export function createCollectionIn(draft: Catalog, request: CreateCollectionRequ
   const shards = checkCount('number_of_shards', settings.number_of_shards);
   checkCount('number_of_replicas', settings.number_of_replicas);
   const load = nodeLoad(Object.values(draft.collections), Object.keys(draft.nodes));
+  const placements = assignShards(shards, settings.number_of_replicas, load);
+  checkShardsPerNode(draft, placements, limits);
   const collection: CollectionMeta = {
     name,
     uuid: crypto.randomUUID(),
@@ -84,7 +116,7 @@ export function createCollectionIn(draft: Catalog, request: CreateCollectionRequ
     settings: { number_of_shards: shards, number_of_replicas: settings.number_of_replicas },
     mapping: structuredClone(request.mapping),
     shards: Array.from({ length: shards }, (_, id) => ({ id, uuid: crypto.randomUUID() })),
-    placements: assignShards(shards, settings.number_of_replicas, load),
+    placements,
     createdAt: now,
     version: 1,
   };
@@ -100,9 +132,13 @@ export function deleteCollectionIn(draft: Catalog, name: string): CollectionMeta
   return collection;
 }
 
-/** Puts deleted collections (and a namespace) back as recorded; all or nothing. */
-export function restoreCollectionsIn(draft: Catalog, request: RestoreCollectionsRequest): CollectionMeta[] {
+/**
+ * Puts deleted collections (and a namespace) back as recorded; all or nothing. Refused, like a
+ * create, when their copies would take a node past `limits.maxShardsPerNode`.
+ */
+export function restoreCollectionsIn(draft: Catalog, request: RestoreCollectionsRequest, limits: CatalogLimits = DEFAULT_CATALOG_LIMITS): CollectionMeta[] {
   const { namespace } = request;
+  checkShardsPerNode(draft, request.collections.flatMap((collection) => collection.placements), limits);
   if (namespace) {
     checkName(namespace.name, 'namespace');
     if (Object.hasOwn(draft.namespaces, namespace.name)) {

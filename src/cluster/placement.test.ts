@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CollectionMeta } from './catalog.ts';
-import { assignShards, nodeLoad, reassignOrphanedShards } from './placement.ts';
+import { assignShards, nodeLoad, reassignOrphanedShards, shardLimitExcess } from './placement.ts';
 
 function collectionWith(placements: CollectionMeta['placements']): CollectionMeta {
   return {
@@ -57,4 +57,15 @@ test('orphaned primaries move to live nodes; load counts existing copies', () =>
   ]);
   const settled = collectionWith([{ shard: 0, primary: 'n1', replicas: [] }]);
   assert.equal(reassignOrphanedShards(settled, nodeLoad([settled], ['n1'])), null);
+});
+
+test('shardLimitExcess counts primaries and replicas per node against the limit', () => {
+  const before = new Map([['a', 8], ['b', 3]]);
+  const added = [
+    { shard: 0, primary: 'a', replicas: ['b'] },
+    { shard: 1, primary: 'b', replicas: ['a'] },
+  ];
+  assert.equal(shardLimitExcess(before, added, 10), null, 'a reaches 10 exactly');
+  assert.deepEqual(shardLimitExcess(before, added, 9), { nodeId: 'a', hosted: 8, added: 2 });
+  assert.equal(shardLimitExcess(before, [{ shard: 0, primary: null, replicas: [] }], 1), null, 'unassigned copies land on no node');
 });

@@ -18,6 +18,41 @@ export function nodeLoad(collections: Iterable<CollectionMeta>, nodeIds: readonl
   return load;
 }
 
+/** Default of `cluster.max_shards_per_node` (Elasticsearch's default too). */
+export const DEFAULT_MAX_SHARDS_PER_NODE = 1000;
+
+/** A node that would host more copies than the limit after a change, with its figures. */
+export interface ShardLimitExcess {
+  nodeId: string;
+  /** Copies the node hosts before the change. */
+  hosted: number;
+  /** Copies the change would add to it. */
+  added: number;
+}
+
+/**
+ * The first node (by id) that `added` copies would take past `maxShardsPerNode` copies, or null.
+ * Copies are counted as `nodeLoad` counts them: every primary and replica placed on a node.
+ */
+export function shardLimitExcess(
+  before: ReadonlyMap<string, number>,
+  added: readonly ShardPlacement[],
+  maxShardsPerNode: number,
+): ShardLimitExcess | null {
+  const addedPerNode = new Map<string, number>();
+  for (const placement of added) {
+    for (const nodeId of [placement.primary, ...placement.replicas]) {
+      if (nodeId !== null) addedPerNode.set(nodeId, (addedPerNode.get(nodeId) ?? 0) + 1);
+    }
+  }
+  for (const nodeId of [...addedPerNode.keys()].sort()) {
+    const hosted = before.get(nodeId) ?? 0;
+    const count = addedPerNode.get(nodeId)!;
+    if (hosted + count > maxShardsPerNode) return { nodeId, hosted, added: count };
+  }
+  return null;
+}
+
 /** The node with the fewest copies that is not in `exclude` (ties: lowest id), or null. */
 export function leastLoaded(load: Map<string, number>, exclude: ReadonlySet<string>): string | null {
   let best: string | null = null;

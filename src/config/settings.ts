@@ -102,6 +102,14 @@ export const SETTINGS = {
     dynamic: false,
     description: 'Lease time-to-live of this node in the cluster registry: a node that stops heartbeating leaves after this long.',
   },
+  'cluster.max_shards_per_node': {
+    type: 'integer',
+    default: 1000,
+    min: 1,
+    max: 100_000,
+    dynamic: false,
+    description: 'Most shard copies (primaries and replicas) one node may host; a collection create or restore that would pass it is refused with a 400.',
+  },
   'log.level': {
     type: 'log_level',
     default: 'info',
@@ -126,6 +134,12 @@ export const SETTINGS = {
     min: -1,
     dynamic: true,
     description: 'Searches taking at least this many milliseconds are logged under the slowlog target and counted as slow (0 logs every search, -1 disables).',
+  },
+  'action.auto_create_index': {
+    type: 'string',
+    default: 'true',
+    dynamic: true,
+    description: 'Whether a write to a missing collection creates it (OpenSearch): true, false, or a comma list of +/- name patterns, the first match deciding.',
   },
   'search.default_timeout_ms': {
     type: 'integer',

@@ -172,3 +172,19 @@ test('a node that cannot reach etcd fails to open with catalog_unavailable', { s
   await assert.rejects(openNode('http://127.0.0.1:9', uniqueCluster(), { requestTimeoutMs: 1_000 }), isCatalogError('catalog_unavailable'));
   assert.ok(Date.now() - started < 10_000, 'bounded');
 });
+
+test('cluster.max_shards_per_node is counted per registered node, primaries and replicas alike', { skip }, async () => {
+  const first = await openNode(etcd().endpoint, uniqueCluster(), { limits: { maxShardsPerNode: 4 } });
+  try {
+    await first.registerNode(node('node-1'));
+    await first.registerNode(node('node-2'));
+    await first.createCollection({ name: 'spread', settings: { number_of_shards: 4, number_of_replicas: 1 }, mapping: MAPPING });
+    const revision = first.revision;
+    await assert.rejects(first.createCollection({ name: 'one-more', settings: ONE_SHARD, mapping: MAPPING }), isCatalogError('too_many_shards'));
+    assert.equal(first.revision, revision, 'nothing changed');
+    await first.deleteCollection('spread');
+    await first.createCollection({ name: 'one-more', settings: ONE_SHARD, mapping: MAPPING });
+  } finally {
+    await first.close();
+  }
+});

@@ -25,6 +25,7 @@ import {
   putMappingIn,
   restoreCollectionsIn,
   sortedByKey,
+  type CatalogLimits,
 } from '../catalog-rules.ts';
 import type {
   CatalogListener,
@@ -54,6 +55,8 @@ export interface EtcdCoordinatorOptions {
   nodeTtlMs?: number;
   /** Bound of every mutation and etcd call; past it the call fails with catalog_unavailable. */
   requestTimeoutMs?: number;
+  /** Node-wide bounds of catalog changes (`cluster.max_shards_per_node`); Elasticsearch's defaults when absent. */
+  limits?: CatalogLimits;
   /** Clock, epoch millis (tests pin it). */
   now?: () => number;
 }
@@ -164,7 +167,7 @@ export class EtcdCoordinator implements Coordinator {
 
   /** Placements are computed over the registered nodes of the view the transaction compares on. */
   createCollection(request: CreateCollectionRequest): Promise<CollectionMeta> {
-    return this.changeCatalog((draft) => createCollectionIn(draft, request, this.now()));
+    return this.changeCatalog((draft) => createCollectionIn(draft, request, this.now(), this.options.limits));
   }
 
   deleteCollection(name: string): Promise<CollectionMeta> {
@@ -172,7 +175,7 @@ export class EtcdCoordinator implements Coordinator {
   }
 
   restoreCollections(request: RestoreCollectionsRequest): Promise<CollectionMeta[]> {
-    return this.changeCatalog((draft) => restoreCollectionsIn(draft, request));
+    return this.changeCatalog((draft) => restoreCollectionsIn(draft, request, this.options.limits));
   }
 
   putMapping(name: string, mapping: Mapping, options: PutMappingOptions = {}): Promise<CollectionMeta> {

@@ -191,3 +191,24 @@ test('restoreCollections puts collections back with their recorded metadata, all
     await coordinator.close();
   });
 });
+
+test('cluster.max_shards_per_node: a create or restore that would pass it is refused before anything changes', async () => {
+  await withDataPath(async (dataPath) => {
+    const coordinator = await LocalCoordinator.open({ dataPath, clusterName: 'trove', limits: { maxShardsPerNode: 5 } });
+    await coordinator.registerNode(NODE);
+    const three = await coordinator.createCollection({ name: 'three', settings: { number_of_shards: 3, number_of_replicas: 0 }, mapping: MAPPING });
+    const revision = coordinator.revision;
+    await assert.rejects(
+      coordinator.createCollection({ name: 'too-many', settings: { number_of_shards: 3, number_of_replicas: 0 }, mapping: MAPPING }),
+      (error) => isCatalogError('too_many_shards')(error) && /would add \[3\] shards, but node \[node-1\] currently has \[3\]\/\[5\]/.test((error as Error).message),
+    );
+    assert.equal(coordinator.revision, revision, 'nothing changed');
+    assert.equal(coordinator.getCollection('too-many'), null);
+    await coordinator.createCollection({ name: 'two', settings: { number_of_shards: 2, number_of_replicas: 1 }, mapping: MAPPING });
+    await coordinator.deleteCollection('three');
+    await coordinator.createCollection({ name: 'filler', settings: { number_of_shards: 2, number_of_replicas: 0 }, mapping: MAPPING });
+    await assert.rejects(coordinator.restoreCollections({ collections: [three] }), isCatalogError('too_many_shards'));
+    assert.equal(coordinator.getCollection('three'), null, 'a refused restore changes nothing');
+    await coordinator.close();
+  });
+});

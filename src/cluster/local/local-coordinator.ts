@@ -45,6 +45,7 @@ import {
   recordApiKeyUseIn,
   restoreCollectionsIn,
   sortedByKey,
+  type CatalogLimits,
 } from '../catalog-rules.ts';
 import { nodeLoad, reassignOrphanedShards } from '../placement.ts';
 import { removeInterruptedWrite } from '../../engine/directory/atomic-file.ts';
@@ -57,6 +58,8 @@ export interface LocalCoordinatorOptions {
   /** Must match the name recorded when the catalog was created. */
   clusterName: string;
   logger?: Logger;
+  /** Node-wide bounds of catalog changes (`cluster.max_shards_per_node`); Elasticsearch's defaults when absent. */
+  limits?: CatalogLimits;
   /** Clock, epoch millis (tests pin it). */
   now?: () => number;
   /** Test hook run before the catalog file's rename; throwing simulates a crash at that point. */
@@ -142,7 +145,7 @@ export class LocalCoordinator implements Coordinator {
   }
 
   createCollection(request: CreateCollectionRequest): Promise<CollectionMeta> {
-    return this.mutate((draft) => createCollectionIn(draft, request, this.now()));
+    return this.mutate((draft) => createCollectionIn(draft, request, this.now(), this.options.limits));
   }
 
   deleteCollection(name: string): Promise<CollectionMeta> {
@@ -150,7 +153,7 @@ export class LocalCoordinator implements Coordinator {
   }
 
   restoreCollections(request: RestoreCollectionsRequest): Promise<CollectionMeta[]> {
-    return this.mutate((draft) => restoreCollectionsIn(draft, request));
+    return this.mutate((draft) => restoreCollectionsIn(draft, request, this.options.limits));
   }
 
   putMapping(name: string, mapping: Mapping, options: PutMappingOptions = {}): Promise<CollectionMeta> {

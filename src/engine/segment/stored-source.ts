@@ -1,14 +1,15 @@
 /**
  * Stored `_source` (`source` file): documents in blocks of about SOURCE_BLOCK_BYTES
  * uncompressed, each block raw-deflated; a block index at the end of the file. Readers keep
- * only the index in memory and read blocks with positional reads on an open fd, caching a few
- * decompressed blocks.
+ * only the index in memory and read blocks with positional reads through the thread's bounded
+ * descriptor cache (directory/read-descriptors.ts), caching a few decompressed blocks.
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { ByteReader, ByteSink } from './byte-io.ts';
 import { FileMagic, FOOTER_BYTES, HEADER_BYTES, corruptFile, verifyFileStreaming, type FileChecksum, type OutputFile } from './segment-file.ts';
 import { EngineError } from '../errors.ts';
+import { readDescriptors } from '../directory/read-descriptors.ts';
 
 /** Target uncompressed size of a source block. */
 export const SOURCE_BLOCK_BYTES = 16 * 1024;
@@ -75,19 +76,19 @@ interface DecodedBlock {
 /** Random access to stored sources through an open file descriptor. */
 export class StoredSourceReader {
   private readonly cache = new Map<number, DecodedBlock>();
-  private fd: number;
+  private closed = false;
 
   private constructor(
     private readonly path: string,
-    fd: number,
     readonly fileBytes: number,
     private readonly blockFirstDocs: Int32Array,
     private readonly blockOffsets: Float64Array,
-  ) {
-    this.fd = fd;
-  }
+  ) {}
 
-  /** Opens the file, verifies its checksum (streaming) and loads the block index. */
+  /**
+   * Verifies the file's checksum (streaming) and loads the block index, through a descriptor of its
+   * own that it closes; blocks are later read through the thread's bounded `readDescriptors`.
+   */
   static open(path: string, expected: FileChecksum | undefined, maxDoc: number): StoredSourceReader {
     const fd = fs.openSync(path, 'r');
     try {
@@ -113,10 +114,9 @@ export class StoredSourceReader {
       if (blockFirstDocs[blocks] !== docCount || blockOffsets[blocks] !== indexOffset) {
         throw corruptFile(path, 'source block index is inconsistent');
       }
-      return new StoredSourceReader(path, fd, size, blockFirstDocs, blockOffsets);
-    } catch (error) {
+      return new StoredSourceReader(path, size, blockFirstDocs, blockOffsets);
+    } finally {
       fs.closeSync(fd);
-      throw error;
     }
   }
 
@@ -136,10 +136,10 @@ export class StoredSourceReader {
     return Buffer.from(block.data.subarray(block.starts[index]!, block.starts[index + 1]!));
   }
 
-  /** Closes the file descriptor. */
+  /** Closes the reader and the cached descriptor of its file, if one is open. */
   close(): void {
-    if (this.fd >= 0) fs.closeSync(this.fd);
-    this.fd = -1;
+    this.closed = true;
+    readDescriptors.forget(this.path);
   }
 
   private block(block: number): DecodedBlock {
@@ -149,10 +149,10 @@ export class StoredSourceReader {
       this.cache.set(block, cached);
       return cached;
     }
-    if (this.fd < 0) throw new EngineError('shard_closed', `segment source store ${this.path} is closed`);
+    if (this.closed) throw new EngineError('shard_closed', `segment source store ${this.path} is closed`);
     const start = this.blockOffsets[block]!;
     const compressed = Buffer.alloc(this.blockOffsets[block + 1]! - start);
-    fs.readSync(this.fd, compressed, 0, compressed.length, start);
+    readDescriptors.read(this.path, compressed, 0, compressed.length, start);
     const data = zlib.inflateRawSync(compressed);
     const count = this.blockFirstDocs[block + 1]! - this.blockFirstDocs[block]!;
     const reader = new ByteReader(data);

@@ -28,25 +28,28 @@ export function recoverLogFiles(dir: string): WalFile[] {
       const previous = files[files.length - 1];
       if (previous !== undefined && file.firstSeq !== previous.lastSeq + 1) {
         if (file.firstSeq <= previous.lastSeq) {
-          fs.closeSync(file.fd);
+          file.close();
           firstDiscardedName = position;
           break;
         }
         // A gap after an intact file: the older files are leftovers of an interrupted removal.
         for (const older of files) {
-          fs.closeSync(older.fd);
+          older.close();
           discarded.push(older.path);
         }
         files.length = 0;
       }
       files.push(file);
-      if (!file.scan()) {
+      const intact = file.scan();
+      // Only the newest file keeps a descriptor of its own: older ones are read through the cache.
+      previous?.releaseDescriptor();
+      if (!intact) {
         firstDiscardedName = position + 1;
         break;
       }
     }
   } catch (error) {
-    for (const file of files) fs.closeSync(file.fd);
+    for (const file of files) file.close();
     throw error;
   }
   for (let position = firstDiscardedName; position < names.length; position++) {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import CRC32C from 'crc-32/crc32c.js';
 import { EngineError } from '../errors.ts';
+import { readDescriptors } from '../directory/read-descriptors.ts';
 import {
   FRAME_CORRUPT,
   FRAME_HEADER_BYTES,
@@ -62,12 +63,12 @@ export function encodeFileHeader(firstSeq: number, target: Buffer = Buffer.alloc
   return target;
 }
 
-/** Reads `length` bytes at `position` (fewer only at end of file). */
-function readAt(fd: number, position: number, length: number): Buffer {
+/** Reads `length` bytes at `position` (fewer only at end of file) with `readInto(buffer, offset, length, position)`. */
+function readWith(readInto: (buffer: Buffer, offset: number, length: number, position: number) => number, position: number, length: number): Buffer {
   const buffer = Buffer.allocUnsafe(length);
   let filled = 0;
   while (filled < length) {
-    const count = fs.readSync(fd, buffer, filled, length - filled, position + filled);
+    const count = readInto(buffer, filled, length - filled, position + filled);
     if (count === 0) break;
     filled += count;
   }
@@ -94,7 +95,16 @@ export async function fsyncDirectory(dir: string): Promise<void> {
   }
 }
 
-/** An open log file. `size` and `lastSeq` only ever cover bytes known to be fsynced. */
+/** Reads `length` bytes of the open file `fd` at `position` (fewer only at end of file). */
+function readAt(fd: number, position: number, length: number): Buffer {
+  return readWith((buffer, offset, count, at) => fs.readSync(fd, buffer, offset, count, at), position, length);
+}
+
+/**
+ * An open log file. `size` and `lastSeq` only ever cover bytes known to be fsynced. The active file
+ * holds its descriptor; a file the log no longer appends to gives it up (`releaseDescriptor`) and is
+ * read through the thread's bounded `readDescriptors`.
+ */
 export class WalFile {
   /** Bytes of the file that hold its header and durable frames. */
   size = 0;
@@ -108,9 +118,28 @@ export class WalFile {
   private constructor(
     readonly path: string,
     readonly firstSeq: number,
-    readonly fd: number,
+    private descriptor: number,
   ) {
     this.lastSeq = firstSeq - 1;
+  }
+
+  /** The file's own descriptor, for appends and recovery; the active file always holds one. */
+  get fd(): number {
+    if (this.descriptor < 0) throw new EngineError('shard_closed', `write-ahead log file ${path.basename(this.path)} has no descriptor of its own`);
+    return this.descriptor;
+  }
+
+  /** Closes the file's own descriptor: from now on it is only read, through `readDescriptors`. */
+  releaseDescriptor(): void {
+    if (this.descriptor < 0) return;
+    fs.closeSync(this.descriptor);
+    this.descriptor = -1;
+  }
+
+  /** Closes every descriptor of the file (its own and a cached one); call before it is deleted. */
+  close(): void {
+    this.releaseDescriptor();
+    readDescriptors.forget(this.path);
   }
 
   /** Creates a new, empty file (its header is written with its first frames). */
@@ -264,10 +293,16 @@ export class WalFile {
   /** Reads a window starting at a frame boundary, widened so that its first frame fits whole. */
   private readWindow(offset: number, limit: number): Buffer {
     const available = limit - offset;
-    const window = readAt(this.fd, offset, Math.min(available, READ_WINDOW_BYTES));
+    const window = this.readBytes(offset, Math.min(available, READ_WINDOW_BYTES));
     if (window.length < FRAME_HEADER_BYTES) return window;
     const firstFrame = declaredFrameLength(window, 0);
-    if (firstFrame > window.length && firstFrame <= available) return readAt(this.fd, offset, firstFrame);
+    if (firstFrame > window.length && firstFrame <= available) return this.readBytes(offset, firstFrame);
     return window;
+  }
+
+  /** Reads through the file's own descriptor while it holds one, else through `readDescriptors`. */
+  private readBytes(position: number, length: number): Buffer {
+    if (this.descriptor >= 0) return readAt(this.descriptor, position, length);
+    return readWith((buffer, offset, count, at) => readDescriptors.read(this.path, buffer, offset, count, at), position, length);
   }
 }

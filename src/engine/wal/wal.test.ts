@@ -163,6 +163,30 @@ describe('WriteAheadLog', () => {
     await reopened.close();
   });
 
+  it('holds a descriptor of its own only for the active file, after rotation and after reopening (issue 12 item 5)', { skip: process.platform !== 'linux' }, async () => {
+    const dir = tempDir();
+    const openHere = (): number => fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir);
+      } catch {
+        return false;
+      }
+    }).length;
+    const wal = await WriteAheadLog.open({ dir, segmentBytes: 1000 });
+    for (let seq = 1; seq <= 200; seq += 10) await appendEach(wal, seq, seq + 9, 40);
+    assert.equal(wal.stats().files, 10);
+    assert.equal(openHere(), 1, 'the active file only');
+    assert.deepEqual(seqs(wal.readRange(1, 200)), Array.from({ length: 200 }, (_, index) => index + 1), 'older files read through the cache');
+    assert.ok(openHere() <= 1 + 9 && openHere() >= 1);
+    await wal.close();
+    assert.equal(openHere(), 0, 'close releases cached descriptors too');
+    const reopened = await WriteAheadLog.open({ dir, segmentBytes: 1000 });
+    assert.equal(openHere(), 1, 'recovery keeps only the newest file open');
+    assert.equal(seqs(reopened.replay(0)).length, 200);
+    await reopened.close();
+    assert.equal(openHere(), 0);
+  });
+
   it('removes only files whose records were all appended by the given time, also after reopening', async () => {
     const dir = tempDir();
     const wal = await WriteAheadLog.open({ dir, segmentBytes: 1000 });

@@ -236,7 +236,7 @@ export class WriteAheadLog {
     while (this.files.length > 1 && removable(this.files[0]!)) removed.push(this.files.shift()!);
     if (removed.length === 0) return 0;
     for (const file of removed) {
-      fs.closeSync(file.fd);
+      file.close();
       await fs.promises.unlink(file.path);
     }
     await fsyncDirectory(this.dir);
@@ -275,8 +275,8 @@ export class WriteAheadLog {
     this.closing ??= this.sync()
       .catch(() => undefined)
       .then(() => {
-        for (const file of this.files) fs.closeSync(file.fd);
-        if (this.rotatingFile !== null) fs.closeSync(this.rotatingFile.fd);
+        for (const file of this.files) file.close();
+        this.rotatingFile?.close();
       });
     return this.closing;
   }
@@ -371,6 +371,7 @@ export class WriteAheadLog {
       // The new file joins the log only once its directory entry is durable, so the files
       // before it are never removed while it could still vanish in a crash.
       await fsyncDirectory(this.dir);
+      this.files[this.files.length - 1]!.releaseDescriptor();
       this.files.push(file);
       this.rotatingFile = null;
     }
