@@ -72,13 +72,14 @@ const ETCD_RETRY_MS = 2000;
  */
 async function openCoordinator(config: NodeConfig, logger: Logger): Promise<Coordinator> {
   const endpoints = config.values['cluster.etcd'];
+  const limits = { maxShardsPerNode: config.values['cluster.max_shards_per_node'] };
   if (endpoints.length === 0) {
-    return LocalCoordinator.open({ dataPath: config.values['path.data'], clusterName: config.values['cluster.name'], logger });
+    return LocalCoordinator.open({ dataPath: config.values['path.data'], clusterName: config.values['cluster.name'], logger, limits });
   }
   const { EtcdCoordinator } = await import('../cluster/etcd/etcd-coordinator.ts');
   for (let attempt = 1; ; attempt++) {
     try {
-      return await EtcdCoordinator.open({ endpoints, clusterName: config.values['cluster.name'], logger, nodeTtlMs: config.values['cluster.node_ttl_ms'] });
+      return await EtcdCoordinator.open({ endpoints, clusterName: config.values['cluster.name'], logger, nodeTtlMs: config.values['cluster.node_ttl_ms'], limits });
     } catch (error) {
       logger.warn(`cannot reach etcd at ${endpoints.join(', ')} (attempt ${attempt}): ${(error as Error).message}; retrying in ${ETCD_RETRY_MS / 1000} s`);
       await sleep(ETCD_RETRY_MS);
