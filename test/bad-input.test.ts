@@ -231,9 +231,15 @@ describe('unknown collections, names and routes', () => {
       ['POST', '/missing/_search', {}],
       ['GET', '/missing/_count'],
     ];
-    for (const [method, path, json] of requests) {
-      const body = await refused(method, path, json === undefined ? {} : { json }, 404, 'index_not_found_exception');
-      assert.equal(body.error.index, 'missing', `${method} ${path}`);
+    // Writes create a missing collection by default (OpenSearch's action.auto_create_index): off here.
+    await call(server, 'PUT', '/_node/_local/settings', { json: { 'action.auto_create_index': false } });
+    try {
+      for (const [method, path, json] of requests) {
+        const body = await refused(method, path, json === undefined ? {} : { json }, 404, 'index_not_found_exception');
+        assert.equal(body.error.index, 'missing', `${method} ${path}`);
+      }
+    } finally {
+      await call(server, 'PUT', '/_node/_local/settings', { json: { 'action.auto_create_index': null } });
     }
     await refused('HEAD', '/missing', {}, 404);
   });
@@ -243,12 +249,12 @@ describe('unknown collections, names and routes', () => {
     assert.equal(mget.status, 200);
     assert.equal(mget.body.docs[0].error.type, 'index_not_found_exception');
     const response = await call(server, 'POST', '/_bulk', {
-      body: ndjson([{ index: { _index: 'missing', _id: '1' } }, { a: 1 }]),
+      body: ndjson([{ delete: { _index: 'missing', _id: '1' } }]),
       headers: { 'content-type': 'application/x-ndjson' },
     });
     assert.equal(response.status, 200);
-    assert.equal(response.body.items[0].index.status, 404);
-    assert.equal(response.body.items[0].index.error.type, 'index_not_found_exception');
+    assert.equal(response.body.items[0].delete.status, 404);
+    assert.equal(response.body.items[0].delete.error.type, 'index_not_found_exception');
   });
 
   test('invalid and duplicate collection names', async () => {

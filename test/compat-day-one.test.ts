@@ -86,3 +86,36 @@ test('_msearch runs each search and fails items one by one', async () => {
   assert.equal(viaClient.body.responses.length, 2);
   assert.equal((viaClient.body.responses[0] as any).hits.hits[0]._id, 'f2');
 });
+
+test('the first write to a missing name creates the collection (action.auto_create_index)', async () => {
+  const indexed = await call(server, 'PUT', '/auto-docs/_doc/1', { json: { title: 'first', year: 2001 } });
+  assert.equal(indexed.status, 201, indexed.text);
+  const mapping = await call(server, 'GET', '/auto-docs/_mapping');
+  assert.equal(mapping.body['auto-docs'].mappings.properties.year.type, 'long');
+  const bulk = await call(server, 'POST', '/_bulk', { body: ndjson([{ index: { _index: 'auto-bulk', _id: '1' } }, { n: 1 }, { delete: { _index: 'auto-gone', _id: '1' } }]), headers: NDJSON });
+  assert.equal(bulk.body.items[0].index.status, 201, bulk.text);
+  assert.equal(bulk.body.items[1].delete.status, 404);
+  assert.equal((await call(server, 'HEAD', '/auto-gone')).status, 404);
+  const upserted = await call(server, 'POST', '/auto-upsert/_update/1', { json: { doc: { n: 1 }, doc_as_upsert: true } });
+  assert.equal(upserted.status, 201, upserted.text);
+  assert.equal((await call(server, 'DELETE', '/auto-none/_doc/1')).status, 404);
+  // A write that fails creates nothing (PRODUCT.md principle 5), unlike OpenSearch.
+  const refused = await call(server, 'PUT', '/auto-bad/_doc/1', { body: '{"n": 9223372036854775807}', headers: { 'content-type': 'application/json' } });
+  assert.equal(refused.status, 400, refused.text);
+  assert.equal((await call(server, 'POST', '/auto-none/_update/1', { json: { doc: { n: 1 } } })).status, 404);
+  for (const name of ['auto-bad', 'auto-none']) assert.equal((await call(server, 'HEAD', `/${name}`)).status, 404, name);
+  const viaClient = await client.index({ index: 'auto-client', id: '1', body: { ok: true } });
+  assert.equal(viaClient.body.result, 'created');
+
+  const patterns = await call(server, 'PUT', '/_node/_local/settings', { json: { 'action.auto_create_index': '+logs-*,-*' } });
+  assert.equal(patterns.status, 200, patterns.text);
+  assert.equal((await call(server, 'PUT', '/logs-1/_doc/1', { json: { m: 'x' } })).status, 201);
+  const denied = await call(server, 'PUT', '/metrics-1/_doc/1', { json: { m: 'x' } });
+  assert.equal(denied.status, 404);
+  assert.equal(denied.body.error.type, 'index_not_found_exception');
+  assert.match(denied.body.error.reason, /action\.auto_create_index/);
+  await call(server, 'PUT', '/_node/_local/settings', { json: { 'action.auto_create_index': false } });
+  assert.equal((await call(server, 'PUT', '/logs-2/_doc/1', { json: { m: 'x' } })).status, 404);
+  await call(server, 'PUT', '/_node/_local/settings', { json: { 'action.auto_create_index': null } });
+  assert.equal((await call(server, 'PUT', '/logs-2/_doc/1', { json: { m: 'x' } })).status, 201);
+});

@@ -18,9 +18,18 @@ import {
   type WriteParams,
   type WriteResponse,
 } from './documents.ts';
+import { collectionForWrite, type NamespaceCheck } from './auto-create.ts';
 import { multiGet, type MultiGetParams, type MultiGetResponse } from './multi-get.ts';
 import type { NodeContext } from './node-context.ts';
 import type { RequestTracker } from './request-tracker.ts';
+
+/** The document an update stores when its target is missing: `upsert`, or `doc` with `doc_as_upsert`. */
+function upsertDocuments(body: unknown): unknown[] {
+  if (body === null || typeof body !== 'object') return [];
+  const { upsert, doc, doc_as_upsert: docAsUpsert } = body as Record<string, unknown>;
+  if (upsert !== undefined) return [upsert];
+  return docAsUpsert === true && doc !== undefined ? [doc] : [];
+}
 
 /** Document operations of the node; see the module comment. */
 export class DocumentService {
@@ -29,10 +38,16 @@ export class DocumentService {
     private readonly requests: RequestTracker,
   ) {}
 
-  /** `PUT /{collection}/_doc/{id}` or `POST /{collection}/_doc` (id generated when undefined). */
-  index(collection: string, id: string | undefined, source: unknown, params: IndexParams = {}): Promise<WriteResponse> {
-    const { router } = this.context;
-    return this.requests.track(() => executeWrite(this.context, prepareIndex(router, router.collection(collection), id, source, params)));
+  /**
+   * `PUT /{collection}/_doc/{id}` or `POST /{collection}/_doc` (id generated when undefined). A
+   * missing collection is created as `action.auto_create_index` allows, in a namespace
+   * `requireNamespace` accepts (src/node/auto-create.ts); likewise for update and bulk.
+   */
+  index(collection: string, id: string | undefined, source: unknown, params: IndexParams = {}, requireNamespace?: NamespaceCheck): Promise<WriteResponse> {
+    return this.requests.track(async () => {
+      const hosted = await collectionForWrite(this.context, collection, { documents: [source], requireNamespace });
+      return executeWrite(this.context, prepareIndex(this.context.router, hosted, id, source, params));
+    });
   }
 
   /** `GET /{collection}/_doc/{id}`; `found: false` when missing. */
@@ -47,14 +62,33 @@ export class DocumentService {
   }
 
   /** `POST /{collection}/_update/{id}` with the body `{doc?, ops?, upsert?, doc_as_upsert?, detect_noop?, _source?}`. */
-  update(collection: string, id: string, body: unknown, params: UpdateParams = {}): Promise<UpdateResponse> {
-    const { router } = this.context;
-    return this.requests.track(() => executeWrite(this.context, prepareUpdate(router, router.collection(collection), id, body, params)));
+  update(collection: string, id: string, body: unknown, params: UpdateParams = {}, requireNamespace?: NamespaceCheck): Promise<UpdateResponse> {
+    return this.requests.track(async () => {
+      const hosted = await collectionForWrite(this.context, collection, { documents: upsertDocuments(body), requireNamespace });
+      return executeWrite(this.context, prepareUpdate(this.context.router, hosted, id, body, params));
+    });
   }
 
-  /** `POST [/{collection}]/_bulk`, items parsed from the NDJSON body. */
-  bulk(items: readonly BulkItem[], defaults: BulkDefaults = {}): Promise<BulkResponse> {
-    return this.requests.track(() => bulk(this.context, items, defaults));
+  /**
+   * `POST [/{collection}]/_bulk`, items parsed from the NDJSON body. Missing collections of index,
+   * create and update items are created first where allowed; an item whose collection could not be
+   * created fails with index_not_found.
+   */
+  bulk(items: readonly BulkItem[], defaults: BulkDefaults = {}, requireNamespace?: NamespaceCheck): Promise<BulkResponse> {
+    return this.requests.track(async () => {
+      const documentsByCollection = new Map<string, unknown[]>();
+      for (const item of items) {
+        const name = item.collection ?? defaults.collection;
+        if (name === undefined || item.action === 'delete') continue;
+        const stored = item.action === 'update' ? upsertDocuments(item.body) : [item.body];
+        documentsByCollection.set(name, [...(documentsByCollection.get(name) ?? []), ...stored]);
+      }
+      for (const [name, documents] of documentsByCollection) {
+        // A collection that cannot be created leaves its items to fail as index_not_found.
+        await collectionForWrite(this.context, name, { documents, requireNamespace }).catch(() => undefined);
+      }
+      return bulk(this.context, items, defaults);
+    });
   }
 
   /** `POST [/{collection}]/_mget`. */

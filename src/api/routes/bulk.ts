@@ -39,7 +39,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
       const target = item.collection ?? collection;
       if (target !== undefined) scope.requireCollection(target);
     }
-    const response = items.length > 0 ? await documents.bulk(items, { collection, routing }) : { took: 0, errors: false, items: [] };
+    const response = items.length > 0 ? await documents.bulk(items, { collection, routing }, (namespace) => scope.requireNamespace(namespace)) : { took: 0, errors: false, items: [] };
     return renderBulk(entries, response, collection, forcedRefreshField(refresh));
   };
 

@@ -6,7 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EngineError } from '../../engine/errors.ts';
+import type { NamespaceCheck } from '../../node/auto-create.ts';
 import type { DocumentService } from '../../node/document-service.ts';
+import type { AuthScope } from '../auth/auth-scope.ts';
 import {
   AnyObject,
   CollectionParams,
@@ -69,6 +71,11 @@ function writeParams(query: IndexQueryType) {
   return { routing: query.routing, ifSeqNo: query.if_seq_no, ifPrimaryTerm: query.if_primary_term };
 }
 
+/** The caller's namespace check, for a write that may create its collection (`action.auto_create_index`). */
+function namespaceCheck(scope: AuthScope): NamespaceCheck {
+  return (namespace) => scope.requireNamespace(namespace);
+}
+
 /** What the document routes need: the document service. */
 export interface DocumentRouteOptions {
   documents: DocumentService;
@@ -86,7 +93,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     schema: { params: DocumentParams, querystring: IndexQuery, body: AnyObject },
     handler: async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await documents.index(collection, id, request.body, { ...writeParams(request.query), opType: request.query.op_type });
+      const response = await documents.index(collection, id, request.body, { ...writeParams(request.query), opType: request.query.op_type }, namespaceCheck(request.authScope));
       return reply.status(response.result === 'created' ? 201 : 200).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   });
@@ -98,7 +105,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
       const response = await documents.index(request.params.collection, undefined, request.body, {
         ...writeParams(request.query),
         opType: request.query.op_type,
-      });
+      }, namespaceCheck(request.authScope));
       return reply.status(201).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   );
@@ -110,7 +117,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     schema: { params: DocumentParams, querystring: CreateQuery, body: AnyObject },
     handler: async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await documents.index(collection, id, request.body, { routing: request.query.routing, opType: 'create' });
+      const response = await documents.index(collection, id, request.body, { routing: request.query.routing, opType: 'create' }, namespaceCheck(request.authScope));
       return reply.status(201).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   });
@@ -165,7 +172,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
         ...writeParams(request.query),
         retryOnConflict: request.query.retry_on_conflict,
         source: sourceOptions(request.query),
-      });
+      }, namespaceCheck(request.authScope));
       return reply.status(response.result === 'created' ? 201 : 200).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   );

@@ -1,0 +1,91 @@
+/**
+ * Automatic collection creation on the first write to a missing name, as OpenSearch's
+ * `action.auto_create_index` (a dynamic node setting, default `true`): `false` never creates;
+ * otherwise a comma list of name patterns (`*` wildcards), each optionally prefixed `+` (allow)
+ * or `-` (deny), read in order, the first match deciding; a name no pattern matches is not
+ * created. A created collection has the defaults of `PUT /{collection}` with an empty body
+ * (namespace `default`, 1 shard, dynamic mapping), so the write's fields are mapped as it runs.
+ *
+ * Unlike OpenSearch, a write that fails creates nothing (PRODUCT.md principle 5): the collection is
+ * created only when one of the documents the write would store fits a new collection's dynamic
+ * mapping; otherwise the write fails with that document's error, or index_not_found when it
+ * stores no document (a delete, an update without upsert).
+ */
+import { DEFAULT_NAMESPACE } from '../cluster/catalog.ts';
+import type { HostedCollection } from '../cluster/local-shards.ts';
+import { matchesWildcard } from '../cluster/names.ts';
+import { TroveError } from '../engine/errors.ts';
+import { dynamicMappingUpdate } from '../engine/mapping/dynamic.ts';
+import { flattenMapping, type Mapping } from '../engine/mapping/mapping.ts';
+import { parseDocument } from '../engine/mapping/parse-document.ts';
+import { createCollection } from './collections.ts';
+import type { NodeContext } from './node-context.ts';
+import { NodeError } from './node-error.ts';
+
+/** Refuses (throws) a namespace the caller may not create collections in; the API passes the caller's check. */
+export type NamespaceCheck = (namespace: string) => void;
+
+/** Whether `action.auto_create_index` (its value `setting`) lets a write create collection `name`. */
+export function autoCreateAllows(setting: string, name: string): boolean {
+  const value = setting.trim();
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  for (const part of value.split(',')) {
+    const pattern = part.trim();
+    if (pattern === '') continue;
+    const allow = !pattern.startsWith('-');
+    const body = pattern.startsWith('+') || pattern.startsWith('-') ? pattern.slice(1) : pattern;
+    if (matchesWildcard(body, name)) return allow;
+  }
+  return false;
+}
+
+/** Throws the error a new collection (empty dynamic mapping) would give `source`; returns when it fits. */
+function checkFitsNewCollection(source: unknown): void {
+  const empty: Mapping = { properties: {} };
+  if (source === null || typeof source !== 'object' || Array.isArray(source)) return;
+  const document = source as Record<string, unknown>;
+  parseDocument(document, flattenMapping(dynamicMappingUpdate(empty, document) ?? empty), { strictNumbers: true });
+}
+
+/** What a write that may create its collection tells `collectionForWrite`. */
+export interface WriteTarget {
+  /** The documents the write would store (index and create: the source; upserts: the upsert document); none for the others. */
+  documents: readonly unknown[];
+  /** The caller's check of the namespace a new collection goes to. */
+  requireNamespace?: NamespaceCheck;
+}
+
+/**
+ * The collection a write goes to: the existing one, or one created now when the setting allows
+ * it, `requireNamespace` accepts the default namespace, and a document of the write fits (see
+ * the module comment). A concurrent creation of the same name is not an error.
+ */
+export async function collectionForWrite(context: NodeContext, name: string, write: WriteTarget): Promise<HostedCollection> {
+  const existing = context.router.findCollection(name);
+  if (existing) return existing;
+  if (write.documents.length === 0) return context.router.collection(name);
+  const setting = context.settings()['action.auto_create_index'];
+  if (!autoCreateAllows(setting, name)) {
+    const why = setting.trim() === 'false' ? 'is [false]' : `([${setting}]) doesn't match`;
+    throw new NodeError('index_not_found', `no such index [${name}] and [action.auto_create_index] ${why}`);
+  }
+  write.requireNamespace?.(DEFAULT_NAMESPACE);
+  let firstError: unknown = null;
+  const fits = write.documents.some((document) => {
+    try {
+      checkFitsNewCollection(document);
+      return true;
+    } catch (error) {
+      firstError ??= error;
+      return false;
+    }
+  });
+  if (!fits) throw firstError;
+  try {
+    await createCollection(context, name, {});
+  } catch (error) {
+    if (!(error instanceof TroveError && error.code === 'resource_already_exists')) throw error;
+  }
+  return context.router.collection(name);
+}
