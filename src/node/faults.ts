@@ -10,11 +10,13 @@
  * | `compaction.fail_node` | this node refuses compaction requests: its row of `POST /{collection}/_compact` fails |
  * | `worker.exit_after_writes:<n>` | a shard worker thread exits at its n-th write request (once; the pool restarts it, see src/cluster/worker) |
  * | `trash.<operation>.<point>` | the process is killed (SIGKILL) when a trash delete, restore or purge reaches that point (list in src/trash/trash-faults.ts) |
+ * | `trash.delete.fail_intent` | a trash failure point: the step throws `fault_injected` there, as a failed file operation would (list in src/trash/trash-faults.ts) |
  *
  * An unknown point stops the start, so a typo cannot silently disable a test's fault.
  */
 import type { ShardFaultSpec } from '../engine/shard/fault-points.ts';
-import { isTrashFaultPoint, type TrashFaultPoint } from '../trash/trash-faults.ts';
+import { EngineError } from '../engine/errors.ts';
+import { isTrashFailurePoint, isTrashFaultPoint, type TrashFailurePoint, type TrashFaultPoint } from '../trash/trash-faults.ts';
 
 /** Name of the environment variable read at start-up. */
 export const FAULTS_ENV = 'TROVE_FAULTS';
@@ -29,6 +31,8 @@ export interface NodeFaults {
   shardFaults(shardUuid: string): ShardFaultSpec | undefined;
   /** Kills the process (SIGKILL, like `kill -9`) when the trash crash point is armed. */
   crashAt(point: TrashFaultPoint): void;
+  /** Throws `fault_injected` when the trash failure point is armed. */
+  failAt(point: TrashFailurePoint): void;
 }
 
 /** Parses a `TROVE_FAULTS` value; throws naming the first unknown point or missing argument. */
@@ -37,6 +41,7 @@ export function parseFaults(spec: string | undefined): NodeFaults {
   const failShards = new Set<string>();
   const crashShards = new Set<string>();
   const crashPoints = new Set<string>();
+  const failurePoints = new Set<string>();
   let failCompaction = false;
   for (const entry of active) {
     const separator = entry.indexOf(':');
@@ -55,8 +60,9 @@ export function parseFaults(spec: string | undefined): NodeFaults {
         (point === 'compaction.fail_shard' ? failShards : crashShards).add(argument);
         break;
       default:
-        if (!isTrashFaultPoint(point)) throw new Error(`${FAULTS_ENV}: unknown fault point [${point}]`);
-        crashPoints.add(point);
+        if (isTrashFailurePoint(point)) failurePoints.add(point);
+        else if (isTrashFaultPoint(point)) crashPoints.add(point);
+        else throw new Error(`${FAULTS_ENV}: unknown fault point [${point}]`);
     }
   }
   return {
@@ -64,6 +70,9 @@ export function parseFaults(spec: string | undefined): NodeFaults {
     failCompaction,
     crashAt(point: TrashFaultPoint): void {
       if (crashPoints.has(point)) process.kill(process.pid, 'SIGKILL');
+    },
+    failAt(point: TrashFailurePoint): void {
+      if (failurePoints.has(point)) throw new EngineError('fault_injected', `injected failure at [${point}]`);
     },
     shardFaults(shardUuid: string): ShardFaultSpec | undefined {
       if (failShards.has(shardUuid)) return { failMerge: true };

@@ -240,3 +240,19 @@ test('a collection that leaves the catalog without an intent here is kept as a n
   assert.deepEqual(items.map((item) => [item.kind, item.name, item.state, item.shards[0]?.documents]), [['collection', 'unannounced', 'trashed', count]]);
   assert.deepEqual(items[0].collections[0].shards, meta.shards);
 });
+
+test('a delete whose intent cannot be recorded leaves no item directory behind (issue 12 item 6)', async () => {
+  const path = await dataPath();
+  const failing = { crashAt: () => undefined, failAt: () => {
+    throw Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
+  } };
+  const store = await TrashStore.open({ dataPath: path, nodeId: NODE, engineSettings: DEFAULT_ENGINE_SETTINGS, logger, faults: failing });
+  const meta = collection('doomed', 1);
+  await assert.rejects(store.prepareDelete(intent(meta)), /EMFILE/);
+  assert.deepEqual(await readdir(join(path, 'trash')), [], 'no empty item directory');
+  assert.deepEqual(store.items(), []);
+  await store.abortDelete(intent(meta).itemId);
+  const healthy = await openStore(path);
+  await healthy.prepareDelete(intent(meta));
+  assert.deepEqual(await readdir(join(path, 'trash')), [intent(meta).itemId], 'the same item can be recorded afterwards');
+});

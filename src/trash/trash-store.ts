@@ -14,18 +14,18 @@
  * `recover` (at start, before shards open) finishes or undoes whatever a crash interrupted, by
  * comparing each unfinished item with the catalog, the single source of truth: see trash-recovery.ts.
  */
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Catalog } from '../cluster/catalog.ts';
-import { fsyncDirectory } from '../engine/directory/atomic-file.ts';
+import { fsyncDirectory, TEMP_SUFFIX } from '../engine/directory/atomic-file.ts';
 import type { EngineSettings } from '../engine/shard/shard.ts';
 import type { DepartedCollection, ShardCustodian } from '../cluster/local-shards.ts';
 import { verifyShard, type ShardCheck } from '../engine/directory/shard-verify.ts';
 import { exists, itemDir, liveShardDir, moveDirectory, snapshotShard, trashedShardDir, trashRoot } from './shard-moves.ts';
 import { TrashError, trashItemNotFound } from './trash-error.ts';
 import type { TrashFaults } from './trash-faults.ts';
-import { readTrashManifest, writeTrashManifest, TRASH_FORMAT, TRASH_FORMAT_VERSION, type TrashManifest } from './trash-manifest.ts';
+import { MANIFEST_FILE, readTrashManifest, writeTrashManifest, TRASH_FORMAT, TRASH_FORMAT_VERSION, type TrashManifest } from './trash-manifest.ts';
 import { moveItemIn, moveItemOut, type StoreContext } from './item-moves.ts';
 import { recoverItem } from './trash-recovery.ts';
 
@@ -125,9 +125,11 @@ export class TrashStore implements ShardCustodian {
         state: 'pending',
         shards: [],
       };
-      await mkdir(itemDir(this.options, intent.itemId), { recursive: true });
-      await fsyncDirectory(trashRoot(this.options));
-      await this.save(manifest);
+      await this.createItem(manifest.itemId, async () => {
+        this.options.faults.failAt('trash.delete.fail_intent');
+        await fsyncDirectory(trashRoot(this.options));
+        await this.save(manifest);
+      });
     });
   }
 
@@ -311,7 +313,7 @@ export class TrashStore implements ShardCustodian {
       shards: [],
     };
     this.options.logger.warn({ collection: collection.meta.name, itemId: manifest.itemId }, 'collection left the catalog without a trash intent; keeping its data as a new item');
-    await this.save(manifest);
+    await this.createItem(manifest.itemId, () => this.save(manifest));
     return manifest;
   }
 
@@ -327,6 +329,30 @@ export class TrashStore implements ShardCustodian {
     await mkdir(itemDir(this.options, manifest.itemId), { recursive: true });
     await writeTrashManifest(itemDir(this.options, manifest.itemId), manifest);
     this.manifests.set(manifest.itemId, manifest);
+  }
+
+  /**
+   * Makes the directory of a new item and runs `record` (which saves its first manifest). When
+   * `record` fails (EMFILE, a full disk, an injected fault) the directory and whatever `record`
+   * left in it are removed before the error goes on, so that a failed step leaves no item behind;
+   * the removal needs no descriptor (unlink, rmdir), so it works when descriptors ran out.
+   */
+  private async createItem(itemId: string, record: () => Promise<void>): Promise<void> {
+    const dir = itemDir(this.options, itemId);
+    await mkdir(dir, { recursive: true });
+    try {
+      await record();
+    } catch (error) {
+      this.manifests.delete(itemId);
+      try {
+        for (const name of [MANIFEST_FILE, MANIFEST_FILE + TEMP_SUFFIX]) await rm(join(dir, name), { force: true });
+        await rmdir(dir);
+      } catch (cleanup) {
+        // The next start removes an empty item directory and recovers one holding a pending intent.
+        this.options.logger.error({ itemId, err: cleanup }, 'could not remove the directory of a trash item that failed to start');
+      }
+      throw error;
+    }
   }
 
   private async removeItem(itemId: string): Promise<void> {
