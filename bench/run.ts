@@ -8,6 +8,7 @@ import { changesSuite } from './changes.ts';
 import { clusterSuite } from './cluster.ts';
 import { compactionSuite } from './compaction.ts';
 import { engineSuite } from './engine.ts';
+import { fetchSuite } from './fetch.ts';
 import { httpSuite } from './http.ts';
 import { multiSearchSuite } from './msearch.ts';
 import { rangeSuite } from './ranges.ts';
@@ -63,7 +64,7 @@ interface BenchOptions {
 
 const program = new Command('bench')
   .description('Trove benchmarks: engine vs SQLite FTS5 vs MiniSearch, and one node over HTTP')
-  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'compaction', 'changes', 'workers', 'cluster', 'ranges', 'msearch', 'all']).default('all'))
+  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'compaction', 'changes', 'workers', 'cluster', 'ranges', 'fetch', 'msearch', 'all']).default('all'))
   .addOption(new Option('--docs <n>', 'e-mail documents (engine growth run uses a tenth)').argParser(positiveInteger).default(100_000))
   .addOption(new Option('--cities <n>', 'city documents for the HTTP suite').argParser(positiveInteger).default(ALL_CITIES, 'all'))
   .addOption(new Option('--peers <list>', 'engine suite peers, comma-separated').argParser(peerList).default([...ENGINE_PEERS], ENGINE_PEERS.join(',')))
@@ -76,7 +77,7 @@ const program = new Command('bench')
   .addOption(new Option('--workers <n>', 'shard worker threads of the workers suite').argParser(positiveInteger).default(2))
   .addOption(new Option('--range-docs <n>', 'documents of the ranges suite').argParser(positiveInteger).default(1_000_000))
   .addOption(new Option('--max-large-docs <n>', 'largest collection of 20 KB documents in the updates suite').argParser(positiveInteger).default(100_000))
-  .action(async (suite: 'engine' | 'http' | 'updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'ranges' | 'msearch' | 'all', options: BenchOptions) => {
+  .action(async (suite: 'engine' | 'http' | 'updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'ranges' | 'fetch' | 'msearch' | 'all', options: BenchOptions) => {
     const started = performance.now();
     process.stdout.write(`${machineLine('start')}\n`);
     if (suite === 'engine' || suite === 'all') {
@@ -116,6 +117,9 @@ const program = new Command('bench')
     }
     if (suite === 'ranges' || suite === 'all') {
       await rangeSuite({ docs: options.rangeDocs, warmupMs: options.warmup * 1000, queries: 200 });
+    }
+    if (suite === 'fetch' || suite === 'all') {
+      await fetchSuite({ docs: options.docs, warmupMs: options.warmup * 1000 });
     }
     if (suite === 'msearch' || suite === 'all') {
       await multiSearchSuite({ cities: options.cities, clients: options.clients, warmupMs: options.warmup * 1000, durationMs: options.duration * 1000 });

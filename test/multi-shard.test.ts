@@ -150,3 +150,15 @@ test('deletes and updates spread over shards keep both collections equal', async
   assert.deepEqual(hitIds(four), hitIds(one));
   assert.deepEqual(four.aggregations, one.aggregations);
 });
+
+test('_source: false answers ids and versions from the doc meta, in query-and-fetch and in query-then-fetch', async () => {
+  const body = { query: { match: { name: 'san' } }, sort: [{ cid: 'asc' }], size: 20, version: true };
+  const [withSource] = await both(body);
+  assert.ok(withSource.hits.hits.length > 0 && withSource.hits.hits.every((hit: { _source?: unknown }) => hit._source !== undefined));
+  const idsAndVersions = (result: any): unknown[] => result.hits.hits.map((hit: { _id: string; _version: number }) => [hit._id, hit._version]);
+  const [one, four] = await both({ ...body, _source: false });
+  for (const result of [one, four]) {
+    assert.deepEqual(idsAndVersions(result), idsAndVersions(withSource));
+    assert.ok(result.hits.hits.every((hit: { _source?: unknown }) => hit._source === undefined));
+  }
+});

@@ -263,6 +263,10 @@ describe('sort, paging, source filtering, highlight', () => {
     assert.equal(none.hits.hits[0]._source, undefined);
     const pattern = await search('products', { query: { ids: { values: ['1'] } }, _source: { includes: ['t*', 'p*'], excludes: ['tags', 'popularity'] } });
     assert.deepEqual(pattern.hits.hits[0]._source, { title: 'Red running shoes', price: 80 });
+    // Without _source the fetch phase skips the stored source, unless highlighting needs it.
+    const highlighted = await search('products', { query: { match: { title: 'running' } }, _source: false, highlight: { fields: { title: {} } }, sort: [{ price: 'asc' }] });
+    assert.equal(highlighted.hits.hits[0]._source, undefined);
+    assert.deepEqual(highlighted.hits.hits[0].highlight.title, ['<em>Running</em> socks']);
   });
 
   test('highlight wraps matching terms', async () => {

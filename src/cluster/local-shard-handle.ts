@@ -27,6 +27,8 @@ import {
 interface SearchContext {
   searcher: Searcher;
   expiry: NodeJS.Timeout;
+  /** The query's `fetchSource`: whether its fetch reads `_source`. */
+  fetchSource: boolean;
 }
 
 /** See the module comment. */
@@ -86,7 +88,7 @@ export class LocalShardHandle implements ShardHandle {
       const context = this.nextContext++;
       const expiry = setTimeout(() => this.release(context), SEARCH_CONTEXT_KEEP_ALIVE_MS);
       expiry.unref();
-      this.contexts.set(context, { searcher, expiry });
+      this.contexts.set(context, { searcher, expiry, fetchSource: request.fetchSource !== false });
       return { context, result };
     } catch (error) {
       searcher.release();
@@ -99,7 +101,7 @@ export class LocalShardHandle implements ShardHandle {
     const searcher = this.shard.searcher();
     try {
       const result = searcher.query(request);
-      return { result, documents: result.hits.map((hit) => searcher.fetch(hit)) };
+      return { result, documents: result.hits.map((hit) => searcher.fetch(hit, request.fetchSource !== false)) };
     } finally {
       searcher.release();
     }
@@ -109,7 +111,7 @@ export class LocalShardHandle implements ShardHandle {
     const open = this.contexts.get(context);
     if (!open) throw new EngineError('illegal_argument', `search context [${context}] of shard [${this.uuid}] is gone (freed or expired)`);
     try {
-      return hits.map((hit) => open.searcher.fetch(hit));
+      return hits.map((hit) => open.searcher.fetch(hit, open.fetchSource));
     } finally {
       this.release(context);
     }

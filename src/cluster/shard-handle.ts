@@ -17,6 +17,7 @@ import type { LiveShardCheck } from '../engine/directory/live-shard-verify.ts';
 import type { ShardFaultSpec } from '../engine/shard/fault-points.ts';
 import type { MergeReport } from '../engine/shard/maintenance.ts';
 import type { ChangeEntry, StoredDocument, WriteOp, WriteResult } from '../engine/shard/operations.ts';
+import type { FetchedDocument } from '../engine/shard/searcher.ts';
 import type { EngineSettings, ShardStats } from '../engine/shard/shard.ts';
 
 /** How long an unfetched search context keeps its point-in-time view. */
@@ -32,8 +33,8 @@ export interface QueryPhase {
 /** A query phase together with the documents of every hit it returned (no search context is kept). */
 export interface FetchedQueryPhase {
   result: ShardQueryResult;
-  /** The documents of `result.hits`, in the same order. */
-  documents: StoredDocument[];
+  /** The documents of `result.hits`, in the same order (without `source` when the request's `fetchSource` is false). */
+  documents: FetchedDocument[];
 }
 
 /** Where a shard's change log stands. */
@@ -69,7 +70,7 @@ export interface ShardHandle {
   /** Query phase: top hits, total and aggregation partials, on a new search context. */
   query(request: ShardSearchRequest): Promise<QueryPhase>;
   /** Fetch phase: the documents of hits of `context`, in the order given; frees the context. */
-  fetch(context: number, hits: readonly ShardHit[]): Promise<StoredDocument[]>;
+  fetch(context: number, hits: readonly ShardHit[]): Promise<FetchedDocument[]>;
   /**
    * Query phase and the fetch of every hit it returned, in one call on one point-in-time view,
    * keeping no search context: for small pages, where fetching a few hits more than the page

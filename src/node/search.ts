@@ -10,7 +10,7 @@ import type { QueryPhase } from '../cluster/shard-handle.ts';
 import { mergeAggregations, mergeTopHits, mergeTotals, renderAggregations, type MergedHit } from '../engine/collect/merge.ts';
 import { highlight } from '../engine/query/highlight.ts';
 import type { ShardQueryResult, ShardSearchRequest } from '../engine/query/search-request.ts';
-import type { StoredDocument } from '../engine/shard/operations.ts';
+import type { FetchedDocument } from '../engine/shard/searcher.ts';
 import { documentSeqNo } from '../engine/shard/seq-no.ts';
 import { resolveCollections, type ResolveOptions } from './collections.ts';
 import type { NodeContext } from './node-context.ts';
@@ -113,6 +113,8 @@ export async function search(context: NodeContext, target: string, body: unknown
     trackTotalHits: request.trackTotalHits,
     minScore: request.minScore,
     timeoutMs: request.timeoutMs === undefined ? undefined : Math.max(0, started + request.timeoutMs - performance.now()),
+    // Only `_source` and highlighting read the stored source; ids and versions come from the doc meta.
+    fetchSource: request.source.kind !== 'none' || request.highlight !== undefined,
   };
   // One shard's own top hits are the page: it fetches them in the same call (ES's query-and-fetch).
   // With several shards, each would fetch hits the page drops, and a fetch costs more than the
@@ -128,10 +130,10 @@ export async function search(context: NodeContext, target: string, body: unknown
       rendered._seq_no = documentSeqNo(document.seqNo);
       rendered._primary_term = document.primaryTerm;
     }
-    const source = applySourceFilter(document.source, request.source);
+    const source = document.source === undefined ? undefined : applySourceFilter(document.source, request.source);
     if (source !== undefined) rendered._source = source;
     if (hit.sort !== undefined) rendered.sort = hit.sort;
-    if (request.highlight) {
+    if (request.highlight && document.source) {
       const fragments = highlight(document.source, request.highlight, request.query, collection.fields);
       if (Object.keys(fragments).length > 0) rendered.highlight = fragments;
     }
@@ -165,7 +167,7 @@ export async function search(context: NodeContext, target: string, body: unknown
 interface SearchPhases {
   results: ShardQueryResult[];
   page: MergedHit[];
-  documents: StoredDocument[];
+  documents: FetchedDocument[];
 }
 
 /** Every shard queries and fetches its own top hits in one call; the page keeps the winners' documents. */
@@ -186,10 +188,10 @@ async function queryThenFetch(targets: readonly ShardTarget[], shardRequest: Sha
 }
 
 /** The fetch phase: the documents of the page's hits, in page order; shards without a winner free their context. */
-async function fetchWinners(targets: readonly ShardTarget[], phases: readonly QueryPhase[], page: readonly MergedHit[]): Promise<StoredDocument[]> {
+async function fetchWinners(targets: readonly ShardTarget[], phases: readonly QueryPhase[], page: readonly MergedHit[]): Promise<FetchedDocument[]> {
   const positions: number[][] = targets.map(() => []);
   page.forEach(({ shard }, position) => positions[shard]!.push(position));
-  const documents: StoredDocument[] = new Array(page.length);
+  const documents: FetchedDocument[] = new Array(page.length);
   await Promise.all(
     targets.map(async (shard, index) => {
       const context = phases[index]!.context;

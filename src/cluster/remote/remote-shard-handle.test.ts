@@ -180,7 +180,7 @@ test('a search runs its query phase and its fetch phase through the remote handl
   const sorted = await remote.query({ from: 0, size: 2, sort: [{ n: 'desc' }] });
   assert.ok(sorted.result.hits.every((hit) => Number.isNaN(hit.score)), 'a score the sort did not need is NaN, as locally');
   assert.deepEqual(sorted.result.hits.map((hit) => hit.sort), [[4], [3]]);
-  assert.deepEqual((await remote.fetch(sorted.context, sorted.result.hits)).map((doc) => doc.source.n), [4, 3]);
+  assert.deepEqual((await remote.fetch(sorted.context, sorted.result.hits)).map((doc) => doc.source?.n), [4, 3]);
 });
 
 test('the route requires the node credential or an admin key', async () => {

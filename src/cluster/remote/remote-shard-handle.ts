@@ -20,6 +20,7 @@ import type { Mapping } from '../../engine/mapping/mapping.ts';
 import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-request.ts';
 import type { MergeReport } from '../../engine/shard/maintenance.ts';
 import type { ChangeEntry, StoredDocument, WriteOp, WriteResult } from '../../engine/shard/operations.ts';
+import type { FetchedDocument } from '../../engine/shard/searcher.ts';
 import type { EngineSettings, ShardStats } from '../../engine/shard/shard.ts';
 import type { ChangeBounds, ClosedShardFigures, FetchedQueryPhase, QueryPhase, ShardHandle } from '../shard-handle.ts';
 import { decodeBatchResults, type WireBatchItem } from '../worker/wire.ts';
@@ -69,8 +70,8 @@ export class RemoteShardHandle implements ShardHandle {
     return phase;
   }
 
-  async fetch(context: number, hits: readonly ShardHit[]): Promise<StoredDocument[]> {
-    return (await this.call('fetch', [context, hits])) as StoredDocument[];
+  async fetch(context: number, hits: readonly ShardHit[]): Promise<FetchedDocument[]> {
+    return (await this.call('fetch', [context, hits])) as FetchedDocument[];
   }
 
   async freeContext(context: number): Promise<void> {

@@ -9,6 +9,7 @@ import type { Mapping } from '../../engine/mapping/mapping.ts';
 import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-request.ts';
 import type { MergeReport } from '../../engine/shard/maintenance.ts';
 import type { ChangeEntry, StoredDocument, WriteOp, WriteResult } from '../../engine/shard/operations.ts';
+import type { FetchedDocument } from '../../engine/shard/searcher.ts';
 import type { EngineSettings, ShardStats } from '../../engine/shard/shard.ts';
 import type { ChangeBounds, ClosedShardFigures, FetchedQueryPhase, QueryPhase, ShardHandle } from '../shard-handle.ts';
 import type { ShardCallMethod } from './protocol.ts';
@@ -67,8 +68,8 @@ export class WorkerShardHandle implements ShardHandle {
     return (await this.channel.call(this.uuid, 'queryAndFetch', [request])) as FetchedQueryPhase;
   }
 
-  async fetch(context: number, hits: readonly ShardHit[]): Promise<StoredDocument[]> {
-    return (await this.channel.call(this.uuid, 'fetch', [context, hits])) as StoredDocument[];
+  async fetch(context: number, hits: readonly ShardHit[]): Promise<FetchedDocument[]> {
+    return (await this.channel.call(this.uuid, 'fetch', [context, hits])) as FetchedDocument[];
   }
 
   async freeContext(context: number): Promise<void> {

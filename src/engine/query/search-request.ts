@@ -29,6 +29,8 @@ export interface ShardSearchRequest {
   minScore?: number;
   /** Collection stops once exceeded; the result is then partial and `timedOut` is true. */
   timeoutMs?: number;
+  /** Whether the fetch phase reads each hit's stored `_source` (default true); false: id and doc meta only. */
+  fetchSource?: boolean;
 }
 
 /** One hit of a shard: leaf index into the shard's leaves and doc id within the leaf. */

@@ -5,6 +5,9 @@ import type { ShardHit, ShardQueryResult, ShardSearchRequest } from '../query/se
 import type { StoredDocument } from './operations.ts';
 import { readSource } from './source-overlay.ts';
 
+/** A hit's document as the fetch phase returns it: `source` is absent when the request did not read it. */
+export type FetchedDocument = Omit<StoredDocument, 'source'> & { source?: Record<string, unknown> };
+
 /**
  * A point-in-time view of a shard's leaves. Segments it references stay open (and on disk) until
  * `release()`, so a query phase and its fetch phase see the same documents even if a merge
@@ -31,17 +34,17 @@ export class Searcher {
     return countQuery(this.leaves, this.fields, query);
   }
 
-  /** Loads a hit's document (with inplace values overlaid). */
-  fetch(hit: ShardHit): StoredDocument {
+  /**
+   * Loads a hit's document: id, seq_no, version and primary term from the doc meta, and, unless
+   * `withSource` is false, the stored `_source` with inplace values overlaid (the only part that
+   * reads and decompresses a stored block).
+   */
+  fetch(hit: ShardHit, withSource = true): FetchedDocument {
     const leaf = this.leaves[hit.leaf]!;
     const meta = leaf.meta(hit.doc);
-    return {
-      id: meta.id,
-      source: readSource(leaf, hit.doc, this.inplaceFields),
-      seqNo: meta.seqNo,
-      version: meta.version,
-      primaryTerm: meta.primaryTerm,
-    };
+    const document: FetchedDocument = { id: meta.id, seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm };
+    if (withSource) document.source = readSource(leaf, hit.doc, this.inplaceFields);
+    return document;
   }
 
   /** Ends the snapshot; must be called exactly once. */

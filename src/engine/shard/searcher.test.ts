@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { LeafReader } from '../segment/leaf-reader.ts';
+import { DEFAULT_ENGINE_SETTINGS, Shard } from './shard.ts';
+
+test('a fetch without source reads id and doc meta only, from segments and from the mutable layer', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-searcher-'));
+  const shard = await Shard.open({
+    dir,
+    uuid: 'searcher-test',
+    mapping: { properties: { title: { type: 'text' }, views: { type: 'long', inplace: true } } },
+    settings: DEFAULT_ENGINE_SETTINGS,
+  });
+  try {
+    await shard.writeBatch(Array.from({ length: 30 }, (_, n) => ({ kind: 'index' as const, id: `s${n}`, source: { title: 'old hello', views: n } })));
+    await shard.epoch();
+    await shard.write({ kind: 'index', id: 's3', source: { title: 'new hello', views: 100 } });
+    await shard.write({ kind: 'index', id: 'm1', source: { title: 'mutable hello', views: 1 } });
+    const searcher = shard.searcher();
+    try {
+      const { hits } = searcher.query({ query: { match: { title: 'hello' } }, from: 0, size: 50, sort: [{ views: 'desc' }] });
+      assert.equal(hits.length, 31);
+      const withSource = hits.map((hit) => searcher.fetch(hit));
+      for (const leaf of searcher.leaves) {
+        (leaf as { source: LeafReader['source'] }).source = () => assert.fail(`${leaf.name}: the stored source was read`);
+      }
+      const withoutSource = hits.map((hit) => searcher.fetch(hit, false));
+      assert.ok(withoutSource.every((document) => !('source' in document)));
+      assert.deepEqual(
+        withoutSource,
+        withSource.map(({ source: _source, ...meta }) => meta),
+      );
+      assert.deepEqual(withSource[0], { id: 's3', source: { title: 'new hello', views: 100 }, seqNo: 31, version: 2, primaryTerm: 1 });
+    } finally {
+      searcher.release();
+    }
+  } finally {
+    await shard.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
