@@ -29,6 +29,8 @@ export interface StartOptions {
   security?: boolean;
   /** Extra environment variables of the server process, e.g. `{TROVE_API_KEY: '...'}`. */
   env?: Record<string, string>;
+  /** The process's open-file limit (soft and hard, set through the shell's `ulimit -n`). */
+  maxOpenFiles?: number;
 }
 
 /** A running (or stopped) Trove server process under test. */
@@ -94,7 +96,11 @@ export async function startServer(options: StartOptions = {}): Promise<TroveServ
   let exited: Promise<void> = Promise.resolve();
 
   const launch = async (): Promise<void> => {
-    const current = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+    const [command, commandArgs] =
+      options.maxOpenFiles === undefined
+        ? [process.execPath, args]
+        : ['/bin/sh', ['-c', `ulimit -n ${options.maxOpenFiles} && exec "$0" "$@"`, process.execPath, ...args]];
+    const current = spawn(command, commandArgs, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
     child = current;
     const append = (chunk: Buffer): void => {
       output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEEP);

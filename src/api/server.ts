@@ -5,15 +5,19 @@
  * methods included). Each route plugin receives only the node's resource service(s) it serves
  * (`node.documents`, `node.search`, ...), not the whole node.
  *
- * Connections are bounded (`http.max_connections`; further ones are closed at once) and slow
+ * Connections are bounded (`http.max_connections`, and below it by the file descriptors the node
+ * keeps for its own files, connection-budget.ts; further ones are closed at once) and slow
  * clients are cut: headers must arrive within `HEADERS_TIMEOUT_MS`, the whole request within
- * `REQUEST_TIMEOUT_MS`, and an idle keep-alive connection closes after `KEEP_ALIVE_TIMEOUT_MS`.
+ * `REQUEST_TIMEOUT_MS`, and an idle keep-alive connection closes after `KEEP_ALIVE_TIMEOUT_MS`
+ * (under connection pressure, a connection without a request in flight closes after a second).
  */
 import type { Ajv, SchemaValidateFunction } from 'ajv';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { NodeConfig } from '../config/load-config.ts';
 import type { NodeService } from '../node/node-service.ts';
+import { nodeLoad } from '../cluster/placement.ts';
+import { ConnectionBudget } from './connection-budget.ts';
 import { installJsonParsers } from './content-types.ts';
 import { answerClientError, installErrorHandling, renderFrameworkError } from './error-handler.ts';
 import { applyFilterPath } from './filter-path.ts';
@@ -29,7 +33,10 @@ import { nodeRoutes } from './routes/node.ts';
 import { installHttpStats } from '../ops/stats/http-stats.ts';
 import { changesRoutes } from './routes/changes.ts';
 import { collectionRoutes } from './routes/collections.ts';
+import { collectionSettingsRoutes } from './routes/collection-settings.ts';
+import { collectionStatsRoutes } from './routes/collection-stats.ts';
 import { compactRoutes } from './routes/compact.ts';
+import { forceMergeRoutes } from './routes/forcemerge.ts';
 import { documentRoutes } from './routes/documents.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { mgetRoutes } from './routes/mget.ts';
@@ -79,7 +86,7 @@ export async function buildServer(options: BuildServerOptions): Promise<FastifyI
       plugins: [refuseNonFiniteNumbers],
     },
   });
-  app.server.maxConnections = config.values['http.max_connections'];
+  installConnectionBudget(app, node, config);
 
   // Elasticsearch accepts a body on GET (`GET /_search` with a query): so does Trove.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
@@ -111,6 +118,7 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(nodeRoutes, { observability: node.observability });
   await instance.register(metricsRoutes, { observability: node.observability });
   await instance.register(compactRoutes, { compaction: node.compaction });
+  await instance.register(forceMergeRoutes, { compaction: node.compaction });
   await instance.register(jobRoutes, { compaction: node.compaction });
   await instance.register(searchRoutes, { search: node.search });
   await instance.register(multiSearchRoutes, { search: node.search });
@@ -122,7 +130,23 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(trashRoutes, { trash: node.trash });
   await instance.register(internalShardRoutes, node.internalShards);
   await instance.register(internalNodeRoutes, node.internalNode);
+  await instance.register(collectionSettingsRoutes, { collections: node.collections });
+  await instance.register(collectionStatsRoutes, { collections: node.collections });
   await instance.register(collectionRoutes, { collections: node.collections });
+}
+
+/** Bounds connections by `http.max_connections` and by the descriptors the node keeps for itself (connection-budget.ts). */
+function installConnectionBudget(app: FastifyInstance, node: NodeService, config: NodeConfig): void {
+  const logger = node.ops.logs.target('http');
+  const budget = new ConnectionBudget(app.server, {
+    maxConnections: config.values['http.max_connections'],
+    maxShardsPerNode: config.values['cluster.max_shards_per_node'],
+    shardThreads: config.values['node.shard_workers'] + 1,
+    hostedShardCopies: () => nodeLoad(Object.values(node.coordinator.catalog().collections), [node.nodeId]).get(node.nodeId) ?? 0,
+    onRefused: (figures) => logger.warn(figures, `connections refused to keep ${figures.reserve} file descriptors for the node's own files`),
+  });
+  app.addHook('onReady', async () => budget.start());
+  app.addHook('onClose', async () => budget.stop());
 }
 
 /** `filter_path` (ES response filtering) and `pretty` (indented JSON) on every JSON response. */

@@ -10,6 +10,7 @@ import { inplaceGeneration, SegmentReader } from '../segment/segment-reader.ts';
 import { buildDocMaps, writeSegment, type SegmentFieldInfo } from '../segment/segment-writer.ts';
 import type { WriteAheadLog } from '../wal/wal.ts';
 import type { LeafSet, WritableLeaf } from './leaf-set.ts';
+import { maintenanceSlots } from './maintenance-slots.ts';
 import { writeManifest, type Manifest, type ManifestSegment } from './manifest.ts';
 import type { EngineSettings } from './settings.ts';
 
@@ -33,7 +34,8 @@ export interface MergeReport {
 }
 
 /**
- * Epochs and merges of one shard, run one at a time on a queue: the mutable layer is frozen into
+ * Epochs and merges of one shard, run one at a time on a queue (and, across the thread's shards, at
+ * most `MAINTENANCE_SLOTS_PER_THREAD` at once): the mutable layer is frozen into
  * a segment, dirty live-docs / inplace / meta generations are written, then the manifest is
  * replaced atomically and WAL files below the checkpoint (and outside retention) are removed.
  */
@@ -138,9 +140,10 @@ export class Maintenance {
     return run;
   }
 
+  /** Queues an epoch or merge; it runs in its turn on this shard and in a free slot of the thread. */
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
     this.queuedTasks++;
-    return this.exclusive(task).finally(() => this.queuedTasks--);
+    return this.exclusive(() => maintenanceSlots.run(task)).finally(() => this.queuedTasks--);
   }
 
   private segmentDir(name: string): string {
