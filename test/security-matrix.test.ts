@@ -127,6 +127,12 @@ const ROUTES: Record<string, Sample> = {
   'GET /_jobs': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_jobs' }) },
   'GET /_jobs/:job_id': { role: 'monitor', scoping: 'namespace', request: async (side) => ({ path: `/_jobs/${await freshJob(side)}` }) },
   'POST /:collection/_compact': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_compact` }) },
+  'GET /_stats': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_stats' }) },
+  'GET /:collection/_stats': { role: 'monitor', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_stats` }) },
+  'GET /_settings': { role: 'read', scoping: 'global', request: async () => ({ path: '/_settings' }) },
+  'GET /:collection/_settings': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_settings` }) },
+  'PUT /:collection/_settings': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_settings`, ...json({ index: { refresh_interval: '1s' } }) }) },
+  'POST /:collection/_forcemerge': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_forcemerge?wait_for_completion=false` }) },
 
   'GET /_search': { role: 'read', scoping: 'global', request: async () => ({ path: '/_search' }) },
   'POST /_search': { role: 'read', scoping: 'global', request: async () => ({ path: '/_search', ...json({ query: { match_all: {} } }) }) },

@@ -15,7 +15,7 @@ import {
 } from './catalog.ts';
 import { CatalogError } from './catalog-error.ts';
 import { COUNT_SETTINGS, type CountSetting } from './collection-settings.ts';
-import type { CreateCollectionRequest, PutMappingOptions, RestoreCollectionsRequest } from './coordinator.ts';
+import type { CreateCollectionRequest, DynamicCollectionSettings, PutMappingOptions, RestoreCollectionsRequest } from './coordinator.ts';
 import { invalidNameReason } from './names.ts';
 import { assignShards, DEFAULT_MAX_SHARDS_PER_NODE, nodeLoad, shardLimitExcess } from './placement.ts';
 
@@ -184,6 +184,17 @@ export function putMappingIn(draft: Catalog, name: string, mapping: Mapping, opt
   }
   if (JSON.stringify(collection.mapping) !== JSON.stringify(mapping)) {
     collection.mapping = structuredClone(mapping);
+    collection.version += 1;
+  }
+  return collection;
+}
+
+/** Applies the dynamic settings of `PUT /{collection}/_settings` (the caller parsed them); bumps the version when one changes. */
+export function updateCollectionSettingsIn(draft: Catalog, name: string, update: DynamicCollectionSettings): CollectionMeta {
+  const collection = Object.hasOwn(draft.collections, name) ? draft.collections[name] : undefined;
+  if (!collection) throw new CatalogError('index_not_found', `no such index [${name}]`);
+  if (update.number_of_replicas !== undefined && update.number_of_replicas !== collection.settings.number_of_replicas) {
+    collection.settings = { ...collection.settings, number_of_replicas: update.number_of_replicas };
     collection.version += 1;
   }
   return collection;

@@ -50,6 +50,33 @@ export function parseCollectionSettings(settings: unknown): CollectionCounts {
   };
 }
 
+/** A parsed `PUT /{collection}/_settings` body: the dynamic values, and the static settings it names (refused by the caller). */
+export interface SettingsUpdate {
+  numberOfReplicas?: number;
+  /** `index.`-prefixed names of static settings the body sets (`index.number_of_shards`). */
+  staticSettings: string[];
+}
+
+/** Parses the body of `PUT /{collection}/_settings` (`{index: {...}}`, `{settings: {...}}` or flat); unknown settings are illegal_argument. */
+export function parseSettingsUpdate(body: unknown): SettingsUpdate {
+  if (!isPlainObject(body)) throw new EngineError('parsing', 'the settings body must be a JSON object');
+  const settings = Object.keys(body).length === 1 && isPlainObject(body.settings) ? body.settings : body;
+  const values = new Map<string, unknown>();
+  flattenSettings(settings, '', values);
+  const update: SettingsUpdate = { staticSettings: [] };
+  for (const [name, value] of values) {
+    if (name === 'number_of_replicas') update.numberOfReplicas = parseCountSetting(name, value);
+    else if (name === 'number_of_shards') update.staticSettings.push(`index.${name}`);
+    else if (!NO_OP_SETTINGS.has(name)) {
+      throw new EngineError(
+        'illegal_argument',
+        `unknown setting [index.${name}] please check that any required plugins are installed, or check the breaking changes documentation for removed settings`,
+      );
+    }
+  }
+  return update;
+}
+
 /** The value of a count setting: an integer (or a string of digits) within its bounds; throws illegal_argument naming it otherwise. */
 export function parseCountSetting(name: CountSetting, value: unknown): number {
   const { min, max } = COUNT_SETTINGS[name];

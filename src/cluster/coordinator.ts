@@ -40,6 +40,11 @@ export interface RestoreCollectionsRequest {
   collections: CollectionMeta[];
 }
 
+/** The settings of a collection that may change after its creation (`PUT /{collection}/_settings`). */
+export interface DynamicCollectionSettings {
+  number_of_replicas?: number;
+}
+
 /** Options of `putMapping`. */
 export interface PutMappingOptions {
   /**
@@ -116,6 +121,8 @@ export interface Coordinator {
   restoreCollections(request: RestoreCollectionsRequest): Promise<CollectionMeta[]>;
   /** Replaces a collection's mapping (the caller merged and validated it) and bumps its version. */
   putMapping(name: string, mapping: Mapping, options?: PutMappingOptions): Promise<CollectionMeta>;
+  /** Changes a collection's dynamic settings (the caller parsed them) and bumps its version when one changes. */
+  updateCollectionSettings(name: string, update: DynamicCollectionSettings): Promise<CollectionMeta>;
 
   /** Adds this node to the registry under a lease kept alive by the coordinator. */
   registerNode(registration: NodeRegistration, options?: RegisterNodeOptions): Promise<NodeLease>;

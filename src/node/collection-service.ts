@@ -4,6 +4,8 @@
  * collection or a namespace moves it to the trash (src/trash). Each runs as a tracked request.
  */
 import type { DeleteCollectionsResponse, DeleteNamespaceResponse, TrashService } from '../trash/trash-service.ts';
+import { getCollectionSettings, putCollectionSettings } from './collection-settings-api.ts';
+import { collectionStats, type CollectionStatsResponse } from './collection-stats.ts';
 import * as collections from './collections.ts';
 import type { NodeContext } from './node-context.ts';
 import type { RequestTracker } from './request-tracker.ts';
@@ -44,6 +46,21 @@ export class CollectionService {
   /** `PUT /{target}/_mapping` with a mapping body `{dynamic?, properties}`. */
   putMapping(target: string, body: unknown): Promise<collections.Acknowledged> {
     return this.requests.track(() => collections.putMappings(this.context, target, body));
+  }
+
+  /** `GET /_stats`, `GET /{target}/_stats`: docs and store per collection and in total. */
+  stats(target: string): Promise<CollectionStatsResponse> {
+    return this.requests.track(() => collectionStats(this.context, target));
+  }
+
+  /** `GET /{target}/_settings`. */
+  getSettings(target: string): Promise<ReturnType<typeof getCollectionSettings>> {
+    return this.requests.track(async () => getCollectionSettings(this.context, target));
+  }
+
+  /** `PUT /{target}/_settings`: dynamic settings applied, static ones refused. */
+  putSettings(target: string, body: unknown): Promise<{ acknowledged: true }> {
+    return this.requests.track(() => putCollectionSettings(this.context, target, body));
   }
 
   /** `PUT /_namespace/{name}`. */

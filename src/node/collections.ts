@@ -133,19 +133,22 @@ export function resolveCollections(context: NodeContext, target: string, options
   return resolved.names.map((name) => existing.find((hosted) => hosted.meta.name === name)!);
 }
 
+/** The `settings.index` object ES shows for a collection (values as strings, as ES renders them). */
+export function indexSettingsOf(meta: CollectionMeta): Record<string, string> {
+  return {
+    number_of_shards: String(meta.settings.number_of_shards),
+    number_of_replicas: String(meta.settings.number_of_replicas),
+    uuid: meta.uuid,
+    creation_date: String(meta.createdAt),
+    provided_name: meta.name,
+  };
+}
+
 function describe(meta: CollectionMeta): Record<string, unknown> {
   return {
     aliases: {},
     mappings: meta.mapping,
-    settings: {
-      index: {
-        number_of_shards: String(meta.settings.number_of_shards),
-        number_of_replicas: String(meta.settings.number_of_replicas),
-        uuid: meta.uuid,
-        creation_date: String(meta.createdAt),
-        provided_name: meta.name,
-      },
-    },
+    settings: { index: indexSettingsOf(meta) },
     namespace: meta.namespace,
   };
 }

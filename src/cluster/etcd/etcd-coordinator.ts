@@ -23,6 +23,7 @@ import {
   deleteCollectionIn,
   deleteNamespaceIn,
   putMappingIn,
+  updateCollectionSettingsIn,
   restoreCollectionsIn,
   sortedByKey,
   type CatalogLimits,
@@ -34,6 +35,7 @@ import type {
   CreateCollectionRequest,
   NodeLease,
   NodeRegistration,
+  DynamicCollectionSettings,
   PutMappingOptions,
   RegisterNodeOptions,
   RestoreCollectionsRequest,
@@ -180,6 +182,10 @@ export class EtcdCoordinator implements Coordinator {
 
   putMapping(name: string, mapping: Mapping, options: PutMappingOptions = {}): Promise<CollectionMeta> {
     return this.changeCatalog((draft) => putMappingIn(draft, name, mapping, options));
+  }
+
+  updateCollectionSettings(name: string, update: DynamicCollectionSettings): Promise<CollectionMeta> {
+    return this.changeCatalog((draft) => updateCollectionSettingsIn(draft, name, update));
   }
 
   getApiKey(id: string): ApiKeyRecord | null {

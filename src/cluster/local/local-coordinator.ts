@@ -30,6 +30,7 @@ import type {
   CreateCollectionRequest,
   NodeLease,
   NodeRegistration,
+  DynamicCollectionSettings,
   PutMappingOptions,
   RestoreCollectionsRequest,
 } from '../coordinator.ts';
@@ -42,6 +43,7 @@ import {
   deleteCollectionIn,
   deleteNamespaceIn,
   putMappingIn,
+  updateCollectionSettingsIn,
   recordApiKeyUseIn,
   restoreCollectionsIn,
   sortedByKey,
@@ -158,6 +160,10 @@ export class LocalCoordinator implements Coordinator {
 
   putMapping(name: string, mapping: Mapping, options: PutMappingOptions = {}): Promise<CollectionMeta> {
     return this.mutate((draft) => putMappingIn(draft, name, mapping, options));
+  }
+
+  updateCollectionSettings(name: string, update: DynamicCollectionSettings): Promise<CollectionMeta> {
+    return this.mutate((draft) => updateCollectionSettingsIn(draft, name, update));
   }
 
   getApiKey(id: string): ApiKeyRecord | null {
