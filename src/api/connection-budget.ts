@@ -6,9 +6,9 @@
  * and its `Max open files` limit, and sets the server's `maxConnections` (Node closes connections
  * past it as soon as they are accepted) to
  *
- *   min(http.max_connections, limit − (open − connections) − reserve),
+ *   min(http.max_connections, max(MIN_CONNECTIONS, limit − (open − connections) − reserve)),
  *
- * never below `MIN_CONNECTIONS`, where `reserve` covers what the node may still open on its own:
+ * where `reserve` covers what the node may still open on its own:
  * `DESCRIPTOR_HEADROOM` for passing files, the read descriptor caches of its shard threads, and
  * one descriptor for each shard copy it may still take before `cluster.max_shards_per_node`.
  * When the descriptors cannot even be counted (EMFILE), no connection beyond those open is accepted
@@ -138,7 +138,7 @@ export class ConnectionBudget {
       open = await openDescriptorCount();
       // Uncountable (EMFILE): keep what is open, take nothing new until a count succeeds.
       const available = open === null ? connections : limit - (open - connections) - reserve;
-      allowed = Math.max(MIN_CONNECTIONS, Math.min(allowed, available));
+      allowed = Math.min(allowed, Math.max(MIN_CONNECTIONS, available));
     }
     this.server.maxConnections = allowed;
     this.figures = { limit, open, connections, reserve, allowed, refused: this.figures.refused };
