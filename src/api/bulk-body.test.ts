@@ -26,10 +26,14 @@ test('parses the four actions with their metadata, CRLF and blank lines', () => 
   const entries = parseBulkBody(text);
   assert.equal(entries.length, 5);
   const items = entries.map((entry) => (entry.kind === 'item' ? entry.item : null));
-  assert.deepEqual(items[0], { action: 'index', collection: 'a', id: '1', routing: 'r', ifSeqNo: undefined, ifPrimaryTerm: undefined, retryOnConflict: undefined, body: { x: 1 } });
+  const { text: firstText, ...first } = items[0]!;
+  assert.deepEqual(first, { action: 'index', collection: 'a', id: '1', routing: 'r', ifSeqNo: undefined, ifPrimaryTerm: undefined, retryOnConflict: undefined });
+  assert.equal(Buffer.from(firstText!.bytes).toString(), '{"x":1}');
+  assert.deepEqual(firstText!.parse(), { x: 1 });
   assert.equal(items[1]!.action, 'create');
   assert.equal(items[1]!.id, '2');
-  assert.deepEqual(items[1]!.body, { x: 2 });
+  assert.equal(Buffer.from(items[1]!.text!.bytes).toString(), '{"x":2}', 'the line break and the carriage return before it are left out');
+  assert.deepEqual(items[2]!.body, { doc: { x: 3 } });
   assert.equal(items[2]!.retryOnConflict, 2);
   assert.equal(items[2]!.ifSeqNo, 4);
   assert.deepEqual(items[2]!.source, { source: true });
@@ -38,8 +42,8 @@ test('parses the four actions with their metadata, CRLF and blank lines', () => 
   assert.equal(items[4]!.action, 'create');
 });
 
-test('a source line that does not parse fails only its item', () => {
-  const entries = parseBulkBody('{"index":{"_id":"1"}}\n{"x": \n{"index":{"_id":"2"}}\n{"x":2}\n');
+test('an update body that does not parse fails only its item', () => {
+  const entries = parseBulkBody('{"update":{"_id":"1"}}\n{"doc": \n{"index":{"_id":"2"}}\n{"x":2}\n');
   assert.equal(entries[0]!.kind, 'failed');
   if (entries[0]!.kind === 'failed') {
     assert.equal(entries[0]!.id, '1');
@@ -48,8 +52,19 @@ test('a source line that does not parse fails only its item', () => {
   assert.equal(entries[1]!.kind, 'item');
   let deep: unknown = 0;
   for (let level = 0; level < 25; level++) deep = { level: deep };
-  const tooDeep = parseBulkBody(`{"index":{}}\n${JSON.stringify(deep)}\n`);
+  const tooDeep = parseBulkBody(`{"update":{"_id":"1"}}\n${JSON.stringify({ doc: deep })}\n`);
   assert.equal(tooDeep[0]!.kind === 'failed' && tooDeep[0]!.error.code, 'nesting_too_deep');
+});
+
+test('a document line stays text; parsing it here reports the error its item fails with', () => {
+  const entries = parseBulkBody('{"index":{"_id":"1"}}\n{"x": \n{"index":{"_id":"2"}}\n{"x":2}\n');
+  const [broken] = entries.map((entry) => (entry.kind === 'item' ? entry.item.text! : null));
+  assert.throws(() => broken!.parse(), (error: unknown) => error instanceof ApiError && error.code === 'invalid_json' && /the source on line \[2\]/.test(error.message));
+  let deep: unknown = 0;
+  for (let level = 0; level < 25; level++) deep = { level: deep };
+  const [tooDeep] = parseBulkBody(`{"index":{}}\n${JSON.stringify(deep)}\n`);
+  assert.throws(() => tooDeep!.kind === 'item' && tooDeep.item.text!.parse(), (error: unknown) => error instanceof ApiError && error.code === 'nesting_too_deep');
+  assert.equal(tooDeep!.kind === 'item' && tooDeep.item.text!.maxDepth, 20);
 });
 
 test('an empty _id is passed on, so that the node fails that item only', () => {

@@ -1,11 +1,14 @@
 /**
  * Parsing of a `_bulk` NDJSON body into items. Action lines must be well-formed (otherwise the
  * whole request is refused, nothing applied, as Elasticsearch does); a source line that does not
- * parse only fails its own item.
+ * parse only fails its own item. The body is read as bytes: action lines and update bodies are
+ * parsed here, while the document line of an index or create item stays the bytes the client sent
+ * (`DocumentText`), parsed once where its shard runs; when it does not parse, the node layer asks
+ * `parse()` for the same error this parser would have reported.
  */
-import type { BulkAction, BulkItem } from '../node/node-service.ts';
+import type { BulkAction, BulkItem, DocumentText } from '../node/bulk.ts';
 import { ApiError } from './errors.ts';
-import { isBlank, parseJsonText } from './json-body.ts';
+import { MAX_JSON_DEPTH, parseJsonText } from './json-body.ts';
 
 /** One entry of the parsed body: an item for the node, or an item that already failed here. */
 export type ParsedBulkEntry =
@@ -28,18 +31,67 @@ const METADATA_KEYS: ReadonlySet<string> = new Set([
   'require_alias',
 ]);
 
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/** The lines of a body as byte ranges, without their `\n` and a `\r` before it. */
+class BodyLines {
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+
+  constructor(readonly body: Buffer) {
+    for (let start = 0; start <= body.length; ) {
+      let end = body.indexOf(NEWLINE, start);
+      if (end < 0) end = body.length;
+      this.starts.push(start);
+      this.ends.push(end > start && body[end - 1] === CARRIAGE_RETURN ? end - 1 : end);
+      start = end + 1;
+    }
+  }
+
+  get count(): number {
+    return this.starts.length;
+  }
+
+  text(line: number): string {
+    return this.body.toString('utf8', this.starts[line], this.ends[line]);
+  }
+
+  blank(line: number): boolean {
+    return blankBytes(this.body, this.starts[line]!, this.ends[line]!);
+  }
+}
+
+/** True when bytes `[start, end)` hold only JSON whitespace. */
+function blankBytes(body: Buffer, start: number, end: number): boolean {
+  for (let index = start; index < end; index++) {
+    const code = body[index];
+    if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) return false;
+  }
+  return true;
+}
+
+/** The document line `line` as it crosses to its shard. */
+function documentText(lines: BodyLines, line: number): DocumentText {
+  return {
+    bytes: lines.body.subarray(lines.starts[line], lines.ends[line]),
+    maxDepth: MAX_JSON_DEPTH,
+    parse: () => parseJsonText(lines.text(line), `the source on line [${line + 1}]`),
+  };
+}
+
 /** Splits and parses an NDJSON bulk body (see the module comment). */
-export function parseBulkBody(text: unknown): ParsedBulkEntry[] {
-  if (typeof text !== 'string' || isBlank(text)) {
+export function parseBulkBody(body: unknown): ParsedBulkEntry[] {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  if (!Buffer.isBuffer(bytes) || blankBytes(bytes, 0, bytes.length)) {
     throw new ApiError('malformed_bulk', 'The bulk request must be terminated by a newline [\\n] and contain at least one action');
   }
-  const lines = text.split('\n');
+  const lines = new BodyLines(bytes);
   const entries: ParsedBulkEntry[] = [];
-  for (let index = 0; index < lines.length; index++) {
-    const line = stripCarriageReturn(lines[index]!);
-    if (isBlank(line)) continue;
+  for (let index = 0; index < lines.count; index++) {
+    if (lines.blank(index)) continue;
     const lineNumber = index + 1;
-    const { action, metadata } = parseActionLine(line, lineNumber);
+    const { action, metadata } = parseActionLine(lines.text(index), lineNumber);
     const collection = optionalString(metadata, '_index', lineNumber);
     const id = optionalIdString(metadata, lineNumber);
     const item: BulkItem = {
@@ -57,13 +109,18 @@ export function parseBulkBody(text: unknown): ParsedBulkEntry[] {
       continue;
     }
     let sourceIndex = index + 1;
-    while (sourceIndex < lines.length && isBlank(stripCarriageReturn(lines[sourceIndex]!))) sourceIndex++;
-    if (sourceIndex >= lines.length) {
+    while (sourceIndex < lines.count && lines.blank(sourceIndex)) sourceIndex++;
+    if (sourceIndex >= lines.count) {
       throw new ApiError('malformed_bulk', `The bulk request's action on line [${lineNumber}] has no source line after it`);
     }
     index = sourceIndex;
+    if (action !== 'update') {
+      item.text = documentText(lines, sourceIndex);
+      entries.push({ kind: 'item', item });
+      continue;
+    }
     try {
-      item.body = parseJsonText(stripCarriageReturn(lines[sourceIndex]!), `the source on line [${sourceIndex + 1}]`);
+      item.body = parseJsonText(lines.text(sourceIndex), `the source on line [${sourceIndex + 1}]`);
       entries.push({ kind: 'item', item });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
@@ -72,10 +129,6 @@ export function parseBulkBody(text: unknown): ParsedBulkEntry[] {
   }
   if (entries.length === 0) throw new ApiError('malformed_bulk', 'The bulk request contains no actions');
   return entries;
-}
-
-function stripCarriageReturn(line: string): string {
-  return line.endsWith('\r') ? line.slice(0, -1) : line;
 }
 
 function parseActionLine(line: string, lineNumber: number): { action: BulkAction; metadata: Record<string, unknown> } {

@@ -3,7 +3,7 @@
  * clients send (`application/vnd.opensearch+json`, `application/vnd.elasticsearch+json`, with
  * or without `compatible-with=N`); a body without a Content-Type is read as JSON too. Every
  * parser enforces `http.max_content_length` (413, checked against Content-Length before
- * reading) and the JSON nesting limit. `_bulk` routes take the raw text instead.
+ * reading) and the JSON nesting limit. `_bulk` routes take the raw bytes instead, `_msearch` the raw text.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
@@ -35,12 +35,25 @@ export function installJsonParsers(app: FastifyInstance): void {
 }
 
 /**
- * Inside an encapsulated plugin: every body arrives as its raw text (the NDJSON of `_bulk` is
- * split and parsed line by line by the route). JSON-ish and NDJSON content types are accepted.
+ * Inside an encapsulated plugin: every body arrives as its raw text (an NDJSON body is split and
+ * parsed line by line by the route). JSON-ish and NDJSON content types are accepted.
  */
 export function installRawTextParser(instance: FastifyInstance): void {
+  installRawParser(instance, 'string');
+}
+
+/**
+ * Inside an encapsulated plugin: every body arrives as its raw bytes, a Buffer (`_bulk` splits it
+ * into lines, and its document lines cross to their shards as they came). JSON-ish and NDJSON
+ * content types are accepted.
+ */
+export function installRawBytesParser(instance: FastifyInstance): void {
+  installRawParser(instance, 'buffer');
+}
+
+function installRawParser(instance: FastifyInstance, parseAs: 'string' | 'buffer'): void {
   instance.removeAllContentTypeParsers();
-  instance.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+  instance.addContentTypeParser('*', { parseAs }, (request, body, done) => {
     const contentType = request.headers['content-type'];
     if (contentType !== undefined && contentType !== '' && !isJsonish(contentType)) {
       done(unsupported(contentType));

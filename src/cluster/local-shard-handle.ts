@@ -10,9 +10,10 @@ import { shardFaultHooks } from '../engine/shard/fault-points.ts';
 import type { ShardHit, ShardSearchRequest } from '../engine/query/search-request.ts';
 import type { Searcher } from '../engine/shard/searcher.ts';
 import { Shard, type EngineSettings } from '../engine/shard/shard.ts';
-import type { WriteOp } from '../engine/shard/operations.ts';
+import type { WriteOp, WriteResult } from '../engine/shard/operations.ts';
 import type { Mapping } from '../engine/mapping/mapping.ts';
 import { EngineError } from '../engine/errors.ts';
+import { parseBatch, type PreparedBatch, type WriteBatchRequest } from './write-batch.ts';
 import {
   SEARCH_CONTEXT_KEEP_ALIVE_MS,
   type ChangeBounds,
@@ -31,13 +32,25 @@ interface SearchContext {
   fetchSource: boolean;
 }
 
+/** A bulk batch parsed by `prepareBatch`, waiting for `writePrepared`. */
+interface KeptBatch {
+  ops: Array<WriteOp | null>;
+  expiry: NodeJS.Timeout;
+}
+
 /** See the module comment. */
 export class LocalShardHandle implements ShardHandle {
   private readonly contexts = new Map<number, SearchContext>();
+  /** Prepared bulk batches, numbered from the same sequence as search contexts. */
+  private readonly batches = new Map<number, KeptBatch>();
   private readonly waits = new Set<() => void>();
   private nextContext = 1;
 
-  private constructor(private readonly shard: Shard) {}
+  private constructor(
+    private readonly shard: Shard,
+    /** The mapping the copy indexes with, which `prepareBatch` detects new fields against. */
+    private mapping: Mapping,
+  ) {}
 
   /** Opens (or creates) the shard of `spec` in this thread. */
   static async open(spec: ShardOpenSpec, logger: Logger): Promise<LocalShardHandle> {
@@ -49,7 +62,7 @@ export class LocalShardHandle implements ShardHandle {
       logger: logger.child(spec.bindings),
       faults: shardFaultHooks(spec.uuid, spec.faults),
     });
-    return new LocalShardHandle(shard);
+    return new LocalShardHandle(shard, spec.mapping);
   }
 
   get uuid(): string {
@@ -62,6 +75,37 @@ export class LocalShardHandle implements ShardHandle {
 
   async writeBatch(ops: readonly WriteOp[]) {
     return this.shard.writeBatch(ops);
+  }
+
+  async prepareBatch(request: WriteBatchRequest): Promise<PreparedBatch> {
+    const { ops, items } = parseBatch(request, this.mapping);
+    const batch = this.nextContext++;
+    const expiry = setTimeout(() => this.release(batch), SEARCH_CONTEXT_KEEP_ALIVE_MS);
+    expiry.unref();
+    this.batches.set(batch, { ops, expiry });
+    return { batch, items };
+  }
+
+  async writePrepared(batch: number, skip: readonly number[]) {
+    const kept = this.batches.get(batch);
+    if (!kept) throw new EngineError('illegal_argument', `prepared batch [${batch}] of shard [${this.uuid}] is gone (freed or expired)`);
+    this.release(batch);
+    const skipped = new Set(skip);
+    const positions: number[] = [];
+    const ops: WriteOp[] = [];
+    kept.ops.forEach((op, position) => {
+      if (op !== null && !skipped.has(position)) {
+        positions.push(position);
+        ops.push(op);
+      }
+    });
+    const results: Array<WriteResult | EngineError | null> = kept.ops.map(() => null);
+    if (ops.length === 0) return results;
+    const written = await this.shard.writeBatch(ops);
+    written.forEach((result, index) => {
+      results[positions[index]!] = result;
+    });
+    return results;
   }
 
   async get(id: string) {
@@ -176,6 +220,7 @@ export class LocalShardHandle implements ShardHandle {
 
   async setMapping(mapping: Mapping) {
     this.shard.setMapping(mapping);
+    this.mapping = mapping;
   }
 
   async updateSettings(settings: Partial<EngineSettings>) {
@@ -184,7 +229,7 @@ export class LocalShardHandle implements ShardHandle {
 
   /** Figures are read in the same turn in which the shard starts refusing writes, so they are final. */
   async close(): Promise<ClosedShardFigures> {
-    for (const context of [...this.contexts.keys()]) this.release(context);
+    for (const context of [...this.contexts.keys(), ...this.batches.keys()]) this.release(context);
     for (const wait of [...this.waits]) wait();
     const stats = this.shard.stats();
     await this.shard.close();
@@ -192,6 +237,12 @@ export class LocalShardHandle implements ShardHandle {
   }
 
   private release(context: number): void {
+    const batch = this.batches.get(context);
+    if (batch) {
+      this.batches.delete(context);
+      clearTimeout(batch.expiry);
+      return;
+    }
     const open = this.contexts.get(context);
     if (!open) return;
     this.contexts.delete(context);

@@ -60,6 +60,25 @@ export async function exerciseShardHandle(handle: ShardHandle, owner: ShardOwner
       { kind: 'delete', id: 'b' },
     ]),
   );
+  const lines = ['{"title": "from text", "n": 20}', '{"title": ', '[1, 2]', '{"title": "new field", "color": "red"}', '{"__proto__": {"x": 1}}', ' {"title":"spaced" , "n":21 } '];
+  const textBatch = (): Parameters<ShardHandle['prepareBatch']>[0] => {
+    const texts = new TextEncoder().encode(lines.join(''));
+    let start = 0;
+    const ops = lines.map((line, position) => {
+      const end = start + Buffer.byteLength(line);
+      const op = { kind: 'index_text' as const, id: `t${position}`, start, end, ...(position === 5 ? { opType: 'create' as const } : {}) };
+      start = end;
+      return op;
+    });
+    return { ops: [...ops, { kind: 'delete', id: 'c' }], texts, maxDepth: 20 };
+  };
+  const prepared = (await step('prepareBatch', () => handle.prepareBatch(textBatch()))) as Awaited<ReturnType<ShardHandle['prepareBatch']>>;
+  await step('writePrepared', () => handle.writePrepared(prepared.batch, [3]));
+  await step('writePrepared again (freed)', () => handle.writePrepared(prepared.batch, []));
+  await step('get t5 (stored as sent)', () => handle.get('t5'));
+  const unwritten = (await step('prepareBatch 2', () => handle.prepareBatch(textBatch()))) as Awaited<ReturnType<ShardHandle['prepareBatch']>>;
+  await step('freeContext (prepared batch)', () => handle.freeContext(unwritten.batch));
+  await step('writePrepared freed', () => handle.writePrepared(unwritten.batch, []));
   await step('get a', () => handle.get('a'));
   await step('get b (deleted)', () => handle.get('b'));
   await step('multiGet', () => handle.multiGet(['c', 'zz', 'a']));

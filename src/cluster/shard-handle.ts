@@ -19,6 +19,7 @@ import type { MergeReport } from '../engine/shard/maintenance.ts';
 import type { ChangeEntry, StoredDocument, WriteOp, WriteResult } from '../engine/shard/operations.ts';
 import type { FetchedDocument } from '../engine/shard/searcher.ts';
 import type { EngineSettings, ShardStats } from '../engine/shard/shard.ts';
+import type { PreparedBatch, WriteBatchRequest } from './write-batch.ts';
 
 /** How long an unfetched search context keeps its point-in-time view. */
 export const SEARCH_CONTEXT_KEEP_ALIVE_MS = 60_000;
@@ -61,6 +62,16 @@ export interface ShardHandle {
   write(op: WriteOp): Promise<WriteResult>;
   /** Applies writes in order with one group commit; an item that fails is its EngineError. */
   writeBatch(ops: readonly WriteOp[]): Promise<Array<WriteResult | EngineError>>;
+  /**
+   * First step of a bulk batch (write-batch.ts): parses its document texts, keeps the batch under
+   * a context number and answers a finding per item; nothing is written yet.
+   */
+  prepareBatch(request: WriteBatchRequest): Promise<PreparedBatch>;
+  /**
+   * Second step: writes the kept batch in order with one group commit, except the positions in
+   * `skip` (null there), and frees it; an item that fails is its EngineError.
+   */
+  writePrepared(batch: number, skip: readonly number[]): Promise<Array<WriteResult | EngineError | null>>;
   /** Realtime get of the live document (inplace values overlaid), or null. */
   get(id: string): Promise<StoredDocument | null>;
   /** Realtime get of several documents, in request order. */
@@ -77,7 +88,7 @@ export interface ShardHandle {
    * needs costs less than a second round trip.
    */
   queryAndFetch(request: ShardSearchRequest): Promise<FetchedQueryPhase>;
-  /** Frees a search context without fetching (a shard with no winning hit). */
+  /** Frees a search context without fetching (a shard with no winning hit), or a prepared batch without writing it. */
   freeContext(context: number): Promise<void>;
   /** Number of live documents matching an ES query. */
   count(query: unknown): Promise<number>;

@@ -1,22 +1,34 @@
 /**
- * `_bulk`: every item is validated and routed like a single write, the mapping changes of all
- * items of a collection are applied in one catalog change, then each shard gets its items as one
- * `writeBatch` (one group commit), all shards concurrently. Items fail one by one; the valid ones
- * are applied. Results come back in request order.
+ * `_bulk`: every item is validated and routed like a single write; each shard then parses the
+ * document texts of its items (`prepareBatch`: a document line crosses as the bytes the client
+ * sent and is parsed once, where its shard runs), the mapping changes of all items of a collection
+ * are applied in one catalog change, and each shard writes its items (`writePrepared`, one group
+ * commit), all shards concurrently. Items fail one by one; the valid ones are applied. Results come
+ * back in request order. A document line that does not parse fails its item with the parse error,
+ * whatever else is wrong with the item, and is not counted in the node's write statistics, as when
+ * the request parser refused it.
  */
+import type { ShardHandle } from '../cluster/shard-handle.ts';
+import type { BatchOp, PreparedItem, TextIndexOp, WriteBatchRequest } from '../cluster/write-batch.ts';
 import { EngineError, TroveError } from '../engine/errors.ts';
 import type { WriteResult } from '../engine/shard/operations.ts';
 import {
+  notAnObjectError,
   prepareDelete,
   prepareIndex,
+  prepareTextIndex,
   prepareUpdate,
   renderWrite,
+  type DocumentText,
   type PreparedWrite,
   type UpdateResponse,
   type WriteResponse,
 } from './documents.ts';
+import type { MappingCandidate } from './mapping-updater.ts';
 import type { NodeContext } from './node-context.ts';
 import type { SourceOptions } from './source-filter.ts';
+
+export type { DocumentText };
 
 /** The four bulk actions. */
 export type BulkAction = 'index' | 'create' | 'update' | 'delete';
@@ -33,8 +45,10 @@ export interface BulkItem {
   retryOnConflict?: number;
   /** `_source` of an update action line (what the item's `get` returns). */
   source?: SourceOptions;
-  /** Document (index, create) or update body (update). */
+  /** Document (index, create) or update body (update), parsed. */
   body?: unknown;
+  /** The document line of an index or create, unparsed (instead of `body`). */
+  text?: DocumentText;
 }
 
 /** Defaults from the request URL. */
@@ -72,7 +86,7 @@ function isTyped(error: unknown): error is TroveError {
 }
 
 /** Positions of the still-valid writes, grouped by a key, in request order. */
-function groupIndexes(prepared: ReadonlyArray<PreparedWrite | null>, keyOf: (write: PreparedWrite) => string): Map<string, number[]> {
+function groupIndexes(prepared: ReadonlyArray<PreparedWrite<BatchOp> | null>, keyOf: (write: PreparedWrite<BatchOp>) => string): Map<string, number[]> {
   const groups = new Map<string, number[]>();
   prepared.forEach((write, index) => {
     if (!write) return;
@@ -84,7 +98,7 @@ function groupIndexes(prepared: ReadonlyArray<PreparedWrite | null>, keyOf: (wri
   return groups;
 }
 
-function prepareItem(context: NodeContext, item: BulkItem, defaults: BulkDefaults): PreparedWrite {
+function prepareItem(context: NodeContext, item: BulkItem, defaults: BulkDefaults): PreparedWrite<BatchOp> {
   const name = item.collection ?? defaults.collection;
   if (name === undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: index is missing;');
   const { router } = context;
@@ -93,6 +107,7 @@ function prepareItem(context: NodeContext, item: BulkItem, defaults: BulkDefault
   switch (item.action) {
     case 'index':
     case 'create':
+      if (item.text) return prepareTextIndex(router, hosted, item.id, item.text, { ...params, opType: item.action === 'create' ? 'create' : 'index' });
       return prepareIndex(router, hosted, item.id, item.body, { ...params, opType: item.action === 'create' ? 'create' : 'index' });
     case 'delete':
       return prepareDelete(router, hosted, item.id as string, params);
@@ -103,14 +118,68 @@ function prepareItem(context: NodeContext, item: BulkItem, defaults: BulkDefault
   }
 }
 
+/** The parse error of a document text, or null when it parses here. */
+function textError(text: DocumentText): TroveError | null {
+  try {
+    text.parse();
+    return null;
+  } catch (error) {
+    if (error instanceof TroveError) return error;
+    throw error;
+  }
+}
+
+/** The request of one shard's items: their ops, document texts placed back to back in one buffer. */
+function batchRequest(prepared: ReadonlyArray<PreparedWrite<BatchOp> | null>, items: readonly BulkItem[], indexes: readonly number[]): WriteBatchRequest {
+  let bytes = 0;
+  for (const index of indexes) bytes += items[index].text?.bytes.length ?? 0;
+  const texts = new Uint8Array(bytes);
+  let maxDepth = 0;
+  let offset = 0;
+  const ops = indexes.map((index): BatchOp => {
+    const op = prepared[index]!.op;
+    const text = items[index].text;
+    if (op.kind !== 'index_text' || !text) return op;
+    texts.set(text.bytes, offset);
+    maxDepth = text.maxDepth;
+    const placed: TextIndexOp = { ...op, start: offset, end: offset + text.bytes.length };
+    offset += text.bytes.length;
+    return placed;
+  });
+  return { ops, texts, maxDepth };
+}
+
+/** A shard's part of the request: its items, and the batch its copy keeps between the two steps. */
+interface ShardPart {
+  handle: ShardHandle;
+  indexes: number[];
+  batch: number | null;
+  started: number;
+}
+
 /** Executes a bulk request (see the module comment). */
 export async function bulk(context: NodeContext, items: readonly BulkItem[], defaults: BulkDefaults = {}): Promise<BulkResponse> {
   const started = Date.now();
-  const prepared: Array<PreparedWrite | null> = [];
+  const prepared: Array<PreparedWrite<BatchOp> | null> = [];
   const outcomes: Array<BulkItemResult | null> = [];
+  /** Text items whose text their shard parsed: their failures are no longer parse errors. */
+  const parsed = new Set<number>();
+  /** Items failed by their document text (not counted in the write statistics). */
+  const unparsed = new Set<number>();
+  const candidates = new Map<number, MappingCandidate>();
   const fail = (index: number, error: unknown): void => {
     if (!isTyped(error)) throw error;
     const item = items[index];
+    if (item.text && !parsed.has(index)) {
+      const parseError = textError(item.text);
+      if (parseError) {
+        unparsed.add(index);
+        outcomes[index] = { action: item.action, index: item.collection ?? defaults.collection ?? null, id: item.id ?? null, error: parseError };
+        prepared[index] = null;
+        return;
+      }
+      parsed.add(index);
+    }
     const op = prepared[index]?.op;
     outcomes[index] = {
       action: item.action,
@@ -119,6 +188,14 @@ export async function bulk(context: NodeContext, items: readonly BulkItem[], def
       error,
     };
     prepared[index] = null;
+  };
+  const adopt = (index: number, finding: PreparedItem): void => {
+    if (items[index].text) parsed.add(index);
+    if (finding === 'unparsed') {
+      parsed.delete(index);
+      fail(index, new EngineError('mapper_parsing', 'failed to parse the document'));
+    } else if (finding === 'not_object') fail(index, notAnObjectError());
+    else if (finding !== 'ready') candidates.set(index, { sources: [finding.newFields] });
   };
 
   for (let index = 0; index < items.length; index++) {
@@ -131,12 +208,28 @@ export async function bulk(context: NodeContext, items: readonly BulkItem[], def
     }
   }
 
+  // Each shard parses its document texts and keeps its batch.
+  const parts = [...groupIndexes(prepared, (write) => write.target.handle.uuid).values()].map(
+    (indexes): ShardPart => ({ handle: prepared[indexes[0]]!.target.handle, indexes, batch: null, started: performance.now() }),
+  );
+  await Promise.all(
+    parts.map(async (part) => {
+      try {
+        const answer = await part.handle.prepareBatch(batchRequest(prepared, items, part.indexes));
+        part.batch = answer.batch;
+        answer.items.forEach((finding, position) => adopt(part.indexes[position], finding));
+      } catch (error) {
+        for (const index of part.indexes) fail(index, error);
+      }
+    }),
+  );
+
   // One mapping change per collection, covering all of its items.
   const byCollection = groupIndexes(prepared, (write) => write.target.collection.meta.name);
   await Promise.all(
     [...byCollection].map(async ([name, indexes]) => {
       try {
-        const refused = await context.mappings.ensure(name, indexes.map((index) => prepared[index]!.mapping));
+        const refused = await context.mappings.ensure(name, indexes.map((index) => candidates.get(index) ?? prepared[index]!.mapping));
         refused.forEach((error, position) => {
           if (error) fail(indexes[position], error);
         });
@@ -146,25 +239,31 @@ export async function bulk(context: NodeContext, items: readonly BulkItem[], def
     }),
   );
 
-  // One writeBatch per shard, in request order within the shard.
-  const byShard = groupIndexes(prepared, (write) => write.target.handle.uuid);
+  // Each shard writes what is left of its batch, in request order, with one group commit.
   await Promise.all(
-    [...byShard.values()].map(async (indexes) => {
-      const first = prepared[indexes[0]]!;
-      let results: Array<WriteResult | EngineError>;
-      const batchStarted = performance.now();
-      try {
-        results = await first.target.handle.writeBatch(indexes.map((index) => prepared[index]!.op));
-      } catch (error) {
-        for (const index of indexes) fail(index, error);
+    parts.map(async ({ handle, indexes, batch, started: partStarted }) => {
+      if (batch === null) return;
+      const live = indexes.filter((index) => prepared[index] !== null);
+      if (live.length === 0) {
+        await handle.freeContext(batch).catch(() => undefined);
         return;
       }
-      const perItemMs = (performance.now() - batchStarted) / indexes.length;
+      let results: Array<WriteResult | EngineError | null>;
+      try {
+        const skip = indexes.flatMap((index, position) => (prepared[index] === null ? [position] : []));
+        results = await handle.writePrepared(batch, skip);
+      } catch (error) {
+        for (const index of live) fail(index, error);
+        return;
+      }
+      const perItemMs = (performance.now() - partStarted) / live.length;
       results.forEach((result, position) => {
         const index = indexes[position];
+        if (result === null || prepared[index] === null) return;
         if (result instanceof EngineError) fail(index, result);
         else {
-          context.stats.recordWrite(prepared[index]!.op.kind, result, perItemMs);
+          const { kind } = prepared[index]!.op;
+          context.stats.recordWrite(kind === 'index_text' ? 'index' : kind, result, perItemMs);
           outcomes[index] = { action: items[index].action, response: renderWrite(prepared[index]!, result) };
         }
       });
@@ -173,12 +272,12 @@ export async function bulk(context: NodeContext, items: readonly BulkItem[], def
 
   const finished = outcomes as BulkItemResult[];
   let failedItems = 0;
-  for (const outcome of finished) {
-    if (!('error' in outcome)) continue;
+  for (const [index, outcome] of finished.entries()) {
+    if (!('error' in outcome) || unparsed.has(index)) continue;
     failedItems++;
     context.stats.recordWrite(outcome.action === 'create' ? 'index' : outcome.action, outcome.error, 0);
   }
   const took = Date.now() - started;
-  context.stats.recordBulk(finished.length, failedItems, took);
-  return { took, errors: failedItems > 0, items: finished };
+  context.stats.recordBulk(finished.length - unparsed.size, failedItems, took);
+  return { took, errors: failedItems + unparsed.size > 0, items: finished };
 }

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { HostedCollection } from '../cluster/local-shards.ts';
 import type { Router, ShardTarget } from '../cluster/router.ts';
+import type { BatchOp, TextIndexOp } from '../cluster/write-batch.ts';
 import { EngineError } from '../engine/errors.ts';
 import type { StoredDocument, UpdateOperation, WriteOp, WriteResult } from '../engine/shard/operations.ts';
 import { documentSeqNo, operationSeq } from '../engine/shard/seq-no.ts';
@@ -80,9 +81,9 @@ export type GetResponse =
   | { _index: string; _id: string; found: false };
 
 /** A validated write routed (once) to its shard copy, ready for the mapping step and the shard. */
-export interface PreparedWrite {
+export interface PreparedWrite<Op extends BatchOp = WriteOp> {
   target: ShardTarget;
-  op: WriteOp;
+  op: Op;
   mapping: MappingCandidate;
   /** For updates: which `_source` the response returns (null: none). */
   returnSource: SourceFilter | null;
@@ -118,14 +119,52 @@ function concurrencyCondition(params: WriteParams): { ifSeqNo?: number; ifPrimar
   return { ifSeqNo: params.ifSeqNo === undefined ? undefined : operationSeq(params.ifSeqNo), ifPrimaryTerm: params.ifPrimaryTerm };
 }
 
+/** The document line of a bulk index or create item as received: parsed once, where its shard runs. */
+export interface DocumentText {
+  /** The line's UTF-8 bytes, without its line break. */
+  bytes: Uint8Array;
+  /** Deepest nesting the request parser accepts; a deeper text counts as not parsing. */
+  maxDepth: number;
+  /** Parses the line in this thread, throwing the error the request reports for it (failure paths only). */
+  parse(): unknown;
+}
+
+/** The error of an index request whose document is not a JSON object. */
+export function notAnObjectError(): EngineError {
+  return new EngineError('mapper_parsing', 'failed to parse: the document must be a JSON object');
+}
+
+/**
+ * Validates and routes an index whose document is still its JSON text (a bulk line): the checks
+ * of `prepareIndex` but the document's, which its shard makes when it parses the text. Its
+ * `start`/`end` are set when the text is placed in its shard's batch.
+ */
+export function prepareTextIndex(router: Router, hosted: HostedCollection, id: string | undefined, text: DocumentText, params: IndexParams): PreparedWrite<TextIndexOp> {
+  const docId = id ?? generateId();
+  checkId(docId);
+  const condition = concurrencyCondition(params);
+  let target: ShardTarget;
+  try {
+    target = router.document(hosted, docId, params.routing);
+  } catch (error) {
+    // As for a parsed document, one that is not an object fails before routing does.
+    if (!isPlainObject(text.parse())) throw notAnObjectError();
+    throw error;
+  }
+  return {
+    target,
+    op: { kind: 'index_text', id: docId, opType: params.opType, ...condition, start: 0, end: 0 },
+    mapping: { sources: [] },
+    returnSource: null,
+  };
+}
+
 /** Validates and routes an index request (generating the id when absent). */
 export function prepareIndex(router: Router, hosted: HostedCollection, id: string | undefined, source: unknown, params: IndexParams): PreparedWrite {
   const docId = id ?? generateId();
   checkId(docId);
   const condition = concurrencyCondition(params);
-  if (!isPlainObject(source)) {
-    throw new EngineError('mapper_parsing', 'failed to parse: the document must be a JSON object');
-  }
+  if (!isPlainObject(source)) throw notAnObjectError();
   return {
     target: router.document(hosted, docId, params.routing),
     op: { kind: 'index', id: docId, source, opType: params.opType, ...condition },
@@ -228,7 +267,7 @@ export function prepareUpdate(router: Router, hosted: HostedCollection, id: stri
 }
 
 /** The Elasticsearch response for a completed write. */
-export function renderWrite(prepared: PreparedWrite, result: WriteResult): WriteResponse | UpdateResponse {
+export function renderWrite(prepared: PreparedWrite<BatchOp>, result: WriteResult): WriteResponse | UpdateResponse {
   const { meta } = prepared.target.collection;
   const noop = result.result === 'noop';
   const response: UpdateResponse = {

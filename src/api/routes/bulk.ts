@@ -1,14 +1,16 @@
 /**
  * `_bulk` routes. The body is NDJSON (`application/x-ndjson`; `application/json` is accepted
- * too) read as raw text and parsed line by line. Items fail one by one; the valid ones are
- * applied. The response is ES's `{took, errors, items:[{<action>: {..., status}}]}`.
+ * too) read as bytes and split into lines here; document lines are parsed by their shards (see
+ * bulk-body.ts). Items fail one by one; the valid ones are applied. The response is ES's
+ * `{took, errors, items:[{<action>: {..., status}}]}`.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { BulkItemResult, BulkResponse } from '../../node/node-service.ts';
+import type { DocumentText } from '../../node/bulk.ts';
 import { parseBulkBody, type ParsedBulkEntry } from '../bulk-body.ts';
-import { installRawTextParser } from '../content-types.ts';
+import { installRawBytesParser } from '../content-types.ts';
 import { ERROR_TABLE, classifyError, errorCause } from '../errors.ts';
 import type { DocumentService } from '../../node/document-service.ts';
 import { CollectionParams, WRITE_QUERY, forcedRefreshField, querySchema } from '../params.ts';
@@ -25,19 +27,25 @@ export interface BulkRouteOptions {
   documents: DocumentService;
 }
 
-/** Bulk routes (an encapsulated context with the raw-text body parser). */
+/** Bulk routes (an encapsulated context with the raw-bytes body parser). */
 export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOptions): Promise<void> {
-  installRawTextParser(instance);
+  installRawBytesParser(instance);
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { documents } = options;
 
   const run = async (collection: string | undefined, body: unknown, routing: string | undefined, scope: AuthScope, refresh?: string) => {
     const entries = parseBulkBody(body);
     const items = entries.flatMap((entry) => (entry.kind === 'item' ? [entry.item] : []));
-    // A key limited to namespaces may not reach any item's collection outside them: nothing is applied.
+    // A key limited to namespaces may not reach any item's collection outside them: nothing is applied
+    // (an item whose document line does not parse only fails, as it would have before reaching a collection).
     for (const item of items) {
       const target = item.collection ?? collection;
-      if (target !== undefined) scope.requireCollection(target);
+      if (target === undefined) continue;
+      try {
+        scope.requireCollection(target);
+      } catch (error) {
+        if (!item.text || textParses(item.text)) throw error;
+      }
     }
     const response = items.length > 0 ? await documents.bulk(items, { collection, routing }, (namespace) => scope.requireNamespace(namespace)) : { took: 0, errors: false, items: [] };
     return renderBulk(entries, response, collection, forcedRefreshField(refresh));
@@ -58,6 +66,16 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
     schema: { params: CollectionParams, querystring: BulkQuery },
     handler: async (request) => run(request.params.collection, request.body, request.query.routing, request.authScope, request.query.refresh),
   });
+}
+
+/** Whether a document line parses (asked only of items that could be refused). */
+function textParses(text: DocumentText): boolean {
+  try {
+    text.parse();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Interleaves the node's item results with the items that failed to parse, in request order. */

@@ -30,6 +30,7 @@ import {
   type RemoteShardMethod,
 } from '../../cluster/remote/protocol.ts';
 import { encodeBatchResults } from '../../cluster/worker/wire.ts';
+import type { WriteBatchRequest } from '../../cluster/write-batch.ts';
 import { EngineError } from '../../engine/errors.ts';
 import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-request.ts';
 import type { WriteOp } from '../../engine/shard/operations.ts';
@@ -52,6 +53,8 @@ type Dispatch = (handle: ShardHandle, args: unknown[], signal: AbortSignal) => P
 const DISPATCH: Readonly<Record<RemoteShardMethod, Dispatch>> = {
   write: (handle, [op]) => handle.write(op as WriteOp),
   writeBatch: async (handle, [ops]) => encodeBatchResults(await handle.writeBatch(ops as WriteOp[])),
+  prepareBatch: (handle, [request]) => handle.prepareBatch(batchFromJson(request as WriteBatchRequest & { texts: string })),
+  writePrepared: async (handle, [batch, skip]) => encodeBatchResults(await handle.writePrepared(batch as number, skip as number[])),
   get: (handle, [id]) => handle.get(id as string),
   multiGet: (handle, [ids]) => handle.multiGet(ids as string[]),
   exists: (handle, [id]) => handle.exists(id as string),
@@ -68,6 +71,11 @@ const DISPATCH: Readonly<Record<RemoteShardMethod, Dispatch>> = {
   stats: (handle) => handle.stats(),
   verify: (handle) => handle.verify(),
 };
+
+/** A write batch read from JSON: its texts arrive as base64 (remote-shard-handle.ts). */
+function batchFromJson(request: WriteBatchRequest & { texts: string }): WriteBatchRequest {
+  return { ...request, texts: Buffer.from(request.texts, 'base64') };
+}
 
 /** The internal shard route. */
 export async function internalShardRoutes(instance: FastifyInstance, options: InternalShardRouteOptions): Promise<void> {

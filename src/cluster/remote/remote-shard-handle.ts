@@ -24,6 +24,7 @@ import type { FetchedDocument } from '../../engine/shard/searcher.ts';
 import type { EngineSettings, ShardStats } from '../../engine/shard/shard.ts';
 import type { ChangeBounds, ClosedShardFigures, FetchedQueryPhase, QueryPhase, ShardHandle } from '../shard-handle.ts';
 import { decodeBatchResults, type WireBatchItem } from '../worker/wire.ts';
+import type { PreparedBatch, WriteBatchRequest } from '../write-batch.ts';
 import { hitsFromJson, queryPhaseFromJson, type RemoteShardMethod } from './protocol.ts';
 import type { CallOptions, RemoteNode, RemoteTransport } from './remote-transport.ts';
 
@@ -46,6 +47,16 @@ export class RemoteShardHandle implements ShardHandle {
 
   async writeBatch(ops: readonly WriteOp[]): Promise<Array<WriteResult | EngineError>> {
     return decodeBatchResults((await this.call('writeBatch', [ops])) as WireBatchItem[]);
+  }
+
+  /** The texts cross as base64 (`textsFromJson` on the serving node), so that their byte offsets hold. */
+  async prepareBatch(request: WriteBatchRequest): Promise<PreparedBatch> {
+    const texts = Buffer.from(request.texts.buffer, request.texts.byteOffset, request.texts.byteLength).toString('base64');
+    return (await this.call('prepareBatch', [{ ...request, texts }])) as PreparedBatch;
+  }
+
+  async writePrepared(batch: number, skip: readonly number[]): Promise<Array<WriteResult | EngineError | null>> {
+    return decodeBatchResults((await this.call('writePrepared', [batch, skip])) as Array<WireBatchItem | null>);
   }
 
   async get(id: string): Promise<StoredDocument | null> {

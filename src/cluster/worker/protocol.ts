@@ -24,7 +24,10 @@ export interface OpenRequest {
   contextBase: number;
 }
 
-/** Calls a handle method; `writeBatch` has one argument, the JSON-encoded ops (transferred). */
+/**
+ * Calls a handle method; `writeBatch` has one argument, the JSON-encoded ops (transferred), and
+ * `prepareBatch` one, whose document texts are transferred.
+ */
 export interface CallRequest {
   type: 'call';
   id: number;

@@ -3,13 +3,14 @@
  * answers the requests of its `WorkerShardHost` (messages in protocol.ts).
  *
  * Fault point (tests only): with `worker.exit_after_writes:<n>` in `TROVE_FAULTS`, the first
- * worker of a slot calls `process.exit(1)` (ending only this thread) when its n-th write or
- * writeBatch request arrives, before applying it.
+ * worker of a slot calls `process.exit(1)` (ending only this thread) when its n-th write,
+ * writeBatch or writePrepared request arrives, before applying it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EngineError } from '../../engine/errors.ts';
 import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-request.ts';
 import { LocalShardHandle } from '../local-shard-handle.ts';
+import type { WriteBatchRequest } from '../write-batch.ts';
 import type { CallRequest, ReplyMessage, ShardWorkerData, ToWorkerMessage } from './protocol.ts';
 import { decodeOps, encodeBatchResults, toWireError } from './wire.ts';
 import { createPortLogger } from './worker-logging.ts';
@@ -36,7 +37,7 @@ port.on('message', (message: ToWorkerMessage) => {
     waits.get(message.id)?.abort();
     return;
   }
-  if (message.type === 'call' && (message.method === 'write' || message.method === 'writeBatch')) {
+  if (message.type === 'call' && (message.method === 'write' || message.method === 'writeBatch' || message.method === 'writePrepared')) {
     writesReceived++;
     if (writesReceived === exitAfterWrites) process.exit(1);
   }
@@ -93,6 +94,17 @@ async function call({ handle, contextBase }: HostedShard, { uuid, method, args }
     case 'query': {
       const phase = await handle.query(args[0] as ShardSearchRequest);
       return { ...phase, context: phase.context + contextBase };
+    }
+    case 'prepareBatch': {
+      const prepared = await handle.prepareBatch(args[0] as WriteBatchRequest);
+      return { ...prepared, batch: prepared.batch + contextBase };
+    }
+    case 'writePrepared': {
+      const batch = args[0] as number;
+      if (batch <= contextBase) {
+        throw new EngineError('shard_worker_failed', `prepared batch [${batch}] of shard [${uuid}] is gone (its worker thread restarted)`);
+      }
+      return encodeBatchResults(await handle.writePrepared(batch - contextBase, args[1] as number[]));
     }
     case 'fetch': {
       const context = args[0] as number;

@@ -1,4 +1,4 @@
-/** Encodings of what crosses the thread boundary beyond structured clone: errors and bulk ops. */
+/** Encodings of what crosses the thread boundary beyond structured clone: errors, bulk ops and their results. */
 import { EngineError } from '../../engine/errors.ts';
 import type { WriteOp, WriteResult } from '../../engine/shard/operations.ts';
 import type { WireError } from './protocol.ts';
@@ -27,12 +27,12 @@ export function decodeOps(bytes: Uint8Array): WriteOp[] {
   return JSON.parse(new TextDecoder().decode(bytes)) as WriteOp[];
 }
 
-/** Batch results with their EngineErrors as plain data. */
-export function encodeBatchResults(results: ReadonlyArray<WriteResult | EngineError>): WireBatchItem[] {
-  return results.map((item) => (item instanceof EngineError ? { failed: toWireError(item) } : item));
+/** Batch results with their EngineErrors as plain data (null, a position not written, stays null). */
+export function encodeBatchResults<Result extends WriteResult | EngineError | null>(results: readonly Result[]): Array<WireBatchItem | Exclude<Result, WriteResult | EngineError>> {
+  return results.map((item) => (item instanceof EngineError ? { failed: toWireError(item) } : item)) as Array<WireBatchItem | Exclude<Result, WriteResult | EngineError>>;
 }
 
 /** The inverse of `encodeBatchResults`. */
-export function decodeBatchResults(items: readonly WireBatchItem[]): Array<WriteResult | EngineError> {
-  return items.map((item) => ('failed' in item ? fromWireError(item.failed) : item));
+export function decodeBatchResults<Item extends WireBatchItem | null>(items: readonly Item[]): Array<WriteResult | EngineError | Exclude<Item, WireBatchItem>> {
+  return items.map((item) => (item !== null && 'failed' in item ? fromWireError(item.failed) : item)) as Array<WriteResult | EngineError | Exclude<Item, WireBatchItem>>;
 }

@@ -12,6 +12,7 @@ import type { ChangeEntry, StoredDocument, WriteOp, WriteResult } from '../../en
 import type { FetchedDocument } from '../../engine/shard/searcher.ts';
 import type { EngineSettings, ShardStats } from '../../engine/shard/shard.ts';
 import type { ChangeBounds, ClosedShardFigures, FetchedQueryPhase, QueryPhase, ShardHandle } from '../shard-handle.ts';
+import type { PreparedBatch, WriteBatchRequest } from '../write-batch.ts';
 import type { ShardCallMethod } from './protocol.ts';
 import { decodeBatchResults, encodeOps, type WireBatchItem } from './wire.ts';
 
@@ -44,6 +45,18 @@ export class WorkerShardHandle implements ShardHandle {
     const bytes = encodeOps(ops);
     const items = await this.channel.call(this.uuid, 'writeBatch', [bytes], [bytes.buffer as ArrayBuffer]);
     return decodeBatchResults(items as WireBatchItem[]);
+  }
+
+  /** The texts cross by transfer: `request.texts` is unusable here afterwards. */
+  async prepareBatch(request: WriteBatchRequest): Promise<PreparedBatch> {
+    const prepared = (await this.channel.call(this.uuid, 'prepareBatch', [request], [request.texts.buffer as ArrayBuffer])) as PreparedBatch;
+    this.channel.noteContext(this.uuid, prepared.batch);
+    return prepared;
+  }
+
+  async writePrepared(batch: number, skip: readonly number[]): Promise<Array<WriteResult | EngineError | null>> {
+    const items = await this.channel.call(this.uuid, 'writePrepared', [batch, skip]);
+    return decodeBatchResults(items as Array<WireBatchItem | null>);
   }
 
   async get(id: string): Promise<StoredDocument | null> {

@@ -12,6 +12,11 @@ export interface IndexOp {
   kind: 'index';
   id: string;
   source: Record<string, unknown>;
+  /**
+   * The JSON text `source` was parsed from (a bulk line), stored in the WAL as it is instead of a
+   * re-serialisation of `source`.
+   */
+  sourceText?: Uint8Array;
   /** `create` fails with version_conflict when the id exists. */
   opType?: 'index' | 'create';
   ifSeqNo?: number;

@@ -218,7 +218,7 @@ export class Shard {
           const version = location.leaf.meta(location.doc).version;
           throw new EngineError('version_conflict', `[${op.id}]: version conflict, document already exists (current version [${version}])`);
         }
-        return this.indexDocument(op.id, op.source, location, 'index');
+        return this.indexDocument(op.id, op.source, location, 'index', false, op.sourceText);
       }
       case 'delete': {
         if (!location) {
@@ -295,10 +295,11 @@ export class Shard {
     location: DocLocation | null,
     change: 'index' | 'update',
     upserted = false,
+    sourceText?: Uint8Array,
   ): AppliedWrite {
     const parsed = this.parse(source, { strictNumbers: true });
     const version = location ? location.leaf.meta(location.doc).version + 1 : 1;
-    const bytes = Buffer.from(JSON.stringify(source));
+    const bytes = sourceText ? Buffer.from(sourceText.buffer, sourceText.byteOffset, sourceText.byteLength) : Buffer.from(JSON.stringify(source));
     const record: ShardRecord = { type: 'index', id, version, primaryTerm: this.primaryTerm, change, source: bytes };
     const { seq, durable } = this.append(record);
     this.applyRecord(seq, record, parsed, location);
