@@ -80,6 +80,11 @@ test('_seq_no counts from 0: if_seq_no=0 after the first write succeeds', async 
   });
   assert.equal(bulk.body.items[0].delete.status, 200, bulk.text);
   assert.equal(bulk.body.items[0].delete._seq_no, 3);
+  const bulkIndex = await call(server, 'POST', '/seqs/_bulk', {
+    body: ndjson([{ index: { _id: 'c' } }, { v: 1 }, { index: { _id: 'c', if_seq_no: 4, if_primary_term: 1 } }, { v: 2 }]),
+    headers: { 'content-type': 'application/x-ndjson' },
+  });
+  assert.deepEqual(bulkIndex.body.items.map((item: any) => [item.index.status, item.index._seq_no]), [[201, 4], [200, 5]], bulkIndex.text);
   // The OpenSearch client: index, then a conditional index on the seq_no it was given.
   const indexed = await client.index({ index: 'seqs', id: 'b', body: { v: 1 } });
   const replaced = await client.index({ index: 'seqs', id: 'b', body: { v: 2 }, if_seq_no: indexed.body._seq_no, if_primary_term: indexed.body._primary_term });

@@ -103,7 +103,9 @@ test('the first write to a missing name creates the collection (action.auto_crea
   const refused = await call(server, 'PUT', '/auto-bad/_doc/1', { body: '{"n": 9223372036854775807}', headers: { 'content-type': 'application/json' } });
   assert.equal(refused.status, 400, refused.text);
   assert.equal((await call(server, 'POST', '/auto-none/_update/1', { json: { doc: { n: 1 } } })).status, 404);
-  for (const name of ['auto-bad', 'auto-none']) assert.equal((await call(server, 'HEAD', `/${name}`)).status, 404, name);
+  const badBulk = await call(server, 'POST', '/auto-bad-bulk/_bulk', { body: '{"index":{"_id":"1"}}\n{"n": 9223372036854775807}\n', headers: NDJSON });
+  assert.equal(badBulk.body.items[0].index.status, 404, badBulk.text);
+  for (const name of ['auto-bad', 'auto-none', 'auto-bad-bulk']) assert.equal((await call(server, 'HEAD', `/${name}`)).status, 404, name);
   const viaClient = await client.index({ index: 'auto-client', id: '1', body: { ok: true } });
   assert.equal(viaClient.body.result, 'created');
 

@@ -71,3 +71,29 @@ test('_settings: read, number_of_replicas applied, static settings refused with 
   assert.equal((await call(server, 'GET', '/_settings')).body.logs.settings.index.number_of_replicas, '0');
   assert.equal((await call(server, 'GET', '/_cluster/health')).body.status, 'green');
 });
+
+test('_cluster/health waits for a status, nodes and active shards, and answers 408 timed_out when it runs out', async () => {
+  assert.equal((await call(server, 'PUT', '/waits', { json: { settings: { number_of_replicas: 1 } } })).status, 200);
+  const timedOut = await call(server, 'GET', '/_cluster/health?wait_for_status=green&timeout=300ms');
+  assert.equal(timedOut.status, 408, timedOut.text);
+  assert.equal(timedOut.body.timed_out, true);
+  assert.equal(timedOut.body.status, 'yellow');
+  assert.equal((await call(server, 'GET', '/_cluster/health?wait_for_status=yellow&wait_for_nodes=1&timeout=1s')).status, 200);
+  assert.equal((await call(server, 'GET', '/_cluster/health?wait_for_nodes=>=2&timeout=200ms')).status, 408);
+  assert.equal((await call(server, 'GET', '/_cluster/health?wait_for_active_shards=all&timeout=200ms')).status, 408);
+  assert.equal((await call(server, 'GET', '/_cluster/health?wait_for_active_shards=1&wait_for_no_initializing_shards=true')).status, 200);
+  assert.equal((await call(server, 'GET', '/_cluster/health?wait_for_nodes=many')).status, 400);
+
+  // A waiting request answers as soon as the catalog change makes the cluster green.
+  const started = performance.now();
+  const waiting = call(server, 'GET', '/_cluster/health?wait_for_status=green&timeout=20s');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await call(server, 'PUT', '/waits/_settings', { json: { index: { number_of_replicas: 0 } } });
+  const answered = await waiting;
+  assert.equal(answered.status, 200, answered.text);
+  assert.equal(answered.body.status, 'green');
+  assert.equal(answered.body.timed_out, false);
+  assert.ok(performance.now() - started < 10_000);
+  const viaClient = await client.cluster.health({ wait_for_status: 'green', timeout: '5s' });
+  assert.equal(viaClient.body.status, 'green');
+});

@@ -19,6 +19,7 @@ import { dynamicMappingUpdate } from '../engine/mapping/dynamic.ts';
 import { flattenMapping, type Mapping } from '../engine/mapping/mapping.ts';
 import { parseDocument } from '../engine/mapping/parse-document.ts';
 import { createCollection } from './collections.ts';
+import { notAnObjectError } from './documents.ts';
 import type { NodeContext } from './node-context.ts';
 import { NodeError } from './node-error.ts';
 
@@ -43,7 +44,7 @@ export function autoCreateAllows(setting: string, name: string): boolean {
 /** Throws the error a new collection (empty dynamic mapping) would give `source`; returns when it fits. */
 function checkFitsNewCollection(source: unknown): void {
   const empty: Mapping = { properties: {} };
-  if (source === null || typeof source !== 'object' || Array.isArray(source)) return;
+  if (source === null || typeof source !== 'object' || Array.isArray(source)) throw notAnObjectError();
   const document = source as Record<string, unknown>;
   parseDocument(document, flattenMapping(dynamicMappingUpdate(empty, document) ?? empty), { strictNumbers: true });
 }

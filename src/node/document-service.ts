@@ -31,6 +31,15 @@ function upsertDocuments(body: unknown): unknown[] {
   return docAsUpsert === true && doc !== undefined ? [doc] : [];
 }
 
+/** The document of a bulk item still held as its line (parsed here only for a collection that does not exist yet); an unparsable line is a document that fits nothing. */
+function parsedText(item: BulkItem): unknown {
+  try {
+    return item.text?.parse();
+  } catch {
+    return null;
+  }
+}
+
 /** Document operations of the node; see the module comment. */
 export class DocumentService {
   constructor(
@@ -80,7 +89,7 @@ export class DocumentService {
       for (const item of items) {
         const name = item.collection ?? defaults.collection;
         if (name === undefined || item.action === 'delete') continue;
-        const stored = item.action === 'update' ? upsertDocuments(item.body) : [item.body];
+        const stored = item.action === 'update' ? upsertDocuments(item.body) : [item.body ?? parsedText(item)];
         documentsByCollection.set(name, [...(documentsByCollection.get(name) ?? []), ...stored]);
       }
       for (const [name, documents] of documentsByCollection) {

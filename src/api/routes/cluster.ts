@@ -1,21 +1,50 @@
 /**
- * Cluster reads: `GET /_cluster/health` (`level=cluster|namespaces|collections|shards`) and
+ * Cluster reads: `GET /_cluster/health` (`level=cluster|namespaces|collections|shards`; the
+ * `wait_for_*` conditions and `timeout` of src/ops/cluster/health-wait.ts, 408 when it runs out) and
  * `GET /_cluster/state[/{sections}]` (comma list of `nodes, namespaces, collections, shards,
  * master, metadata`; an unknown section is a 400 listing the valid ones). A key limited to
  * namespaces sees only those namespaces and their collections.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HEALTH_LEVELS, clusterHealth, type HealthLevel } from '../../ops/cluster/cluster-health.ts';
 import { STATE_SECTIONS, clusterState, parseStateSections, type StateInputs } from '../../ops/cluster/cluster-state.ts';
 import { ApiError } from '../errors.ts';
 import type { ObservabilityService } from '../../node/observability-service.ts';
-import { querySchema } from '../params.ts';
+import { FlagParam, flagSet, querySchema } from '../params.ts';
+import { DEFAULT_HEALTH_TIMEOUT_MS, parseNodesCondition, waitForHealth, type HealthWait } from '../../ops/cluster/health-wait.ts';
+import { parseTimeValue } from '../../node/search-body.ts';
 
 const HealthQuery = querySchema({
   level: Type.Optional(Type.Union(HEALTH_LEVELS.map((level) => Type.Literal(level)))),
+  wait_for_status: Type.Optional(Type.Union([Type.Literal('green'), Type.Literal('yellow'), Type.Literal('red')])),
+  wait_for_nodes: Type.Optional(Type.String({ minLength: 1 })),
+  wait_for_active_shards: Type.Optional(Type.Union([Type.Literal('all'), Type.Integer({ minimum: 0 })])),
+  wait_for_no_initializing_shards: Type.Optional(FlagParam),
+  wait_for_no_relocating_shards: Type.Optional(FlagParam),
+  wait_for_events: Type.Optional(Type.String()),
+  timeout: Type.Optional(Type.String()),
+  master_timeout: Type.Optional(Type.String()),
+  cluster_manager_timeout: Type.Optional(Type.String()),
+  local: Type.Optional(FlagParam),
 });
+
+/** The waits a health request asks for (src/ops/cluster/health-wait.ts); a malformed one is a 400 naming it. */
+function healthWaitOf(query: Static<typeof HealthQuery>): HealthWait {
+  const wait: HealthWait = { timeoutMs: DEFAULT_HEALTH_TIMEOUT_MS };
+  if (query.timeout !== undefined) wait.timeoutMs = parseTimeValue(query.timeout, 'timeout') ?? DEFAULT_HEALTH_TIMEOUT_MS;
+  if (query.wait_for_status !== undefined) wait.status = query.wait_for_status;
+  if (query.wait_for_nodes !== undefined) {
+    const nodes = parseNodesCondition(query.wait_for_nodes);
+    if (nodes === null) throw new ApiError('invalid_parameter', `parameter [wait_for_nodes] must be N, >=N, <=N, >N, <N, ge(N), le(N), gt(N) or lt(N), got [${query.wait_for_nodes}]`);
+    wait.nodes = nodes;
+  }
+  if (query.wait_for_active_shards !== undefined) wait.activeShards = query.wait_for_active_shards;
+  if (query.wait_for_no_initializing_shards !== undefined) wait.noInitializingShards = flagSet(query.wait_for_no_initializing_shards);
+  if (query.wait_for_no_relocating_shards !== undefined) wait.noRelocatingShards = flagSet(query.wait_for_no_relocating_shards);
+  return wait;
+}
 
 const StateParams = Type.Object({ sections: Type.String({ minLength: 1 }) });
 
@@ -44,9 +73,11 @@ export async function clusterRoutes(instance: FastifyInstance, options: ClusterR
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { observability } = options;
 
-  app.get('/_cluster/health', { config: { role: 'monitor' }, schema: { querystring: HealthQuery } }, async (request) =>
-    clusterHealth(inputs(observability, request), (request.query.level ?? 'cluster') as HealthLevel),
-  );
+  app.get('/_cluster/health', { config: { role: 'monitor' }, schema: { querystring: HealthQuery } }, async (request, reply) => {
+    const level = (request.query.level ?? 'cluster') as HealthLevel;
+    const health = await waitForHealth(async () => clusterHealth(await inputs(observability, request), level), healthWaitOf(request.query));
+    return reply.status(health.timed_out ? 408 : 200).send(health);
+  });
 
   app.get('/_cluster/state', { config: { role: 'monitor' }, schema: { querystring: querySchema({}) } }, async (request) =>
     clusterState(inputs(observability, request), STATE_SECTIONS),
