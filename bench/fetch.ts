@@ -10,6 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_ENGINE_SETTINGS, Shard } from '../src/engine/shard/shard.ts';
 import type { Searcher } from '../src/engine/shard/searcher.ts';
+import { SEGMENT_FORMAT_VERSION, SegmentFileName } from '../src/engine/segment/segment-file.ts';
+import { SegmentReader } from '../src/engine/segment/segment-reader.ts';
 import { EMAIL_MAPPING, emailCorpus } from './corpora/emails.ts';
 import { readNdjsonBatches } from './corpora/ndjson.ts';
 import type { CorpusDocument } from './peers/harness.ts';
@@ -69,6 +71,8 @@ export async function fetchSuite(options: FetchSuiteOptions): Promise<void> {
     await shard.epoch();
     await shard.forceMerge({ maxSegments: 1 });
     const searcher = shard.searcher();
+    const segment = searcher.leaves.find((leaf) => leaf.maxDoc > 0);
+    const sourceBytes = segment instanceof SegmentReader ? segment.segmentMeta.files[SegmentFileName.storedSource]!.bytes : NaN;
     const rows: string[][] = [];
     try {
       for (const queryClass of CLASSES) {
@@ -95,7 +99,8 @@ export async function fetchSuite(options: FetchSuiteOptions): Promise<void> {
       '',
       renderTable(['class', 'queries', 'query p50', 'fetch 10 with _source p50', 'fetch 10 without p50', 'fetch ratio', 'query+fetch ratio'], rows),
       '',
-      'with _source: stored blocks read, inflated (cache of 8 blocks) and parsed, inplace values overlaid; without: id, seq_no, version, primary term from the doc meta',
+      'with _source: stored blocks read, decompressed (cache of 8 blocks) and parsed, inplace values overlaid; without: id, seq_no, version, primary term from the doc meta',
+      `stored source: ${(sourceBytes / options.docs).toFixed(1)} bytes/doc on disk (segment format ${SEGMENT_FORMAT_VERSION})`,
       `load average 1/5/15 min: ${loadAtStart} at start, ${loadLine()} at end`,
       '',
     ];

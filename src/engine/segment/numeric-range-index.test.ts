@@ -8,7 +8,7 @@ import { executeQuery } from '../query/execute.ts';
 import type { LeafReader } from './leaf-reader.ts';
 import { SegmentReader } from './segment-reader.ts';
 import { buildDocMaps, writeSegment, type SegmentMeta } from './segment-writer.ts';
-import { SegmentFileName } from './segment-file.ts';
+import { SEGMENT_FORMAT_VERSION, SegmentFileName } from './segment-file.ts';
 import { TestLeaf, seededRandom, type TestDoc } from './reference-leaf.fixture.ts';
 import { sortByValue } from './value-order.ts';
 
@@ -181,7 +181,7 @@ test('indexed ranges and values answer like the column scan and like the column 
   }
 });
 
-test('a pinned format 1 segment opens, answers ranges from its column, and merges into format 2', async () => {
+test('a pinned format 1 segment opens, answers ranges from its column, and merges into the current format', async () => {
   const dir = tempDir();
   try {
     // Written by the format 1 writer: 200 docs, price dense (every tenth missing), sizes two values
@@ -194,6 +194,7 @@ test('a pinned format 1 segment opens, answers ranges from its column, and merge
     const old = SegmentReader.open(path.join(dir, 'seg_000001'), meta, { liveDocsGen: 0, inplaceGens: {} });
     try {
       assert.equal(old.numericRangeIndex('price'), null);
+      assert.deepEqual(JSON.parse(old.source(42).toString('utf8')), { n: 42 }, 'format 1 source blocks are deflate');
       const range = { range: { price: { gte: 10, lt: 40 } } };
       const expected = expectedDocs(old, 'price', (value) => value >= 10 && value < 40);
       assert.ok(expected.length > 20 && expected.length < 150, `the fixture range should be selective (${expected.length})`);
@@ -203,7 +204,7 @@ test('a pinned format 1 segment opens, answers ranges from its column, and merge
       const [docMap] = buildDocMaps([old]);
       const mergedDir = path.join(dir, 'seg_000002');
       const mergedMeta = await writeSegment({ dir: mergedDir, name: 'seg_000002', sources: [{ reader: old, docMap: docMap! }], fields: FIELDS, inplaceFields: [] });
-      assert.equal(mergedMeta.formatVersion, 2);
+      assert.equal(mergedMeta.formatVersion, SEGMENT_FORMAT_VERSION);
       const merged = SegmentReader.open(mergedDir, mergedMeta, { liveDocsGen: 0, inplaceGens: {} });
       try {
         assert.ok(merged.numericRangeIndex('price') !== null && merged.numericRangeIndex('sizes') !== null);

@@ -9,8 +9,8 @@ import crc32c from 'crc-32/crc32c.js';
 import { EngineError } from '../errors.ts';
 import { ByteSink } from './byte-io.ts';
 
-/** Version written in every segment file header and in `SegmentMeta.formatVersion` (2: range index). */
-export const SEGMENT_FORMAT_VERSION = 2;
+/** Version written in every segment file header and in `SegmentMeta.formatVersion` (2: range index, 3: LZ4 source blocks). */
+export const SEGMENT_FORMAT_VERSION = 3;
 
 /** Oldest version readers accept: format 1 segments (no range index) open and answer by scanning. */
 export const OLDEST_SEGMENT_FORMAT_VERSION = 1;

@@ -1,11 +1,13 @@
 /**
  * Stored `_source` (`source` file): documents in blocks of about SOURCE_BLOCK_BYTES
- * uncompressed, each block raw-deflated; a block index at the end of the file. Readers keep
- * only the index in memory and read blocks with positional reads through the thread's bounded
+ * uncompressed, each block compressed with LZ4 (format 3; raw deflate in files of formats 1 and
+ * 2, which readers still decode); a block index at the end of the file. Readers keep only the
+ * index in memory and read blocks with positional reads through the thread's bounded
  * descriptor cache (directory/read-descriptors.ts), caching a few decompressed blocks.
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
+import { compressSync as lz4Compress, uncompressSync as lz4Uncompress } from 'lz4-napi';
 import { ByteReader, ByteSink } from './byte-io.ts';
 import { FileMagic, FOOTER_BYTES, HEADER_BYTES, corruptFile, verifyFileStreaming, type FileChecksum, type OutputFile } from './segment-file.ts';
 import { EngineError } from '../errors.ts';
@@ -14,8 +16,8 @@ import { readDescriptors } from '../directory/read-descriptors.ts';
 /** Target uncompressed size of a source block. */
 export const SOURCE_BLOCK_BYTES = 16 * 1024;
 
-/** zlib level of source blocks (measured: see docs/formats/segment.md). */
-export const SOURCE_COMPRESSION_LEVEL = 3;
+/** First format version whose source blocks are LZ4 (measured against deflate: see docs/formats/segment.md). */
+export const LZ4_SOURCE_FORMAT_VERSION = 3;
 
 /** Decompressed blocks a reader keeps. */
 const CACHED_BLOCKS = 8;
@@ -58,7 +60,8 @@ export class StoredSourceWriter {
     block.reset();
     for (const source of this.pending) block.writeVarint(source.length);
     for (const source of this.pending) block.writeBytes(source);
-    const compressed = zlib.deflateRawSync(block.toBytes(), { level: SOURCE_COMPRESSION_LEVEL });
+    const bytes = block.toBytes();
+    const compressed = lz4Compress(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     this.file.sink.writeBytes(compressed);
     this.blockDocCounts.push(this.pending.length);
     this.blockCompressedBytes.push(compressed.length);
@@ -83,6 +86,8 @@ export class StoredSourceReader {
     readonly fileBytes: number,
     private readonly blockFirstDocs: Int32Array,
     private readonly blockOffsets: Float64Array,
+    /** Format version of the file: blocks are LZ4 from version 3, raw deflate before. */
+    private readonly formatVersion: number,
   ) {}
 
   /**
@@ -93,6 +98,8 @@ export class StoredSourceReader {
     const fd = fs.openSync(path, 'r');
     try {
       const size = verifyFileStreaming(path, fd, FileMagic.storedSource, expected);
+      const header = Buffer.alloc(HEADER_BYTES);
+      fs.readSync(fd, header, 0, HEADER_BYTES, 0);
       const trailer = Buffer.alloc(8);
       fs.readSync(fd, trailer, 0, 8, size - FOOTER_BYTES - 8);
       const indexOffset = trailer.readDoubleLE(0);
@@ -114,7 +121,7 @@ export class StoredSourceReader {
       if (blockFirstDocs[blocks] !== docCount || blockOffsets[blocks] !== indexOffset) {
         throw corruptFile(path, 'source block index is inconsistent');
       }
-      return new StoredSourceReader(path, size, blockFirstDocs, blockOffsets);
+      return new StoredSourceReader(path, size, blockFirstDocs, blockOffsets, header.readUInt32LE(4));
     } finally {
       fs.closeSync(fd);
     }
@@ -153,7 +160,7 @@ export class StoredSourceReader {
     const start = this.blockOffsets[block]!;
     const compressed = Buffer.alloc(this.blockOffsets[block + 1]! - start);
     readDescriptors.read(this.path, compressed, 0, compressed.length, start);
-    const data = zlib.inflateRawSync(compressed);
+    const data = this.decompress(block, compressed);
     const count = this.blockFirstDocs[block + 1]! - this.blockFirstDocs[block]!;
     const reader = new ByteReader(data);
     const lengths = new Int32Array(count);
@@ -166,5 +173,14 @@ export class StoredSourceReader {
     this.cache.set(block, decoded);
     if (this.cache.size > CACHED_BLOCKS) this.cache.delete(this.cache.keys().next().value!);
     return decoded;
+  }
+
+  /** Decompresses one block with the codec of the file's format version. */
+  private decompress(block: number, compressed: Buffer): Buffer {
+    try {
+      return this.formatVersion >= LZ4_SOURCE_FORMAT_VERSION ? lz4Uncompress(compressed) : zlib.inflateRawSync(compressed);
+    } catch (error) {
+      throw corruptFile(this.path, `source block ${block} cannot be decompressed (${(error as Error).message})`);
+    }
   }
 }
