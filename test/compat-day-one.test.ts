@@ -104,7 +104,8 @@ test('the first write to a missing name creates the collection (action.auto_crea
   assert.equal(refused.status, 400, refused.text);
   assert.equal((await call(server, 'POST', '/auto-none/_update/1', { json: { doc: { n: 1 } } })).status, 404);
   const badBulk = await call(server, 'POST', '/auto-bad-bulk/_bulk', { body: '{"index":{"_id":"1"}}\n{"n": 9223372036854775807}\n', headers: NDJSON });
-  assert.equal(badBulk.body.items[0].index.status, 404, badBulk.text);
+  assert.equal(badBulk.body.items[0].index.status, 400, badBulk.text);
+  assert.equal(badBulk.body.items[0].index.error.type, 'mapper_parsing_exception');
   for (const name of ['auto-bad', 'auto-none', 'auto-bad-bulk']) assert.equal((await call(server, 'HEAD', `/${name}`)).status, 404, name);
   const viaClient = await client.index({ index: 'auto-client', id: '1', body: { ok: true } });
   assert.equal(viaClient.body.result, 'created');
@@ -120,4 +121,32 @@ test('the first write to a missing name creates the collection (action.auto_crea
   assert.equal((await call(server, 'PUT', '/logs-2/_doc/1', { json: { m: 'x' } })).status, 404);
   await call(server, 'PUT', '/_node/_local/settings', { json: { 'action.auto_create_index': null } });
   assert.equal((await call(server, 'PUT', '/logs-2/_doc/1', { json: { m: 'x' } })).status, 201);
+});
+
+test('version_type=external|external_gte on index, delete and bulk', async () => {
+  const created = await call(server, 'PUT', '/films/_doc/v1?version=5&version_type=external', { json: { title: 'v' } });
+  assert.equal(created.status, 201, created.text);
+  assert.equal(created.body._version, 5);
+  const same = await call(server, 'PUT', '/films/_doc/v1?version=5&version_type=external', { json: { title: 'v' } });
+  assert.equal(same.status, 409);
+  assert.match(same.body.error.reason, /current version \[5\] is higher or equal to the one provided \[5\]/);
+  assert.equal((await call(server, 'PUT', '/films/_doc/v1?version=5&version_type=external_gte', { json: { title: 'v' } })).body._version, 5);
+  assert.equal((await call(server, 'PUT', '/films/_doc/v1?version=7&version_type=external', { json: { title: 'v7' } })).body._version, 7);
+  assert.equal((await call(server, 'GET', '/films/_doc/v1')).body._version, 7);
+  assert.equal((await call(server, 'PUT', '/films/_doc/v1?version=9', { json: { title: 'x' } })).status, 400);
+  assert.equal((await call(server, 'PUT', '/films/_doc/v1?version=9&version_type=external&op_type=create', { json: { title: 'x' } })).status, 400);
+  assert.equal((await call(server, 'PUT', '/films/_doc/v1?version_type=external', { json: { title: 'x' } })).status, 400);
+  assert.equal((await call(server, 'GET', '/films/_doc/v1')).body._source.title, 'v7', 'refused writes change nothing');
+  assert.equal((await call(server, 'DELETE', '/films/_doc/v1?version=6&version_type=external')).status, 409);
+  const deleted = await call(server, 'DELETE', '/films/_doc/v1?version=8&version_type=external');
+  assert.equal(deleted.status, 200, deleted.text);
+  assert.equal(deleted.body._version, 8);
+  const bulk = await call(server, 'POST', '/films/_bulk', {
+    body: ndjson([{ index: { _id: 'v2', version: 10, version_type: 'external' } }, { title: 'b' }, { index: { _id: 'v2', version: 9, version_type: 'external' } }, { title: 'c' }]),
+    headers: NDJSON,
+  });
+  assert.deepEqual(bulk.body.items.map((item: any) => [item.index.status, item.index._version]), [[201, 10], [409, undefined]], bulk.text);
+  const viaClient = await client.index({ index: 'films', id: 'v2', body: { title: 'd' }, version: 20, version_type: 'external' });
+  assert.equal(viaClient.body._version, 20);
+  await call(server, 'DELETE', '/films/_doc/v2');
 });

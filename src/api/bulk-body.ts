@@ -29,6 +29,8 @@ const METADATA_KEYS: ReadonlySet<string> = new Set([
   '_source',
   'op_type',
   'require_alias',
+  'version',
+  'version_type',
 ]);
 
 const NEWLINE = 0x0a;
@@ -103,6 +105,15 @@ export function parseBulkBody(body: unknown): ParsedBulkEntry[] {
       ifPrimaryTerm: optionalInteger(metadata, 'if_primary_term', lineNumber),
       retryOnConflict: optionalInteger(metadata, 'retry_on_conflict', lineNumber),
     };
+    const version = optionalInteger(metadata, 'version', lineNumber);
+    if (version !== undefined) item.version = version;
+    const versionType = optionalString(metadata, 'version_type', lineNumber);
+    if (versionType !== undefined) {
+      if (versionType !== 'internal' && versionType !== 'external' && versionType !== 'external_gte') {
+        throw new ApiError('malformed_bulk', `Action/metadata line [${lineNumber}]: [version_type] must be internal, external or external_gte`);
+      }
+      item.versionType = versionType;
+    }
     if (metadata._source !== undefined) item.source = { source: metadata._source };
     if (action === 'delete') {
       entries.push({ kind: 'item', item });

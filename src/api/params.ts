@@ -55,6 +55,12 @@ export const CONCURRENCY_QUERY = {
   if_primary_term: Type.Optional(Type.Integer({ minimum: 1 })),
 };
 
+/** ES external versioning of index and delete (`version` with `version_type=external|external_gte`). */
+export const VERSION_QUERY = {
+  version: Type.Optional(Type.Integer({ minimum: 0 })),
+  version_type: Type.Optional(Type.Union([Type.Literal('internal'), Type.Literal('external'), Type.Literal('external_gte')])),
+};
+
 /** `{collection}` path parameter (name rules are checked by the node). */
 export const CollectionParams = Type.Object({ collection: Type.String({ minLength: 1 }) });
 

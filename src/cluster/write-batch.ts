@@ -15,7 +15,7 @@
  */
 import { dynamicMappingUpdate } from '../engine/mapping/dynamic.ts';
 import type { Mapping } from '../engine/mapping/mapping.ts';
-import type { WriteOp } from '../engine/shard/operations.ts';
+import type { ExternalVersion, WriteOp } from '../engine/shard/operations.ts';
 
 /** An index or create whose document is bytes `[start, end)` of its batch's `texts`, not yet parsed. */
 export interface TextIndexOp {
@@ -24,6 +24,7 @@ export interface TextIndexOp {
   opType?: 'index' | 'create';
   ifSeqNo?: number;
   ifPrimaryTerm?: number;
+  externalVersion?: ExternalVersion;
   start: number;
   end: number;
 }

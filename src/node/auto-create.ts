@@ -41,6 +41,42 @@ export function autoCreateAllows(setting: string, name: string): boolean {
   return false;
 }
 
+/** A bulk item as the creation step sees it: where it writes and the document it would store (undefined: none, or not known yet). */
+export interface BulkWrite {
+  collection: string | undefined;
+  /** The document an index/create stores, or an update's upsert document; undefined for a delete, an update without upsert, or a line that does not parse. */
+  document: unknown;
+}
+
+/**
+ * Creates the missing collections a bulk request writes to, where allowed (see `collectionForWrite`).
+ * Returns, by item position, the error of each item whose collection stays missing because no
+ * document of it fits, as OpenSearch would answer it (its own mapping error), rather than
+ * index_not_found; the other items of a missing collection fail as index_not_found in the bulk.
+ */
+export async function createBulkCollections(context: NodeContext, writes: readonly BulkWrite[], requireNamespace?: NamespaceCheck): Promise<Map<number, TroveError>> {
+  const documents = new Map<string, unknown[]>();
+  writes.forEach((write) => {
+    if (write.collection === undefined || write.document === undefined) return;
+    documents.set(write.collection, [...(documents.get(write.collection) ?? []), write.document]);
+  });
+  for (const [name, stored] of documents) {
+    await collectionForWrite(context, name, { documents: stored, requireNamespace }).catch(() => undefined);
+  }
+  const refused = new Map<number, TroveError>();
+  const setting = context.settings()['action.auto_create_index'];
+  writes.forEach((write, position) => {
+    const { collection, document } = write;
+    if (collection === undefined || document === undefined || context.router.findCollection(collection) || !autoCreateAllows(setting, collection)) return;
+    try {
+      checkFitsNewCollection(document);
+    } catch (error) {
+      if (error instanceof TroveError) refused.set(position, error);
+    }
+  });
+  return refused;
+}
+
 /** Throws the error a new collection (empty dynamic mapping) would give `source`; returns when it fits. */
 function checkFitsNewCollection(source: unknown): void {
   const empty: Mapping = { properties: {} };

@@ -42,6 +42,9 @@ export interface BulkItem {
   routing?: string;
   ifSeqNo?: number;
   ifPrimaryTerm?: number;
+  /** `version` and `version_type` of the action line (external versioning of index and delete). */
+  version?: number;
+  versionType?: 'internal' | 'external' | 'external_gte';
   retryOnConflict?: number;
   /** `_source` of an update action line (what the item's `get` returns). */
   source?: SourceOptions;
@@ -103,7 +106,7 @@ function prepareItem(context: NodeContext, item: BulkItem, defaults: BulkDefault
   if (name === undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: index is missing;');
   const { router } = context;
   const hosted = router.collection(name);
-  const params = { routing: item.routing ?? defaults.routing, ifSeqNo: item.ifSeqNo, ifPrimaryTerm: item.ifPrimaryTerm };
+  const params = { routing: item.routing ?? defaults.routing, ifSeqNo: item.ifSeqNo, ifPrimaryTerm: item.ifPrimaryTerm, version: item.version, versionType: item.versionType };
   switch (item.action) {
     case 'index':
     case 'create':

@@ -3,7 +3,7 @@
  * src/api/routes/{documents,bulk,mget}.ts). Thin wrappers over documents.ts, bulk.ts and
  * multi-get.ts, each run as a tracked request.
  */
-import { bulk, type BulkDefaults, type BulkItem, type BulkResponse } from './bulk.ts';
+import { bulk, type BulkDefaults, type BulkItem, type BulkItemResult, type BulkResponse } from './bulk.ts';
 import {
   executeWrite,
   getDocument,
@@ -18,7 +18,7 @@ import {
   type WriteParams,
   type WriteResponse,
 } from './documents.ts';
-import { collectionForWrite, type NamespaceCheck } from './auto-create.ts';
+import { collectionForWrite, createBulkCollections, type NamespaceCheck } from './auto-create.ts';
 import { multiGet, type MultiGetParams, type MultiGetResponse } from './multi-get.ts';
 import type { NodeContext } from './node-context.ts';
 import type { RequestTracker } from './request-tracker.ts';
@@ -31,12 +31,13 @@ function upsertDocuments(body: unknown): unknown[] {
   return docAsUpsert === true && doc !== undefined ? [doc] : [];
 }
 
-/** The document of a bulk item still held as its line (parsed here only for a collection that does not exist yet); an unparsable line is a document that fits nothing. */
+/** The document of a bulk item still held as its line (parsed here only when its collection does not exist); undefined when it does not parse (the bulk reports that). */
 function parsedText(item: BulkItem): unknown {
+  if (item.text === undefined) return undefined;
   try {
-    return item.text?.parse();
+    return item.text.parse();
   } catch {
-    return null;
+    return undefined;
   }
 }
 
@@ -85,18 +86,21 @@ export class DocumentService {
    */
   bulk(items: readonly BulkItem[], defaults: BulkDefaults = {}, requireNamespace?: NamespaceCheck): Promise<BulkResponse> {
     return this.requests.track(async () => {
-      const documentsByCollection = new Map<string, unknown[]>();
-      for (const item of items) {
-        const name = item.collection ?? defaults.collection;
-        if (name === undefined || item.action === 'delete') continue;
-        const stored = item.action === 'update' ? upsertDocuments(item.body) : [item.body ?? parsedText(item)];
-        documentsByCollection.set(name, [...(documentsByCollection.get(name) ?? []), ...stored]);
-      }
-      for (const [name, documents] of documentsByCollection) {
-        // A collection that cannot be created leaves its items to fail as index_not_found.
-        await collectionForWrite(this.context, name, { documents, requireNamespace }).catch(() => undefined);
-      }
-      return bulk(this.context, items, defaults);
+      // Only the items of a missing collection are looked at (their lines parsed here): the others go to their shards untouched.
+      const writes = items.map((item) => {
+        const collection = item.collection ?? defaults.collection;
+        const missing = collection !== undefined && item.action !== 'delete' && !this.context.router.findCollection(collection);
+        if (!missing) return { collection, document: undefined };
+        return { collection, document: item.action === 'update' ? upsertDocuments(item.body)[0] : (item.body ?? parsedText(item)) };
+      });
+      const refused = await createBulkCollections(this.context, writes, requireNamespace);
+      if (refused.size === 0) return bulk(this.context, items, defaults);
+      const rest = await bulk(this.context, items.filter((_, position) => !refused.has(position)), defaults);
+      let next = 0;
+      const results = items.map((item, position): BulkItemResult =>
+        refused.has(position) ? { action: item.action, index: writes[position]!.collection ?? null, id: item.id ?? null, error: refused.get(position)! } : rest.items[next++]!,
+      );
+      return { took: rest.took, errors: true, items: results };
     });
   }
 

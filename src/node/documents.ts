@@ -8,7 +8,7 @@ import type { HostedCollection } from '../cluster/local-shards.ts';
 import type { Router, ShardTarget } from '../cluster/router.ts';
 import type { BatchOp, TextIndexOp } from '../cluster/write-batch.ts';
 import { EngineError } from '../engine/errors.ts';
-import type { StoredDocument, UpdateOperation, WriteOp, WriteResult } from '../engine/shard/operations.ts';
+import type { ExternalVersion, StoredDocument, UpdateOperation, WriteOp, WriteResult } from '../engine/shard/operations.ts';
 import { documentSeqNo, operationSeq } from '../engine/shard/seq-no.ts';
 import type { MappingCandidate } from './mapping-updater.ts';
 import type { NodeContext } from './node-context.ts';
@@ -22,6 +22,9 @@ export interface WriteParams {
   routing?: string;
   ifSeqNo?: number;
   ifPrimaryTerm?: number;
+  /** ES `version` with `versionType` `external` or `external_gte` (index and delete only). */
+  version?: number;
+  versionType?: 'internal' | 'external' | 'external_gte';
 }
 
 /** Parameters of an index request. */
@@ -109,14 +112,43 @@ export function checkId(id: unknown): asserts id is string {
   }
 }
 
-/** Checks `if_seq_no` / `if_primary_term` and returns them as the shard compares them (operation seq, src/engine/shard/seq-no.ts). */
-function concurrencyCondition(params: WriteParams): { ifSeqNo?: number; ifPrimaryTerm?: number } {
+/** The conditions a write puts on the current document, as the shard checks them. */
+interface ConcurrencyCondition {
+  ifSeqNo?: number;
+  ifPrimaryTerm?: number;
+  externalVersion?: ExternalVersion;
+}
+
+/**
+ * Checks `if_seq_no` / `if_primary_term` and `version` / `version_type`, and returns them as the
+ * shard compares them (an operation seq, src/engine/shard/seq-no.ts). As in OpenSearch, external
+ * versions apply to index and delete only, never to a create, and not together with `if_seq_no`;
+ * a `version` with internal versioning is refused (use `if_seq_no`).
+ */
+function concurrencyCondition(params: WriteParams & { opType?: 'index' | 'create' }, action: 'index' | 'delete' | 'update'): ConcurrencyCondition {
   for (const [name, value] of [['if_seq_no', params.ifSeqNo], ['if_primary_term', params.ifPrimaryTerm]] as const) {
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
       throw new EngineError('action_request_validation', `Validation Failed: 1: ${name} must be a non-negative integer;`);
     }
   }
-  return { ifSeqNo: params.ifSeqNo === undefined ? undefined : operationSeq(params.ifSeqNo), ifPrimaryTerm: params.ifPrimaryTerm };
+  const condition: ConcurrencyCondition = { ifSeqNo: params.ifSeqNo === undefined ? undefined : operationSeq(params.ifSeqNo), ifPrimaryTerm: params.ifPrimaryTerm };
+  const type = params.versionType ?? 'internal';
+  if (type === 'internal') {
+    if (params.version !== undefined) {
+      throw new EngineError('action_request_validation', 'Validation Failed: 1: internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead;');
+    }
+    return condition;
+  }
+  const typeName = type.toUpperCase();
+  if (action === 'update') throw new EngineError('action_request_validation', `Validation Failed: 1: version type [${typeName}] is not supported by the update API;`);
+  if (params.opType === 'create') throw new EngineError('action_request_validation', 'Validation Failed: 1: create operations only support internal versioning. use index instead;');
+  if (params.version === undefined || !Number.isSafeInteger(params.version) || params.version < 0) {
+    throw new EngineError('action_request_validation', `Validation Failed: 1: illegal version value [${params.version ?? -1}] for version type [${typeName}];`);
+  }
+  if (params.ifSeqNo !== undefined || params.ifPrimaryTerm !== undefined) {
+    throw new EngineError('action_request_validation', 'Validation Failed: 1: compare and write operations can not use versioning;');
+  }
+  return { externalVersion: { version: params.version, type } };
 }
 
 /** The document line of a bulk index or create item as received: parsed once, where its shard runs. */
@@ -142,7 +174,7 @@ export function notAnObjectError(): EngineError {
 export function prepareTextIndex(router: Router, hosted: HostedCollection, id: string | undefined, text: DocumentText, params: IndexParams): PreparedWrite<TextIndexOp> {
   const docId = id ?? generateId();
   checkId(docId);
-  const condition = concurrencyCondition(params);
+  const condition = concurrencyCondition(params, 'index');
   let target: ShardTarget;
   try {
     target = router.document(hosted, docId, params.routing);
@@ -163,7 +195,7 @@ export function prepareTextIndex(router: Router, hosted: HostedCollection, id: s
 export function prepareIndex(router: Router, hosted: HostedCollection, id: string | undefined, source: unknown, params: IndexParams): PreparedWrite {
   const docId = id ?? generateId();
   checkId(docId);
-  const condition = concurrencyCondition(params);
+  const condition = concurrencyCondition(params, 'index');
   if (!isPlainObject(source)) throw notAnObjectError();
   return {
     target: router.document(hosted, docId, params.routing),
@@ -176,7 +208,7 @@ export function prepareIndex(router: Router, hosted: HostedCollection, id: strin
 /** Validates and routes a delete request. */
 export function prepareDelete(router: Router, hosted: HostedCollection, id: string, params: WriteParams): PreparedWrite {
   checkId(id);
-  const condition = concurrencyCondition(params);
+  const condition = concurrencyCondition(params, 'delete');
   return {
     target: router.document(hosted, id, params.routing),
     op: { kind: 'delete', id, ...condition },
@@ -220,7 +252,7 @@ function operatorSamples(ops: readonly UpdateOperation[]): Array<Record<string, 
 /** Validates and routes an update request; the body is the ES update body plus Trove's `ops`. */
 export function prepareUpdate(router: Router, hosted: HostedCollection, id: string, body: unknown, params: UpdateParams): PreparedWrite {
   checkId(id);
-  const condition = concurrencyCondition(params);
+  const condition = concurrencyCondition(params, 'update');
   if (!isPlainObject(body)) throw new EngineError('parsing', 'the update body must be a JSON object');
   for (const key of Object.keys(body)) {
     if (key === 'script' || key === 'scripted_upsert') {

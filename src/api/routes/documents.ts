@@ -13,6 +13,7 @@ import {
   AnyObject,
   CollectionParams,
   CONCURRENCY_QUERY,
+  VERSION_QUERY,
   DocumentParams,
   SOURCE_QUERY,
   WRITE_QUERY,
@@ -24,6 +25,7 @@ import {
 const IndexQuery = querySchema({
   ...WRITE_QUERY,
   ...CONCURRENCY_QUERY,
+  ...VERSION_QUERY,
   op_type: Type.Optional(Type.Union([Type.Literal('index'), Type.Literal('create')])),
 });
 
@@ -37,7 +39,7 @@ const GetQuery = querySchema({
   refresh: Type.Optional(Type.String()),
 });
 
-const DeleteQuery = querySchema({ ...WRITE_QUERY, ...CONCURRENCY_QUERY });
+const DeleteQuery = querySchema({ ...WRITE_QUERY, ...CONCURRENCY_QUERY, ...VERSION_QUERY });
 
 const UpdateQuery = querySchema({
   ...WRITE_QUERY,
@@ -68,7 +70,7 @@ const UpdateBody = Type.Object(
 type IndexQueryType = Static<typeof IndexQuery>;
 
 function writeParams(query: IndexQueryType) {
-  return { routing: query.routing, ifSeqNo: query.if_seq_no, ifPrimaryTerm: query.if_primary_term };
+  return { routing: query.routing, ifSeqNo: query.if_seq_no, ifPrimaryTerm: query.if_primary_term, version: query.version, versionType: query.version_type };
 }
 
 /** The caller's namespace check, for a write that may create its collection (`action.auto_create_index`). */

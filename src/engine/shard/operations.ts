@@ -7,6 +7,16 @@ export interface UpdateOperation {
   value?: unknown;
 }
 
+/**
+ * Elasticsearch's external versioning (`version_type=external|external_gte`): the document's
+ * version becomes `version`, which must be greater than (`external`) or at least
+ * (`external_gte`) the current version, else the write is a version conflict.
+ */
+export interface ExternalVersion {
+  version: number;
+  type: 'external' | 'external_gte';
+}
+
 /** Index (create or overwrite) a whole document. */
 export interface IndexOp {
   kind: 'index';
@@ -21,6 +31,7 @@ export interface IndexOp {
   opType?: 'index' | 'create';
   ifSeqNo?: number;
   ifPrimaryTerm?: number;
+  externalVersion?: ExternalVersion;
 }
 
 /** Delete a document by id. */
@@ -29,6 +40,7 @@ export interface DeleteOp {
   id: string;
   ifSeqNo?: number;
   ifPrimaryTerm?: number;
+  externalVersion?: ExternalVersion;
 }
 
 /** Partial update: `doc` deep-merged first, then `ops` in order; atomic. */

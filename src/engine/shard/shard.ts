@@ -13,7 +13,7 @@ import { WriteAheadLog } from '../wal/wal.ts';
 import { LeafSet, type DocLocation } from './leaf-set.ts';
 import { Maintenance, type MergeReport, type ShardFaults } from './maintenance.ts';
 import { readManifest, type Manifest } from './manifest.ts';
-import type { ChangeEntry, StoredDocument, UpdateOp, WriteOp, WriteResult } from './operations.ts';
+import type { ChangeEntry, DeleteOp, IndexOp, StoredDocument, UpdateOp, WriteOp, WriteResult } from './operations.ts';
 import { Searcher } from './searcher.ts';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './settings.ts';
 import { readSource } from './source-overlay.ts';
@@ -218,13 +218,14 @@ export class Shard {
           const version = location.leaf.meta(location.doc).version;
           throw new EngineError('version_conflict', `[${op.id}]: version conflict, document already exists (current version [${version}])`);
         }
-        return this.indexDocument(op.id, op.source, location, 'index', false, op.sourceText);
+        return this.indexDocument(op.id, op.source, location, 'index', false, op.sourceText, externalVersionOf(op, location));
       }
       case 'delete': {
+        const external = externalVersionOf(op, location);
         if (!location) {
-          return { result: { id: op.id, result: 'not_found', seqNo: this.wal.lastSeq, version: 1, primaryTerm: this.primaryTerm }, durable: null };
+          return { result: { id: op.id, result: 'not_found', seqNo: this.wal.lastSeq, version: external ?? 1, primaryTerm: this.primaryTerm }, durable: null };
         }
-        const version = location.leaf.meta(location.doc).version + 1;
+        const version = external ?? location.leaf.meta(location.doc).version + 1;
         const record: ShardRecord = { type: 'delete', id: op.id, version, primaryTerm: this.primaryTerm };
         const { seq, durable } = this.append(record);
         this.applyRecord(seq, record, undefined, location);
@@ -296,9 +297,10 @@ export class Shard {
     change: 'index' | 'update',
     upserted = false,
     sourceText?: Uint8Array,
+    externalVersion?: number,
   ): AppliedWrite {
     const parsed = this.parse(source, { strictNumbers: true });
-    const version = location ? location.leaf.meta(location.doc).version + 1 : 1;
+    const version = externalVersion ?? (location ? location.leaf.meta(location.doc).version + 1 : 1);
     const bytes = sourceText ? Buffer.from(sourceText.buffer, sourceText.byteOffset, sourceText.byteLength) : Buffer.from(JSON.stringify(source));
     const record: ShardRecord = { type: 'index', id, version, primaryTerm: this.primaryTerm, change, source: bytes };
     const { seq, durable } = this.append(record);
@@ -467,6 +469,18 @@ function checkConcurrency(op: WriteOp, location: DocLocation | null): void {
       `[${op.id}]: version conflict, required seqNo [${required}], primary term [${op.ifPrimaryTerm}]. ${current}`,
     );
   }
+}
+
+/** The version an externally versioned write sets (undefined without `externalVersion`); a version conflict when it is not newer. */
+function externalVersionOf(op: IndexOp | DeleteOp, location: DocLocation | null): number | undefined {
+  if (!op.externalVersion) return undefined;
+  const { version, type } = op.externalVersion;
+  const current = location ? location.leaf.meta(location.doc).version : null;
+  if (current !== null && (type === 'external' ? version <= current : version < current)) {
+    const comparison = type === 'external' ? 'higher or equal to' : 'higher than';
+    throw new EngineError('version_conflict', `[${op.id}]: version conflict, current version [${current}] is ${comparison} the one provided [${version}]`);
+  }
+  return version;
 }
 
 async function removeOrphans(segmentsDir: string, live: Set<string>): Promise<void> {
