@@ -141,11 +141,6 @@ export class SegmentRangeIndex implements NumericRangeIndex {
     for (let i = from; i < to; i++) visit(docs[entries[i]!]!);
   }
 
-  /** Bytes of memory the unpacked entries (and the value-to-doc map) take; 0 before first use. */
-  memoryBytes(): number {
-    return (this.sortedEntries?.byteLength ?? 0) + (this.valueDocs?.byteLength ?? 0);
-  }
-
   /** The entries, unpacked and checked on first use. */
   private entries(): Int32Array {
     if (this.sortedEntries !== null) return this.sortedEntries;
