@@ -153,3 +153,34 @@ test('ignore_unavailable=true leaves unknown collections out of search and count
   const viaClient = await client.count({ index: 'nowhere', ignore_unavailable: true });
   assert.equal(viaClient.body.count, 0);
 });
+
+test('_validate/query says whether a query parses, with explanations on request', async () => {
+  const valid = await call(server, 'POST', '/notes/_validate/query', { json: { query: { match: { text: 'apple' } } } });
+  assert.equal(valid.status, 200, valid.text);
+  assert.equal(valid.body.valid, true);
+  const invalid = await call(server, 'POST', '/notes/_validate/query?explain=true', { json: { query: { bogus: {} } } });
+  assert.equal(invalid.body.valid, false);
+  assert.equal(invalid.body.explanations[0].index, 'notes');
+  assert.match(invalid.body.explanations[0].error, /bogus/);
+  assert.equal((await call(server, 'GET', '/notes/_validate/query?q=text:apple')).body.valid, true);
+  assert.equal((await call(server, 'POST', '/nope/_validate/query', { json: {} })).status, 404);
+  const viaClient = await client.indices.validateQuery({ index: 'notes', body: { query: { term: { tag: 'fruit' } } } });
+  assert.equal(viaClient.body.valid, true);
+});
+
+test('_analyze returns the tokens of a named analyzer or of a field', async () => {
+  const standard = await call(server, 'POST', '/_analyze', { json: { analyzer: 'standard', text: 'The Quick 42' } });
+  assert.deepEqual(standard.body.tokens, [
+    { token: 'the', start_offset: 0, end_offset: 3, type: '<ALPHANUM>', position: 0 },
+    { token: 'quick', start_offset: 4, end_offset: 9, type: '<ALPHANUM>', position: 1 },
+    { token: '42', start_offset: 10, end_offset: 12, type: '<NUM>', position: 2 },
+  ]);
+  const multi = await call(server, 'POST', '/_analyze', { json: { analyzer: 'whitespace', text: ['a b', 'c'] } });
+  assert.deepEqual(multi.body.tokens.map((token: any) => [token.token, token.position, token.start_offset]), [['a', 0, 0], ['b', 1, 2], ['c', 102, 4]]);
+  const byField = await call(server, 'POST', '/notes/_analyze', { json: { field: 'tag', text: 'Red Fruit' } });
+  assert.deepEqual(byField.body.tokens.map((token: any) => token.token), ['Red Fruit']);
+  assert.equal((await call(server, 'POST', '/_analyze', { json: { tokenizer: 'standard', text: 'x' } })).status, 400);
+  assert.equal((await call(server, 'POST', '/_analyze', { json: { analyzer: 'nope', text: 'x' } })).status, 400);
+  const viaClient = await client.indices.analyze({ body: { analyzer: 'english', text: 'running dogs' } });
+  assert.deepEqual(viaClient.body.tokens!.map((token) => token.token), ['run', 'dog']);
+});

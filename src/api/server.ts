@@ -47,6 +47,7 @@ import { namespaceRoutes } from './routes/namespaces.ts';
 import { rootRoutes } from './routes/root.ts';
 import { searchRoutes } from './routes/search.ts';
 import { multiSearchRoutes } from './routes/msearch.ts';
+import { queryToolRoutes } from './routes/query-tools.ts';
 import { securityRoutes } from './routes/security.ts';
 import { trashRoutes } from './routes/trash.ts';
 import { internalNodeRoutes } from './routes/internal-node.ts';
@@ -126,6 +127,7 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(jobRoutes, { compaction: node.compaction });
   await instance.register(searchRoutes, { search: node.search });
   await instance.register(multiSearchRoutes, { search: node.search });
+  await instance.register(queryToolRoutes, { search: node.search });
   await instance.register(bulkRoutes, { documents: node.documents });
   await instance.register(documentRoutes, { documents: node.documents });
   await instance.register(mgetRoutes, { documents: node.documents });

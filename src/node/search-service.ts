@@ -8,6 +8,8 @@ import type { RequestTracker } from './request-tracker.ts';
 import { count, search, type CountParams, type CountResponse, type SearchResponse } from './search.ts';
 import type { SearchParams } from './search-body.ts';
 import { multiSearch, type MultiSearchItem, type MultiSearchResult } from './multi-search.ts';
+import { analyzeText, type AnalyzeToken } from './analyze.ts';
+import { validateQuery, type ValidateQueryResponse } from './validate-query.ts';
 
 /** Search and count of the node; see the module comment. */
 export class SearchService {
@@ -25,6 +27,16 @@ export class SearchService {
   /** `GET|POST [/{target}]/_msearch`: each item runs as one `_search` (its lane, its own failure). */
   multiSearch(items: readonly MultiSearchItem[], maxConcurrent?: number): Promise<MultiSearchResult> {
     return multiSearch(items, (item) => this.search(item.target, item.body, item.params), maxConcurrent);
+  }
+
+  /** `GET|POST [/{target}]/_validate/query`: whether the query parses against each collection. */
+  validateQuery(target: string, body: unknown, params: { q?: string; explain?: boolean } = {}): Promise<ValidateQueryResponse> {
+    return this.requests.track(async () => validateQuery(this.context, target, body, params));
+  }
+
+  /** `GET|POST [/{collection}]/_analyze`: the tokens of a text. */
+  analyze(collection: string | undefined, body: unknown): Promise<{ tokens: AnalyzeToken[] }> {
+    return this.requests.track(async () => analyzeText(this.context, collection, body));
   }
 
   /** `GET|POST /{target}/_count`. */

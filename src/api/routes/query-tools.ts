@@ -1,0 +1,73 @@
+/**
+ * `_validate/query` and `_analyze` routes: whether a query parses (src/node/validate-query.ts)
+ * and the tokens of a text (src/node/analyze.ts), as Elasticsearch answers them.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { SearchService } from '../../node/search-service.ts';
+import { AnyObject, CollectionParams, FlagParam, flagSet, optionalBody, querySchema } from '../params.ts';
+
+const ValidateQuery = querySchema({
+  q: Type.Optional(Type.String()),
+  explain: Type.Optional(FlagParam),
+  rewrite: Type.Optional(FlagParam),
+  all_shards: Type.Optional(FlagParam),
+  ignore_unavailable: Type.Optional(Type.String()),
+  allow_no_indices: Type.Optional(Type.String()),
+  expand_wildcards: Type.Optional(Type.String()),
+  analyzer: Type.Optional(Type.String()),
+  analyze_wildcard: Type.Optional(FlagParam),
+  default_operator: Type.Optional(Type.String()),
+  df: Type.Optional(Type.String()),
+  lenient: Type.Optional(FlagParam),
+});
+
+const ValidateBody = Type.Object({ query: Type.Optional(AnyObject) }, { additionalProperties: false });
+
+/** What the routes need: the search service. */
+export interface QueryToolRouteOptions {
+  search: SearchService;
+}
+
+/** `_validate/query` and `_analyze` routes. */
+export async function queryToolRoutes(instance: FastifyInstance, options: QueryToolRouteOptions): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { search } = options;
+  const validateParams = (query: { q?: string; explain?: string }) => ({ q: query.q, explain: flagSet(query.explain) });
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/_validate/query',
+    config: { role: 'read' },
+    schema: { querystring: ValidateQuery, body: optionalBody(ValidateBody) },
+    handler: async (request) => search.validateQuery(request.authScope.narrowTarget('_all'), request.body ?? {}, validateParams(request.query)),
+  });
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/:collection/_validate/query',
+    config: { role: 'read', collectionTarget: true },
+    schema: { params: CollectionParams, querystring: ValidateQuery, body: optionalBody(ValidateBody) },
+    handler: async (request) => search.validateQuery(request.params.collection, request.body ?? {}, validateParams(request.query)),
+  });
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/_analyze',
+    config: { role: 'read' },
+    schema: { querystring: querySchema({}), body: AnyObject },
+    handler: async (request) => search.analyze(undefined, request.body),
+  });
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/:collection/_analyze',
+    config: { role: 'read' },
+    schema: { params: CollectionParams, querystring: querySchema({}), body: AnyObject },
+    handler: async (request) => {
+      request.authScope.requireCollection(request.params.collection);
+      return search.analyze(request.params.collection, request.body);
+    },
+  });
+}
