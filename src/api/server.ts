@@ -35,10 +35,7 @@ import { changesRoutes } from './routes/changes.ts';
 import { collectionRoutes } from './routes/collections.ts';
 import { collectionSettingsRoutes } from './routes/collection-settings.ts';
 import { collectionStatsRoutes } from './routes/collection-stats.ts';
-import { collectionSettingsRoutes } from './routes/collection-settings.ts';
-import { collectionStatsRoutes } from './routes/collection-stats.ts';
 import { compactRoutes } from './routes/compact.ts';
-import { forceMergeRoutes } from './routes/forcemerge.ts';
 import { forceMergeRoutes } from './routes/forcemerge.ts';
 import { documentRoutes } from './routes/documents.ts';
 import { jobRoutes } from './routes/jobs.ts';
@@ -123,7 +120,6 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(metricsRoutes, { observability: node.observability });
   await instance.register(compactRoutes, { compaction: node.compaction });
   await instance.register(forceMergeRoutes, { compaction: node.compaction });
-  await instance.register(forceMergeRoutes, { compaction: node.compaction });
   await instance.register(jobRoutes, { compaction: node.compaction });
   await instance.register(searchRoutes, { search: node.search });
   await instance.register(multiSearchRoutes, { search: node.search });
@@ -136,8 +132,6 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(trashRoutes, { trash: node.trash });
   await instance.register(internalShardRoutes, node.internalShards);
   await instance.register(internalNodeRoutes, node.internalNode);
-  await instance.register(collectionSettingsRoutes, { collections: node.collections });
-  await instance.register(collectionStatsRoutes, { collections: node.collections });
   await instance.register(collectionSettingsRoutes, { collections: node.collections });
   await instance.register(collectionStatsRoutes, { collections: node.collections });
   await instance.register(collectionRoutes, { collections: node.collections });
