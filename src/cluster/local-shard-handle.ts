@@ -8,6 +8,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { shardFaultHooks } from '../engine/shard/fault-points.ts';
 import type { ShardHit, ShardSearchRequest } from '../engine/query/search-request.ts';
+import { runInSlices } from '../engine/query/execute.ts';
 import type { Searcher } from '../engine/shard/searcher.ts';
 import { Shard, type EngineSettings } from '../engine/shard/shard.ts';
 import type { WriteOp, WriteResult } from '../engine/shard/operations.ts';
@@ -121,14 +122,15 @@ export class LocalShardHandle implements ShardHandle {
   }
 
   /**
-   * Yields to the event loop first, so that searches sharing this thread interleave at shard
-   * boundaries (search lanes then see them as concurrent) instead of each running to its end.
+   * Yields to the event loop first, and then every `QUERY_SLICE_MS` of query work, so that searches
+   * sharing this thread interleave (search lanes then see them as concurrent) and one long query
+   * phase never holds the thread (the HTTP thread, with `node.shard_workers: 0`).
    */
   async query(request: ShardSearchRequest): Promise<QueryPhase> {
     await nextTurn();
     const searcher = this.shard.searcher();
     try {
-      const result = searcher.query(request);
+      const result = await runInSlices(searcher.startQuery(request));
       const context = this.nextContext++;
       const expiry = setTimeout(() => this.release(context), SEARCH_CONTEXT_KEEP_ALIVE_MS);
       expiry.unref();
@@ -144,7 +146,7 @@ export class LocalShardHandle implements ShardHandle {
     await nextTurn();
     const searcher = this.shard.searcher();
     try {
-      const result = searcher.query(request);
+      const result = await runInSlices(searcher.startQuery(request));
       return { result, documents: result.hits.map((hit) => searcher.fetch(hit, request.fetchSource !== false)) };
     } finally {
       searcher.release();
@@ -168,7 +170,7 @@ export class LocalShardHandle implements ShardHandle {
   async count(query: unknown) {
     const searcher = this.shard.searcher();
     try {
-      return searcher.count(query);
+      return (await runInSlices(searcher.startCount(query))).total.value;
     } finally {
       searcher.release();
     }

@@ -80,7 +80,8 @@ export function mergeListings(
     }
     for (const entry of listing.unreadable) unreadable.push({ node_id: nodeId, node_name: nodeName, item_id: entry.itemId, reason: entry.reason });
   }
-  const namespaces: TrashListView['namespaces'] = {};
+  // A Map: namespace names such as `constructor` must not meet Object.prototype members.
+  const namespaces = new Map<string, TrashListView['namespaces'][string]>();
   for (const [itemId, holders] of byItem) {
     const first = holders[0].item;
     const deletedAt = Math.min(...holders.map((holder) => holder.item.deletedAt));
@@ -105,12 +106,17 @@ export function mergeListings(
       })),
       nodes: holders.map((holder) => ({ node_id: holder.nodeId, node_name: holder.nodeName, state: holder.item.state, ...figuresOf(holder.item.shards) })),
     };
-    (namespaces[first.namespace] ??= { items: [] }).items.push(view);
+    let group = namespaces.get(first.namespace);
+    if (group === undefined) namespaces.set(first.namespace, (group = { items: [] }));
+    group.items.push(view);
   }
-  const sorted: TrashListView['namespaces'] = {};
-  for (const name of Object.keys(namespaces).sort()) {
-    sorted[name] = { items: namespaces[name].items.sort((left, right) => right.deleted_at_millis - left.deleted_at_millis || (left.item_id < right.item_id ? -1 : 1)) };
-  }
+  // fromEntries defines own properties: a namespace named like a prototype member stays a plain key.
+  const sorted: TrashListView['namespaces'] = Object.fromEntries(
+    [...namespaces.keys()].sort().map((name) => [
+      name,
+      { items: namespaces.get(name)!.items.sort((left, right) => right.deleted_at_millis - left.deleted_at_millis || (left.item_id < right.item_id ? -1 : 1)) },
+    ]),
+  );
   return { _nodes: nodesHeader(answers.length, failures), retention_secs: retentionSecs, total_items: byItem.size, namespaces: sorted, unreadable };
 }
 

@@ -101,6 +101,15 @@ export class ShardCollector {
     if (this.countOnlyRequest && this.count > this.trackTotalHits) this.stopped = true;
   }
 
+  /** Stops collection (as timed out) once the deadline has passed; true when it has. */
+  checkDeadline(): boolean {
+    if (this.deadline !== Infinity && Date.now() > this.deadline) {
+      this.timedOut = true;
+      this.stopped = true;
+    }
+    return this.timedOut;
+  }
+
   /**
    * True while every match must be visited: when sorting by field or aggregating, and while the
    * count has not passed track_total_hits (unless the leaf was counted up front).

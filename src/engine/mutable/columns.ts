@@ -57,9 +57,10 @@ export class MutableKeywordColumn {
         this.termsByInsertion.push(value);
         this.view = null;
       }
-      if (!ids.includes(id)) ids.push(id);
+      ids.push(id);
     }
-    this.docValues[doc] = ids;
+    // Distinct ids in first-seen order, in linear time (a document may carry tens of thousands of values).
+    this.docValues[doc] = ids.length > 1 ? [...new Set(ids)] : ids;
     if (this.view) this.view.invalidateDoc(doc);
   }
 

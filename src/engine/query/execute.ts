@@ -14,7 +14,10 @@ import { ShardCollector } from '../collect/shard-collector.ts';
 import { isScoreOrder, needsScore, parseSearchAfter, parseSort, SCORE_SORT } from '../collect/sort-spec.ts';
 import { TopFieldCollector } from '../collect/top-field-collector.ts';
 import { TopScoreCollector } from '../collect/top-score-collector.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { SegmentReader } from '../segment/segment-reader.ts';
 import { collectDisjunction } from './max-score.ts';
+import type { Scorer, Weight } from './scorer.ts';
 import { parseQuery } from './parse-query.ts';
 import { SearchContext } from './search-context.ts';
 import { DEFAULT_TRACK_TOTAL_HITS, MAX_RESULT_WINDOW, type ShardQueryResult, type ShardSearchRequest } from './search-request.ts';
@@ -35,12 +38,49 @@ function trackTotalHitsLimit(value: ShardSearchRequest['trackTotalHits']): numbe
   return requireCount(value, 'track_total_hits');
 }
 
-/** Runs the query phase of a search on one shard's leaves. */
+/** Longest slice of query work between two yields when a query phase runs in slices (`runInSlices`). */
+export const QUERY_SLICE_MS = 50;
+
+/** Runs the query phase of a search on one shard's leaves, to the end. */
 export function executeQuery(
   leaves: readonly LeafReader[],
   fields: ReadonlyMap<string, FlatField>,
   request: ShardSearchRequest,
 ): ShardQueryResult {
+  const run = startQuery(leaves, fields, request);
+  run.step(Infinity);
+  return run.result();
+}
+
+/** Number of live docs matching a query (ES `_count`), to the end. */
+export function countQuery(leaves: readonly LeafReader[], fields: ReadonlyMap<string, FlatField>, query: unknown): number {
+  const run = startCount(leaves, fields, query);
+  run.step(Infinity);
+  return run.result().total.value;
+}
+
+/** A `_count`: the query phase of `query` that only counts (no scores, no hits). */
+export function startCount(leaves: readonly LeafReader[], fields: ReadonlyMap<string, FlatField>, query: unknown): QueryPhaseRun {
+  return startQuery(leaves, fields, { query, from: 0, size: 0, trackTotalHits: true }, { countOnly: true });
+}
+
+/**
+ * Runs a query phase in slices of about `sliceMs`, yielding to the event loop between them, so
+ * that one search over a large shard never holds its thread for long; the search `timeout` is
+ * checked at every slice too.
+ */
+export async function runInSlices(run: QueryPhaseRun, sliceMs = QUERY_SLICE_MS): Promise<ShardQueryResult> {
+  while (!run.step(performance.now() + sliceMs)) await nextTurn();
+  return run.result();
+}
+
+/** Starts the query phase of a search on one shard's leaves (validating the request); drive it with `step`. */
+export function startQuery(
+  leaves: readonly LeafReader[],
+  fields: ReadonlyMap<string, FlatField>,
+  request: ShardSearchRequest,
+  options: { countOnly?: boolean } = {},
+): QueryPhaseRun {
   const now = Date.now();
   const from = requireCount(request.from, 'from');
   const size = requireCount(request.size, 'size');
@@ -66,7 +106,7 @@ export function executeQuery(
   const searchAfter = request.searchAfter === undefined ? null : parseSearchAfter(request.searchAfter, sortKeys!, fields);
   const aggsRequest = request.aggs ?? request.aggregations;
   const aggregators = aggsRequest === undefined ? null : createAggregators(parseAggregations(aggsRequest, fields, now));
-  const needsScores = scoreOrder || needsScore(sortKeys!) || request.minScore !== undefined;
+  const needsScores = options.countOnly !== true && (scoreOrder || needsScore(sortKeys!) || request.minScore !== undefined);
   const trackTotalHits = trackTotalHitsLimit(request.trackTotalHits);
   const capacity = from + size;
   const fieldCollector = scoreOrder ? null : new TopFieldCollector(capacity, sortKeys!, searchAfter, needsScores);
@@ -79,45 +119,76 @@ export function executeQuery(
   });
   const context = new SearchContext(leaves, fields);
   const weight = query.createWeight(context, needsScores, 1);
-  for (let leafIndex = 0; leafIndex < leaves.length && !collector.stopped; leafIndex++) {
-    const leaf = leaves[leafIndex]!;
-    const knownMatches = collector.canCountUpFront ? weight.count(leaf, leafIndex) : -1;
-    collector.setLeaf(leafIndex, leaf, context.docBases[leafIndex]!, knownMatches);
-    if (knownMatches >= 0 && capacity === 0) continue;
-    let clauses = weight.disjunctionClauses(leaf, leafIndex);
-    if (clauses === null) {
-      const scorer = weight.scorer(leaf, leafIndex);
-      clauses = scorer === null ? [] : [scorer];
-    }
-    collectDisjunction(clauses, leaf, collector);
-  }
-  const hits = collector.topHits();
-  if (scoreOrder && sortKeys !== null) for (const hit of hits) hit.sort = [hit.score];
-  return {
-    total: collector.total(),
-    // Sorted on fields with `_score` among the keys (`[_score, _doc]`), the best score of any match, as OpenSearch.
-    maxScore: scoreOrder ? (hits.length > 0 ? hits[0]!.score : null) : Number.isNaN(fieldCollector!.maxScore) ? null : fieldCollector!.maxScore,
-    hits,
-    aggs: collector.aggregationPartials(),
-    timedOut: collector.timedOut,
-  };
+  return new QueryPhaseRun(leaves, context, weight, collector, capacity, scoreOrder, sortKeys !== null, fieldCollector);
 }
 
-/** Number of live docs matching a query (ES `_count`). */
-export function countQuery(leaves: readonly LeafReader[], fields: ReadonlyMap<string, FlatField>, query: unknown): number {
-  const parsed = parseQuery(query, fields);
-  let count = 0;
-  const weight = parsed.createWeight(new SearchContext(leaves, fields), false, 1);
-  for (let leafIndex = 0; leafIndex < leaves.length; leafIndex++) {
-    const leaf = leaves[leafIndex]!;
-    const known = weight.count(leaf, leafIndex);
-    if (known >= 0) {
-      count += known;
-      continue;
+/**
+ * One shard's query phase in progress. `step` works leaf by leaf and, inside a segment, window by
+ * window; it may stop between two windows once its time is up and carry on at the next call.
+ * Only segments pause: the in-memory layers (bounded by `epoch.max_docs` / `epoch.max_bytes`)
+ * still take writes, so each is collected in one go, when the run reaches it.
+ */
+export class QueryPhaseRun {
+  private leafIndex = 0;
+  /** The current leaf's clauses once it has started; null between leaves. */
+  private clauses: Scorer[] | null = null;
+  /** Where the current leaf resumes. */
+  private target = 0;
+
+  constructor(
+    private readonly leaves: readonly LeafReader[],
+    private readonly context: SearchContext,
+    private readonly weight: Weight,
+    private readonly collector: ShardCollector,
+    private readonly capacity: number,
+    private readonly scoreOrder: boolean,
+    private readonly sortedByScore: boolean,
+    private readonly fieldCollector: TopFieldCollector | null,
+  ) {}
+
+  /** Works until the phase is done (true) or `performance.now()` passes `until` (false: call again). */
+  step(until: number): boolean {
+    const { leaves, collector, weight } = this;
+    collector.checkDeadline();
+    while (this.leafIndex < leaves.length && !collector.stopped) {
+      const leaf = leaves[this.leafIndex]!;
+      if (this.clauses === null) {
+        const knownMatches = collector.canCountUpFront ? weight.count(leaf, this.leafIndex) : -1;
+        collector.setLeaf(this.leafIndex, leaf, this.context.docBases[this.leafIndex]!, knownMatches);
+        if (knownMatches >= 0 && this.capacity === 0) {
+          this.leafIndex++;
+          continue;
+        }
+        let clauses = weight.disjunctionClauses(leaf, this.leafIndex);
+        if (clauses === null) {
+          const scorer = weight.scorer(leaf, this.leafIndex);
+          clauses = scorer === null ? [] : [scorer];
+        }
+        this.clauses = clauses;
+        this.target = 0;
+      }
+      const pausable = leaf instanceof SegmentReader ? until : Infinity;
+      this.target = collectDisjunction(this.clauses, leaf, collector, this.target, pausable);
+      if (this.target !== NO_MORE_DOCS) return false;
+      this.clauses = null;
+      this.leafIndex++;
+      if (performance.now() >= until && this.leafIndex < leaves.length) return false;
     }
-    const scorer = weight.scorer(leaf, leafIndex);
-    if (scorer === null) continue;
-    for (let doc = scorer.nextDoc(); doc !== NO_MORE_DOCS; doc = scorer.nextDoc()) if (leaf.isLive(doc)) count++;
+    return true;
   }
-  return count;
+
+  /** The phase's answer (call once `step` returned true). */
+  result(): ShardQueryResult {
+    const { collector, fieldCollector } = this;
+    const hits = collector.topHits();
+    if (this.scoreOrder && this.sortedByScore) for (const hit of hits) hit.sort = [hit.score];
+    return {
+      total: collector.total(),
+      // Sorted on fields with `_score` among the keys (`[_score, _doc]`), the best score of any match, as OpenSearch.
+      maxScore: this.scoreOrder ? (hits.length > 0 ? hits[0]!.score : null) : Number.isNaN(fieldCollector!.maxScore) ? null : fieldCollector!.maxScore,
+      hits,
+      aggs: collector.aggregationPartials(),
+      timedOut: collector.timedOut,
+    };
+  }
 }

@@ -40,7 +40,11 @@ const LAST_DOC = NO_MORE_DOCS - 1;
 /** Docs per term-at-a-time window (a multiple of 32). */
 const WINDOW_SIZE = 2048;
 
-/** Term-at-a-time window buffers, shared by every search (searches run to completion one at a time). */
+/**
+ * Term-at-a-time window buffers, shared by every search of the thread: a window is filled and
+ * consumed within one synchronous call, and a search that pauses between windows (see
+ * `collectDisjunction`'s `until`) builds its loop state afresh when it resumes.
+ */
 const windowScores = new Float64Array(WINDOW_SIZE);
 const windowBits = new Uint32Array(WINDOW_SIZE >>> 5);
 
@@ -91,13 +95,20 @@ class LoopState {
   }
 }
 
-/** Scores the docs of one leaf matching any of `clauses` into `sink`, pruning by block-max bounds. */
-export function collectDisjunction(clauses: readonly Scorer[], leaf: LeafReader, sink: PruningSink): void {
-  if (clauses.length === 0) return;
+/**
+ * Scores the docs of one leaf matching any of `clauses` into `sink`, pruning by block-max bounds,
+ * from doc `from` on. Returns NO_MORE_DOCS once the leaf is done (or the sink stopped); with an
+ * `until` (a `performance.now()` time) it may pause between two windows once that time has
+ * passed, and returns the doc to resume from: the clauses keep their positions, so calling again
+ * with that `from` and the same clauses carries on exactly where it stopped.
+ */
+export function collectDisjunction(clauses: readonly Scorer[], leaf: LeafReader, sink: PruningSink, from = 0, until = Infinity): number {
+  if (clauses.length === 0) return NO_MORE_DOCS;
   const state = new LoopState(clauses, leaf, sink);
-  let target = 0;
+  let target = from;
   while (target <= LAST_DOC && !sink.stopped) {
-    if (!planWindow(state, target)) return;
+    if (until !== Infinity && target !== from && performance.now() >= until) return target;
+    if (!planWindow(state, target)) return NO_MORE_DOCS;
     if (!state.pruning) {
       target = scoreAllInWindow(state, target);
     } else if (state.essentialStart === clauses.length) {
@@ -106,6 +117,7 @@ export function collectDisjunction(clauses: readonly Scorer[], leaf: LeafReader,
       target = scoreWindow(state, target);
     }
   }
+  return NO_MORE_DOCS;
 }
 
 /** Sets up the window starting at `target`; false when no clause has docs left. */

@@ -1,6 +1,6 @@
 import type { FlatField } from '../mapping/mapping.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
-import { countQuery, executeQuery } from '../query/execute.ts';
+import { countQuery, executeQuery, startCount, startQuery, type QueryPhaseRun } from '../query/execute.ts';
 import type { ShardHit, ShardQueryResult, ShardSearchRequest } from '../query/search-request.ts';
 import type { StoredDocument } from './operations.ts';
 import { readSource } from './source-overlay.ts';
@@ -32,6 +32,16 @@ export class Searcher {
   /** Counts matching live documents. */
   count(query: unknown): number {
     return countQuery(this.leaves, this.fields, query);
+  }
+
+  /** Starts the query phase, to be run in slices (`runInSlices`) so that a long one yields. */
+  startQuery(request: ShardSearchRequest): QueryPhaseRun {
+    return startQuery(this.leaves, this.fields, request);
+  }
+
+  /** Starts a count, to be run in slices; its answer is the result's `total.value`. */
+  startCount(query: unknown): QueryPhaseRun {
+    return startCount(this.leaves, this.fields, query);
   }
 
   /**
