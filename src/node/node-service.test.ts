@@ -35,7 +35,8 @@ function book(rank: number): Record<string, unknown> {
 }
 
 async function openNode(): Promise<NodeService> {
-  const config = loadConfig({ flags: { 'path.data': dataPath, 'node.name': 'test-node' } });
+  // Writes to missing collections are refused here (index_not_found); test/compat-day-one.test.ts covers auto-creation, the default.
+  const config = loadConfig({ flags: { 'path.data': dataPath, 'node.name': 'test-node', 'action.auto_create_index': 'false' } });
   const opened = await NodeService.open({ config, logger });
   await opened.register('http://127.0.0.1:9200');
   return opened;
