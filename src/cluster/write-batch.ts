@@ -50,8 +50,6 @@ export interface PreparedBatch {
   items: PreparedItem[];
 }
 
-const decoder = new TextDecoder();
-
 /**
  * Parses the texts of `request` against the copy's `mapping`: the ops to write (a text op becomes
  * an index op whose `sourceText` is its text) and the findings. Ops that are not ready are null.
@@ -59,14 +57,14 @@ const decoder = new TextDecoder();
 export function parseBatch(request: WriteBatchRequest, mapping: Mapping): { ops: Array<WriteOp | null>; items: PreparedItem[] } {
   const ops: Array<WriteOp | null> = [];
   const items: PreparedItem[] = [];
+  const texts = Buffer.from(request.texts.buffer, request.texts.byteOffset, request.texts.byteLength);
   for (const op of request.ops) {
     if (op.kind !== 'index_text') {
       ops.push(op);
       items.push('ready');
       continue;
     }
-    const bytes = request.texts.subarray(op.start, op.end);
-    const source = parseText(decoder.decode(bytes), request.maxDepth);
+    const source = parseText(texts.toString('utf8', op.start, op.end), request.maxDepth);
     if (source === UNPARSED) {
       ops.push(null);
       items.push('unparsed');
@@ -85,7 +83,9 @@ export function parseBatch(request: WriteBatchRequest, mapping: Mapping): { ops:
       // A refusal (strict mapping, a limit, a reserved name) is the caller's to report, from its mapping step.
     }
     const { start: _start, end: _end, kind: _kind, ...params } = op;
-    ops.push({ kind: 'index', ...params, source: document, sourceText: Buffer.from(bytes) });
+    // A view, not a copy: the WAL copies it into its frame, and the batch's buffer lives as long as
+    // the mutable layer holding its documents' sources anyway.
+    ops.push({ kind: 'index', ...params, source: document, sourceText: texts.subarray(op.start, op.end) });
     items.push(bringsFields ? { newFields: document } : 'ready');
   }
   return { ops, items };
