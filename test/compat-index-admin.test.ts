@@ -50,6 +50,8 @@ test('_stats reports docs and store per collection and for _all', async () => {
   const all = await client.indices.stats();
   assert.equal((all.body.indices as any).logs.primaries.docs.count, 39);
   assert.equal((await call(server, 'GET', '/nope/_stats')).status, 404);
+  assert.deepEqual(Object.keys((await call(server, 'GET', '/nope,logs/_stats?ignore_unavailable=true')).body.indices), ['logs']);
+  assert.deepEqual(Object.keys((await call(server, 'GET', '/nope,logs/_settings?ignore_unavailable=true')).body), ['logs']);
 });
 
 test('_settings: read, number_of_replicas applied, static settings refused with ES\'s message', async () => {

@@ -7,6 +7,7 @@ import type { DeleteCollectionsResponse, DeleteNamespaceResponse, TrashService }
 import { getCollectionSettings, putCollectionSettings } from './collection-settings-api.ts';
 import { collectionStats, type CollectionStatsResponse } from './collection-stats.ts';
 import * as collections from './collections.ts';
+import type { ResolveOptions } from './collections.ts';
 import type { NodeContext } from './node-context.ts';
 import type { RequestTracker } from './request-tracker.ts';
 
@@ -49,13 +50,13 @@ export class CollectionService {
   }
 
   /** `GET /_stats`, `GET /{target}/_stats`: docs and store per collection and in total. */
-  stats(target: string): Promise<CollectionStatsResponse> {
-    return this.requests.track(() => collectionStats(this.context, target));
+  stats(target: string, options: ResolveOptions = {}): Promise<CollectionStatsResponse> {
+    return this.requests.track(() => collectionStats(this.context, target, options));
   }
 
   /** `GET /{target}/_settings`. */
-  getSettings(target: string): Promise<ReturnType<typeof getCollectionSettings>> {
-    return this.requests.track(async () => getCollectionSettings(this.context, target));
+  getSettings(target: string, options: ResolveOptions = {}): Promise<ReturnType<typeof getCollectionSettings>> {
+    return this.requests.track(async () => getCollectionSettings(this.context, target, options));
   }
 
   /** `PUT /{target}/_settings`: dynamic settings applied, static ones refused. */

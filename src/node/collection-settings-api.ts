@@ -8,13 +8,13 @@
 import { parseSettingsUpdate } from '../cluster/collection-settings.ts';
 import { EngineError } from '../engine/errors.ts';
 import { asNodeError } from './node-error.ts';
-import { indexSettingsOf, resolveCollections } from './collections.ts';
+import { indexSettingsOf, resolveCollections, type ResolveOptions } from './collections.ts';
 import type { NodeContext } from './node-context.ts';
 
 /** `GET /{target}/_settings`: `{<name>: {settings: {index: {...}}}}` for each selected collection. */
-export function getCollectionSettings(context: NodeContext, target: string): Record<string, { settings: { index: Record<string, string> } }> {
+export function getCollectionSettings(context: NodeContext, target: string, options: ResolveOptions = {}): Record<string, { settings: { index: Record<string, string> } }> {
   const out: Record<string, { settings: { index: Record<string, string> } }> = {};
-  for (const hosted of resolveCollections(context, target)) out[hosted.meta.name] = { settings: { index: indexSettingsOf(hosted.meta) } };
+  for (const hosted of resolveCollections(context, target, options)) out[hosted.meta.name] = { settings: { index: indexSettingsOf(hosted.meta) } };
   return out;
 }
 

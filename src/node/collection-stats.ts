@@ -5,7 +5,7 @@
  * equals `primaries`. `_all.total.indexing` holds the answering node's write counters (Trove
  * counts writes per node, not per collection; `/_node/{id}/stats` has every node's).
  */
-import { listCollections, resolveCollections, type CollectionSummary } from './collections.ts';
+import { listCollections, resolveCollections, type CollectionSummary, type ResolveOptions } from './collections.ts';
 import type { NodeContext } from './node-context.ts';
 
 /** The `primaries` / `total` section of one collection or of `_all`. */
@@ -33,8 +33,8 @@ function sectionOf(summaries: readonly CollectionSummary[]): StatsSection {
 }
 
 /** Statistics of the collections `target` selects (a name, comma list, pattern or `_all`). */
-export async function collectionStats(context: NodeContext, target: string): Promise<CollectionStatsResponse> {
-  const selected = new Set(resolveCollections(context, target).map((hosted) => hosted.meta.name));
+export async function collectionStats(context: NodeContext, target: string, options: ResolveOptions = {}): Promise<CollectionStatsResponse> {
+  const selected = new Set(resolveCollections(context, target, options).map((hosted) => hosted.meta.name));
   const summaries = (await listCollections(context)).filter((summary) => selected.has(summary.name));
   const indices: CollectionStatsResponse['indices'] = {};
   let shards = 0;

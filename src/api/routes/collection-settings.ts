@@ -7,10 +7,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { CollectionService } from '../../node/collection-service.ts';
-import { AnyObject, CollectionParams, FlagParam, querySchema } from '../params.ts';
+import { AnyObject, CollectionParams, FlagParam, flagSet, querySchema } from '../params.ts';
 
 const SettingsQuery = querySchema({
-  ignore_unavailable: Type.Optional(Type.String()),
+  ignore_unavailable: Type.Optional(FlagParam),
   allow_no_indices: Type.Optional(Type.String()),
   expand_wildcards: Type.Optional(Type.String()),
   flat_settings: Type.Optional(FlagParam),
@@ -33,13 +33,13 @@ export async function collectionSettingsRoutes(instance: FastifyInstance, option
   const { collections } = options;
 
   app.get('/_settings', { config: { role: 'read' }, schema: { querystring: SettingsQuery } }, async (request) =>
-    collections.getSettings(request.authScope.narrowTarget('_all')),
+    collections.getSettings(request.authScope.narrowTarget('_all'), { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
   );
 
   app.get(
     '/:collection/_settings',
     { config: { role: 'read', collectionTarget: true }, schema: { params: CollectionParams, querystring: SettingsQuery } },
-    async (request) => collections.getSettings(request.params.collection),
+    async (request) => collections.getSettings(request.params.collection, { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
   );
 
   app.put(

@@ -6,11 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { CollectionService } from '../../node/collection-service.ts';
-import { CollectionParams, FlagParam, querySchema } from '../params.ts';
+import { CollectionParams, FlagParam, flagSet, querySchema } from '../params.ts';
 
 const StatsQuery = querySchema({
   level: Type.Optional(Type.Union([Type.Literal('cluster'), Type.Literal('indices'), Type.Literal('shards')])),
-  ignore_unavailable: Type.Optional(Type.String()),
+  ignore_unavailable: Type.Optional(FlagParam),
   allow_no_indices: Type.Optional(Type.String()),
   expand_wildcards: Type.Optional(Type.String()),
   include_segment_file_sizes: Type.Optional(FlagParam),
@@ -33,12 +33,12 @@ export async function collectionStatsRoutes(instance: FastifyInstance, options: 
   const { collections } = options;
 
   app.get('/_stats', { config: { role: 'monitor' }, schema: { querystring: StatsQuery } }, async (request) =>
-    collections.stats(request.authScope.narrowTarget('_all')),
+    collections.stats(request.authScope.narrowTarget('_all'), { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
   );
 
   app.get(
     '/:collection/_stats',
     { config: { role: 'monitor', collectionTarget: true }, schema: { params: CollectionParams, querystring: StatsQuery } },
-    async (request) => collections.stats(request.params.collection),
+    async (request) => collections.stats(request.params.collection, { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
   );
 }

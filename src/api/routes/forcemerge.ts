@@ -17,9 +17,6 @@ const ForceMergeQuery = querySchema({
   wait_for_completion: Type.Optional(FlagParam),
   only_expunge_deletes: Type.Optional(FlagParam),
   flush: Type.Optional(FlagParam),
-  ignore_unavailable: Type.Optional(FlagParam),
-  allow_no_indices: Type.Optional(FlagParam),
-  expand_wildcards: Type.Optional(Type.String()),
 });
 
 const NoBody = optionalBody(Type.Object({}, { additionalProperties: false }));
