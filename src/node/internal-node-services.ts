@@ -5,6 +5,7 @@
  * implementation the other nodes hold (RemoteNodeTrash, RemoteCompactionNode, RemoteNodeViews).
  */
 import type { JobQueue } from '../jobs/job-queue.ts';
+import type { LocalCopyState } from '../ops/cluster/cluster-health.ts';
 import type { AuthCountersSnapshot } from '../ops/security/auth-counters.ts';
 import type { NodeTrash } from '../trash/node-trash.ts';
 import type { CompactionNode } from './compaction.ts';
@@ -18,6 +19,8 @@ export interface InternalNodeServices {
   jobs: Pick<JobQueue, 'get' | 'list'>;
   /** This node's views, with the HTTP layer's authentication counters. */
   views: (security: () => AuthCountersSnapshot | null) => NodeViews;
+  /** The state of every shard copy open or opening here, by shard UUID. */
+  shardStates: () => Record<string, LocalCopyState>;
   /** Resolves once this node has applied catalog revision `revision`. */
   waitForRevision: (revision: number) => Promise<void>;
 }

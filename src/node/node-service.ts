@@ -187,6 +187,7 @@ export class NodeService {
       compaction: () => this.compaction.localNode(),
       jobs,
       views: (security) => this.observability.nodeViews('_local', security),
+      shardStates: () => this.observability.shardStates(),
       waitForRevision: (revision) => shards.waitForRevision(revision),
     };
   }

@@ -21,6 +21,10 @@ import { TROVE_VERSION } from './version.ts';
 import { NodeError } from './node-error.ts';
 import { LocalNodeViews, RemoteNodeViews, type NodeViews } from './node-views.ts';
 import type { PeerDirectory } from '../cluster/remote/peer-nodes.ts';
+import type { LocalCopyState } from '../ops/cluster/cluster-health.ts';
+
+/** How long health and state wait for another node's shard copy states. */
+export const PEER_STATES_WAIT_MS = 2_000;
 
 /** Facts about this node for `GET /` and the start-up log line. */
 export interface NodeInfo {
@@ -174,6 +178,33 @@ export class ObservabilityService {
   /** The collection as hosted here (meta, fields, local shard copies), for stats, compaction and the change feed. */
   hostedCollection(name: string): HostedCollection {
     return this.router.collection(name);
+  }
+
+  /** The state of every shard copy open or opening here, by shard UUID (what other nodes ask for their health). */
+  shardStates(): Record<string, LocalCopyState> {
+    const states: Record<string, LocalCopyState> = {};
+    for (const hosted of this.router.collections()) {
+      for (const local of hosted.shards) if (local) states[local.uuid] = local.state;
+    }
+    return states;
+  }
+
+  /**
+   * The shard copy states every other node reports, asked of them all at once (at most
+   * `PEER_STATES_WAIT_MS`); undefined on a single node. A node that does not answer reports none,
+   * so its copies count as unassigned.
+   */
+  async peerShardStates(): Promise<((nodeId: string, uuid: string) => LocalCopyState | undefined) | undefined> {
+    if (this.peers === undefined) return undefined;
+    const peers = this.peers.peers();
+    const answers = await Promise.all(
+      peers.map(async (peer) => [peer.nodeId, (await peer.call('node.shardStates', [], PEER_STATES_WAIT_MS).catch(() => ({}))) as Record<string, LocalCopyState>] as const),
+    );
+    const byNode = new Map(answers);
+    return (nodeId, uuid) => {
+      const states = byNode.get(nodeId);
+      return states !== undefined && Object.hasOwn(states, uuid) ? states[uuid] : undefined;
+    };
   }
 
   /** Every collection hosted here (the local shard states of cluster health and state). */

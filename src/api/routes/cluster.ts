@@ -49,7 +49,7 @@ function healthWaitOf(query: Static<typeof HealthQuery>): HealthWait {
 const StateParams = Type.Object({ sections: Type.String({ minLength: 1 }) });
 
 /** Catalog, local shard states and the caller's namespace limits. */
-function inputs(observability: ObservabilityService, request: FastifyRequest): StateInputs {
+async function inputs(observability: ObservabilityService, request: FastifyRequest): Promise<StateInputs> {
   const scope = request.authScope;
   const hosted = new Map(observability.hostedCollections().map((collection) => [collection.meta.name, collection]));
   return {
@@ -59,6 +59,7 @@ function inputs(observability: ObservabilityService, request: FastifyRequest): S
     masterId: observability.masterId(),
     connectivity: observability.connectivity(),
     localShardState: (collection, shard) => hosted.get(collection)?.shards[shard]?.state,
+    remoteShardState: await observability.peerShardStates(),
     allowsNamespace: scope && !scope.unrestricted ? (namespace) => scope.allows(namespace) : undefined,
   };
 }
@@ -80,7 +81,7 @@ export async function clusterRoutes(instance: FastifyInstance, options: ClusterR
   });
 
   app.get('/_cluster/state', { config: { role: 'monitor' }, schema: { querystring: querySchema({}) } }, async (request) =>
-    clusterState(inputs(observability, request), STATE_SECTIONS),
+    clusterState(await inputs(observability, request), STATE_SECTIONS),
   );
 
   app.get(
@@ -94,7 +95,7 @@ export async function clusterRoutes(instance: FastifyInstance, options: ClusterR
           `unknown cluster state section${parsed.unknown.length > 1 ? 's' : ''} [${parsed.unknown.join(', ')}]; valid sections: [_all, ${STATE_SECTIONS.join(', ')}]`,
         );
       }
-      return clusterState(inputs(observability, request), parsed.sections);
+      return clusterState(await inputs(observability, request), parsed.sections);
     },
   );
 }

@@ -40,6 +40,7 @@ const DISPATCH: Readonly<Record<RemoteNodeMethod, Dispatch>> = {
   'node.stats': (_options, _args, views) => views.stats(),
   'node.settings': (_options, _args, views) => views.settings(),
   'node.putSettings': (_options, [changes], views) => views.putSettings((changes ?? {}) as Record<string, unknown>),
+  'node.shardStates': async ({ shardStates }) => shardStates(),
 };
 
 /** The internal node route. */

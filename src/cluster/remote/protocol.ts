@@ -93,6 +93,7 @@ export const REMOTE_NODE_METHODS = [
   'node.stats',
   'node.settings',
   'node.putSettings',
+  'node.shardStates',
 ] as const;
 
 /** One method of the internal node API. */

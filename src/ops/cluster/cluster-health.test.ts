@@ -101,3 +101,13 @@ test('state sections and filters', () => {
   });
   assert.deepEqual(shards.books['1'], { uuid: 'books-1', primary: { node: 'n1', state: 'initializing' }, replicas: [] });
 });
+
+test('a copy on another node takes the state that node reports; one it does not report is unassigned', () => {
+  const reported = (state: 'opening' | 'started' | 'failed' | undefined): HealthInputs => ({ ...inputs, remoteShardState: (nodeId, uuid) => (nodeId === 'n2' && uuid === 'logs-0' ? state : undefined) });
+  const logs = (health: ReturnType<typeof clusterHealth>) => health.namespaces!.ops.collections!.logs;
+  assert.equal(logs(clusterHealth(reported('started'), 'collections')).status, 'yellow');
+  assert.equal(logs(clusterHealth(reported('started'), 'collections')).active_primary_shards, 1);
+  assert.equal(logs(clusterHealth(reported('opening'), 'collections')).initializing_shards, 1);
+  assert.equal(logs(clusterHealth(reported('failed'), 'collections')).status, 'red');
+  assert.equal(logs(clusterHealth(reported(undefined), 'collections')).status, 'red', 'a node that did not answer');
+});

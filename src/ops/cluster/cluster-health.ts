@@ -22,6 +22,9 @@ export const HEALTH_LEVELS: readonly HealthLevel[] = ['cluster', 'namespaces', '
 /** State of one shard copy. */
 export type CopyState = 'started' | 'initializing' | 'unassigned';
 
+/** State of a shard copy as the node hosting it reports it. */
+export type LocalCopyState = 'opening' | 'started' | 'failed';
+
 /** Shard counts shared by every level. */
 export interface ShardCounts {
   active_primary_shards: number;
@@ -81,7 +84,12 @@ export interface HealthInputs {
   /** This node's id. */
   nodeId: string;
   /** State of a shard copy hosted here (`opening` → initializing); undefined when it is not here. */
-  localShardState(collection: string, shard: number): 'opening' | 'started' | 'failed' | undefined;
+  localShardState(collection: string, shard: number): LocalCopyState | undefined;
+  /**
+   * State of copy `uuid` as node `nodeId` (another node) reported it; undefined when that node did
+   * not report it or did not answer. Absent: a copy on a registered node counts as started.
+   */
+  remoteShardState?: (nodeId: string, uuid: string) => LocalCopyState | undefined;
   /** Limits namespaces (a key scoped to namespaces sees only those); all when absent. */
   allowsNamespace?: (namespace: string) => boolean;
   /** Whether the coordinator reaches its store; available when absent. */
@@ -112,8 +120,11 @@ export function copyState(inputs: HealthInputs, collection: string, shard: numbe
     const local = inputs.localShardState(collection, shard);
     return local === 'started' ? 'started' : local === 'opening' ? 'initializing' : 'unassigned';
   }
-  // A copy on another node counts as started while that node is registered (nodes report no shard states yet).
-  return Object.hasOwn(inputs.catalog.nodes, nodeId) ? 'started' : 'unassigned';
+  if (!Object.hasOwn(inputs.catalog.nodes, nodeId)) return 'unassigned';
+  if (inputs.remoteShardState === undefined) return 'started';
+  const uuid = Object.hasOwn(inputs.catalog.collections, collection) ? inputs.catalog.collections[collection].shards[shard]?.uuid : undefined;
+  const remote = uuid === undefined ? undefined : inputs.remoteShardState(nodeId, uuid);
+  return remote === 'started' ? 'started' : remote === 'opening' ? 'initializing' : 'unassigned';
 }
 
 function collectionHealth(inputs: HealthInputs, meta: CollectionMeta, withShards: boolean): CollectionHealth {
