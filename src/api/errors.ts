@@ -59,6 +59,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorKind>> = {
   wal_failure: { type: 'translog_exception', status: 500 },
   fault_injected: { type: 'fault_injected_exception', status: 500 },
   too_many_buckets: { type: 'too_many_buckets_exception', status: 400 },
+  replication_gap: { type: 'replication_gap_exception', status: 409 },
   // Catalog and node (src/cluster/catalog-error.ts, src/node/node-error.ts)
   index_not_found: { type: 'index_not_found_exception', status: 404 },
   resource_already_exists: { type: 'resource_already_exists_exception', status: 400 },

@@ -17,7 +17,9 @@ export type EngineErrorCode =
   | 'wal_failure'
   | 'fault_injected'
   /** A request would create more buckets than `search.max_buckets` allows. */
-  | 'too_many_buckets';
+  | 'too_many_buckets'
+  /** Replicated records would leave a hole in a copy's history (the first new seq is not lastSeq + 1). */
+  | 'replication_gap';
 
 /**
  * The base of every typed failure in every layer: a stable `code` and a message meant for the API

@@ -42,6 +42,7 @@ export interface MergeReport {
 export class Maintenance {
   private queue: Promise<unknown> = Promise.resolve();
   private pendingEpoch: Promise<void> | null = null;
+  private pendingTrim: Promise<void> | null = null;
   private fields: () => ReadonlyMap<string, FlatField> = () => new Map();
   private inplaceFields: () => string[] = () => [];
   private mutableGeneration = 1;
@@ -246,9 +247,15 @@ export class Maintenance {
     await this.wal.removeUpTo(this.manifest.checkpointSeq, Date.now() - this.settings.changesRetentionMs);
   }
 
-  /** Queues a WAL trim on its own (for idle shards, whose epochs never run). */
+  /** Queues a WAL trim on its own (for idle shards, whose epochs never run), coalesced with one already waiting. */
   trimChanges(): Promise<void> {
-    return this.enqueue(() => this.trimWal());
+    if (this.pendingTrim) return this.pendingTrim;
+    const run = this.enqueue(async () => {
+      this.pendingTrim = null;
+      await this.trimWal();
+    });
+    this.pendingTrim = run;
+    return run;
   }
 
   private candidates(): { name: string; bytes: number; liveDocs: number; maxDoc: number }[] {

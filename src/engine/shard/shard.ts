@@ -9,7 +9,9 @@ import { MutableSegment } from '../mutable/mutable-segment.ts';
 import { SegmentReader } from '../segment/segment-reader.ts';
 import { writePath } from '../update/paths.ts';
 import { planUpdate } from '../update/plan-update.ts';
-import { WriteAheadLog } from '../wal/wal.ts';
+import { WriteAheadLog, type NumberedRecord, type WalRecord } from '../wal/wal.ts';
+import { FileHolds, type HeldFiles } from './file-holds.ts';
+import { readHistory, recordTermAt, type HistoryPosition } from './history.ts';
 import { LeafSet, type DocLocation } from './leaf-set.ts';
 import { Maintenance, type MergeReport, type ShardFaults } from './maintenance.ts';
 import { readManifest, type Manifest } from './manifest.ts';
@@ -79,6 +81,9 @@ export class Shard {
   private settings: EngineSettings;
   private closed = false;
   private epochTimer: NodeJS.Timeout | null = null;
+  /** Primary term of the record at the WAL's last seq (null when it is not retained). */
+  private lastTerm: number | null;
+  private readonly holds: FileHolds;
 
   private constructor(
     readonly uuid: string,
@@ -88,12 +93,14 @@ export class Shard {
     private readonly maintenance: Maintenance,
     mapping: Mapping,
     settings: EngineSettings,
-    private readonly primaryTerm: number,
+    private primaryTerm: number,
     private readonly logger: Logger | undefined,
   ) {
     this.fieldMap = flattenMapping(mapping);
     this.inplace = [...this.fieldMap.values()].filter((field) => field.inplace);
     this.settings = settings;
+    this.lastTerm = recordTermAt(wal, wal.lastSeq);
+    this.holds = new FileHolds(dir, wal, maintenance);
   }
 
   /** Opens (or creates) a shard and replays its WAL past the manifest checkpoint. */
@@ -314,7 +321,69 @@ export class Shard {
 
   private append(record: ShardRecord): { seq: number; durable: Promise<void> } {
     const { firstSeq, durable } = this.wal.append([encodeRecord(record)]);
+    this.lastTerm = record.primaryTerm;
     return { seq: firstSeq, durable };
+  }
+
+  /** Sets the primary term that records written from now on carry (terms never go down). */
+  setPrimaryTerm(term: number): void {
+    if (!Number.isSafeInteger(term) || term < this.primaryTerm) {
+      throw new EngineError('illegal_argument', `primary term of shard [${this.uuid}] must be an integer of at least [${this.primaryTerm}], got [${term}]`);
+    }
+    this.primaryTerm = term;
+  }
+
+  /**
+   * Replica side: appends the records above the WAL's last seq with the primary's seqs and
+   * timestamps and applies them as replay does, in one turn; resolves once they are durable.
+   * Records at or below the last seq are skipped (a resend); a hole is `replication_gap`, and a
+   * record that does not decode or parse fails the call before anything is written.
+   */
+  async applyRecords(records: readonly NumberedRecord[]): Promise<HistoryPosition> {
+    if (this.closed) throw new EngineError('shard_closed', `shard [${this.uuid}] is closed`);
+    const fresh = records.filter((record) => record.seq > this.wal.lastSeq);
+    const decoded = fresh.map((numbered) => {
+      try {
+        const record = decodeRecord(Buffer.from(numbered.payload.buffer, numbered.payload.byteOffset, numbered.payload.byteLength));
+        const parsed = record.type === 'index' ? this.parse(JSON.parse(record.source.toString('utf8')) as Record<string, unknown>) : undefined;
+        return { record, parsed };
+      } catch (error) {
+        if (error instanceof EngineError) throw error;
+        throw new EngineError('corrupt_index', `replicated record [${numbered.seq}] does not decode: ${(error as Error).message}`);
+      }
+    });
+    const durable = this.wal.appendNumbered(fresh);
+    fresh.forEach((numbered, index) => this.applyRecord(numbered.seq, decoded[index]!.record, decoded[index]!.parsed));
+    if (decoded.length > 0) this.lastTerm = decoded[decoded.length - 1]!.record.primaryTerm;
+    await durable;
+    this.maybeEpoch();
+    return this.historyPosition();
+  }
+
+  /** Where this copy's history stands: first retained seq, last appended seq and its term. */
+  historyPosition(): HistoryPosition {
+    return { firstSeq: this.wal.firstSeq, lastSeq: this.wal.lastSeq, lastTerm: this.wal.lastSeq >= this.wal.firstSeq ? this.lastTerm : null };
+  }
+
+  /** Durable records after `afterSeq` for a replica, oldest first, bounded by `limit` and about `maxBytes` (see readHistory). */
+  readRecords(afterSeq: number, limit: number, maxBytes: number): WalRecord[] {
+    return readHistory(this.wal, afterSeq, limit, maxBytes);
+  }
+
+  /** Primary term of the retained durable record at `seq`, or null. */
+  termAt(seq: number): number | null {
+    return recordTermAt(this.wal, seq);
+  }
+
+  /** Holds this copy's files for a file copy until `releaseFiles` or `HOLD_TIMEOUT_MS` (file-holds.ts). */
+  holdFiles(): Promise<HeldFiles> {
+    if (this.closed) return Promise.reject(new EngineError('shard_closed', `shard [${this.uuid}] is closed`));
+    return this.holds.hold();
+  }
+
+  /** Ends a file hold (an unknown one is ignored). */
+  releaseFiles(hold: number): void {
+    this.holds.release(hold);
   }
 
   /** Whether a live document with this id exists (no document is read). */
@@ -452,6 +521,7 @@ export class Shard {
     if (this.closed) return;
     this.closed = true;
     if (this.epochTimer) clearInterval(this.epochTimer);
+    this.holds.close();
     await this.maintenance.idle();
     await this.wal.close();
     this.leaves.disposeAll();

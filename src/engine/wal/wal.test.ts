@@ -359,6 +359,30 @@ describe('WriteAheadLog', () => {
     assert.ok(fs.existsSync(file));
   });
 
+  it('appends numbered records with their own seqs and timestamps, refusing a hole', async () => {
+    const dir = tempDir();
+    const wal = await WriteAheadLog.open({ dir, segmentBytes: 200 });
+    const old = Date.now() - 3_600_000;
+    const numbered = [1, 2, 3, 4].map((seq) => ({ seq, timestamp: old + seq, payload: payload(seq, 200) }));
+    await assert.rejects(async () => wal.appendNumbered(numbered.slice(1)), { code: 'replication_gap' });
+    await assert.rejects(async () => wal.appendNumbered([numbered[0]!, numbered[2]!]), { code: 'replication_gap' });
+    assert.equal(wal.lastSeq, 0, 'a refused batch queues nothing');
+    for (const record of numbered) await wal.appendNumbered([record]);
+    assert.equal(wal.durableSeq, 4);
+    const read = wal.readRange(1, 10);
+    assert.deepEqual(read.map((record) => [record.seq, record.timestamp]), numbered.map((record) => [record.seq, record.timestamp]));
+    assert.deepEqual(read.map((record) => record.payload.toString()), numbered.map((record) => record.payload.toString()));
+    assert.equal(wal.append([payload(5)]).firstSeq, 5, 'plain appends continue after them');
+    await wal.close();
+
+    const reopened = await WriteAheadLog.open({ dir, segmentBytes: 200 });
+    assert.deepEqual(reopened.readRange(1, 4).map((record) => record.timestamp), numbered.map((record) => record.timestamp));
+    assert.equal(logFiles(dir).length, 5, 'one file per group');
+    assert.equal(await reopened.removeUpTo(10, Date.now() - 60_000), 4, 'retention reads the numbered records as an hour old');
+    assert.equal(reopened.firstSeq, 5);
+    await reopened.close();
+  });
+
   it('appends 100k records of 1 KB in batches of 1000', async () => {
     const wal = await WriteAheadLog.open({ dir: tempDir() });
     const record = Buffer.alloc(1024, 1);

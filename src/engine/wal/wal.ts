@@ -41,6 +41,14 @@ export interface WalAppend {
   durable: Promise<void>;
 }
 
+/** A record with the seq and append time another copy's log gave it (`appendNumbered`). */
+export interface NumberedRecord {
+  seq: number;
+  /** Epoch milliseconds at the first append. */
+  timestamp: number;
+  payload: Uint8Array;
+}
+
 /** Counters reported by `WriteAheadLog.stats`. */
 export interface WalStats {
   files: number;
@@ -168,6 +176,33 @@ export class WriteAheadLog {
     const timestamp = Date.now();
     const firstSeq = this.lastAppendedSeq + 1;
     if (payloads.length === 0) return { firstSeq, timestamp, durable: this.sync() };
+    const durable = this.enqueue(payloads, payloads.map(() => timestamp));
+    return { firstSeq, timestamp, durable };
+  }
+
+  /**
+   * Queues records that keep the seqs and timestamps another copy's log gave them (replication):
+   * the first seq must be `lastSeq + 1` and the others consecutive, else `replication_gap` and
+   * nothing is queued. Resolves once they are durable.
+   */
+  appendNumbered(records: readonly NumberedRecord[]): Promise<void> {
+    this.assertWritable();
+    if (records.length === 0) return this.sync();
+    records.forEach((record, index) => {
+      const expected = this.lastAppendedSeq + 1 + index;
+      if (record.seq !== expected) {
+        throw new EngineError('replication_gap', `record [${record.seq}] does not follow seq [${expected - 1}] of this log`);
+      }
+      if (!Number.isSafeInteger(record.timestamp)) throw new EngineError('illegal_argument', `record [${record.seq}] has no integer timestamp`);
+    });
+    return this.enqueue(
+      records.map((record) => record.payload),
+      records.map((record) => record.timestamp),
+    );
+  }
+
+  /** Checks payload sizes, then queues the payloads with their timestamps for the next group commit. */
+  private enqueue(payloads: readonly Uint8Array[], timestamps: readonly number[]): Promise<void> {
     let bytes = 0;
     for (const payload of payloads) {
       if (!(payload instanceof Uint8Array)) {
@@ -179,9 +214,9 @@ export class WriteAheadLog {
       }
       bytes += FRAME_OVERHEAD_BYTES + payload.length;
     }
-    for (const payload of payloads) {
-      this.pendingPayloads.push(payload);
-      this.pendingTimestamps.push(timestamp);
+    for (let index = 0; index < payloads.length; index++) {
+      this.pendingPayloads.push(payloads[index]!);
+      this.pendingTimestamps.push(timestamps[index]!);
     }
     this.pendingBytes += bytes;
     this.lastAppendedSeq += payloads.length;
@@ -190,7 +225,7 @@ export class WriteAheadLog {
       this.flushing = true;
       queueMicrotask(this.startFlush);
     }
-    return { firstSeq, timestamp, durable: this.pendingGroup.promise };
+    return this.pendingGroup.promise;
   }
 
   /** Durable records with seq >= `fromSeq`, read batch by batch as iteration proceeds (synchronous). */
