@@ -21,6 +21,7 @@ import {
   type ClosedShardFigures,
   type FetchedQueryPhase,
   type QueryPhase,
+  type ReplicationRecord,
   type ShardHandle,
   type ShardHost,
   type ShardOpenSpec,
@@ -62,6 +63,7 @@ export class LocalShardHandle implements ShardHandle {
       settings: spec.settings,
       logger: logger.child(spec.bindings),
       faults: shardFaultHooks(spec.uuid, spec.faults),
+      primaryTerm: spec.primaryTerm,
     });
     return new LocalShardHandle(shard, spec.mapping);
   }
@@ -218,6 +220,34 @@ export class LocalShardHandle implements ShardHandle {
 
   verify() {
     return this.shard.verify();
+  }
+
+  async setPrimaryTerm(term: number) {
+    this.shard.setPrimaryTerm(term);
+  }
+
+  async readRecords(afterSeq: number, limit: number, maxBytes: number) {
+    return this.shard.readRecords(afterSeq, limit, maxBytes);
+  }
+
+  applyRecords(records: readonly ReplicationRecord[]) {
+    return this.shard.applyRecords(records);
+  }
+
+  async historyPosition() {
+    return this.shard.historyPosition();
+  }
+
+  async termAt(seq: number) {
+    return this.shard.termAt(seq);
+  }
+
+  holdFiles() {
+    return this.shard.holdFiles();
+  }
+
+  async releaseFiles(hold: number) {
+    this.shard.releaseFiles(hold);
   }
 
   async setMapping(mapping: Mapping) {

@@ -1,6 +1,7 @@
 /**
  * Test fixture: one list of shard-handle calls, run on two handles whose answers must be equal
- * (a `LocalShardHandle` and another implementation on an empty shard with `PARITY_MAPPING`).
+ * (a `LocalShardHandle` and another implementation on an empty shard with `PARITY_MAPPING`), and
+ * one of replication calls between two such handles.
  */
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
@@ -128,5 +129,63 @@ export async function exerciseShardHandle(handle: ShardHandle, owner: ShardOwner
   await step('count tagged', () => handle.count({ term: { tag: 'red' } }));
   await step('updateSettings', () => owner.updateSettings({ epochMaxDocs: 1_000 }));
   await step('close', () => owner.close());
+  return answers;
+}
+
+/**
+ * Replication between two handles on empty copies: writes on `primary`, ships its records to
+ * `replica`, asserts what must hold whatever the implementation (same documents, change feed with
+ * timestamps, history position; a hole refused with nothing written; a resend skipped; terms) and
+ * returns every answer, comparable (payloads as base64, hold numbers blanked).
+ */
+export async function exerciseReplication(primary: ShardHandle, replica: ShardHandle): Promise<Array<[string, unknown]>> {
+  const answers: Array<[string, unknown]> = [];
+  const step = async <T>(name: string, run: () => Promise<T>): Promise<T | Error> => {
+    try {
+      const answer = await run();
+      answers.push([name, comparable(answer)]);
+      return answer;
+    } catch (error) {
+      answers.push([name, comparable(error)]);
+      return error as Error;
+    }
+  };
+  const ids = ['a', 'b', 'c', 'd'];
+  await step('writeBatch', () => primary.writeBatch(ids.map((id, n) => ({ kind: 'index', id, source: { title: `copy ${id}`, n } }))));
+  await step('update a', () => primary.write({ kind: 'update', id: 'a', doc: { n: 10 } }));
+  await step('delete b', () => primary.write({ kind: 'delete', id: 'b' }));
+  await step('setPrimaryTerm 3', () => primary.setPrimaryTerm(3));
+  const promoted = await step('write under term 3', () => primary.write({ kind: 'index', id: 'c', source: { title: 'term three', n: 3 } }));
+  assert.equal((promoted as { primaryTerm: number }).primaryTerm, 3, 'a write after setPrimaryTerm carries the new term');
+  const lowered = await step('setPrimaryTerm 2 (lower)', () => primary.setPrimaryTerm(2));
+  assert.equal((lowered as EngineError).code, 'illegal_argument');
+  const position = (await step('historyPosition', () => primary.historyPosition())) as Awaited<ReturnType<ShardHandle['historyPosition']>>;
+  assert.deepEqual(position, { firstSeq: 1, lastSeq: 7, lastTerm: 3 });
+  await step('termAt', async () => [await primary.termAt(0), await primary.termAt(1), await primary.termAt(7), await primary.termAt(8)]);
+  const records = (await primary.readRecords(0, 100, 1 << 20)).map((record) => ({ ...record }));
+  answers.push(['readRecords', records.map((record) => ({ seq: record.seq, payload: Buffer.from(record.payload).toString('base64') }))]);
+  await step('readRecords byte budget', async () => (await primary.readRecords(2, 100, 1)).map((record) => record.seq));
+  await step('readRecords limit', async () => (await primary.readRecords(2, 2, 1 << 20)).map((record) => record.seq));
+
+  await step('replica historyPosition (empty)', () => replica.historyPosition());
+  const gap = await step('applyRecords with a hole', () => replica.applyRecords(records.slice(2)));
+  assert.equal((gap as EngineError).code, 'replication_gap');
+  assert.deepEqual(await replica.readChanges(0, 100), [], 'a refused batch writes nothing');
+  assert.equal((await replica.historyPosition()).lastSeq, 0);
+  await step('applyRecords first two', () => replica.applyRecords(records.slice(0, 2)));
+  await step('applyRecords all (resend skipped)', () => replica.applyRecords(records));
+  await step('applyRecords resend only', () => replica.applyRecords(records.slice(0, 3)));
+  assert.deepEqual(await replica.multiGet(ids), await primary.multiGet(ids), 'same documents');
+  assert.deepEqual(await replica.readChanges(0, 100), await primary.readChanges(0, 100), 'same change feed, timestamps included');
+  assert.deepEqual(await replica.historyPosition(), position, 'same history position');
+  await step('replica termAt', async () => [await replica.termAt(1), await replica.termAt(7)]);
+
+  const held = (await step('holdFiles', () => primary.holdFiles())) as Awaited<ReturnType<ShardHandle['holdFiles']>>;
+  assert.equal(held.seq, 7);
+  answers[answers.length - 1]![1] = comparable({ ...held, hold: '<hold>' });
+  await step('write while held', () => primary.write({ kind: 'index', id: 'e', source: { title: 'while held', n: 5 } }));
+  await step('releaseFiles', () => primary.releaseFiles(held.hold));
+  await step('releaseFiles unknown', () => primary.releaseFiles(held.hold + 1_000));
+  await step('epoch after release', () => primary.epoch());
   return answers;
 }

@@ -21,6 +21,8 @@ import type { FetchedDocument } from '../engine/shard/searcher.ts';
 import type { EngineSettings, ShardStats } from '../engine/shard/shard.ts';
 import type { PreparedBatch, WriteBatchRequest } from './write-batch.ts';
 
+export { HOLD_TIMEOUT_MS } from '../engine/shard/file-holds.ts';
+
 /** How long an unfetched search context keeps its point-in-time view. */
 export const SEARCH_CONTEXT_KEEP_ALIVE_MS = 60_000;
 
@@ -44,6 +46,32 @@ export interface ChangeBounds {
   firstSeq: number;
   /** Highest seq whose record is fsynced. */
   durableSeq: number;
+}
+
+/** One WAL record as replication ships it: the primary's seq, append time and payload bytes. */
+export interface ReplicationRecord {
+  seq: number;
+  timestamp: number;
+  payload: Uint8Array;
+}
+
+/** Where a copy's history stands. */
+export interface HistoryPosition {
+  /** Lowest seq still retained in the WAL. */
+  firstSeq: number;
+  /** Highest seq appended (durable: applyRecords returns only after fsync). */
+  lastSeq: number;
+  /** Primary term carried by the record at lastSeq; null when no record is retained (empty copy). */
+  lastTerm: number | null;
+}
+
+/** Files of a copy held unchanged for file-based recovery (see holdFiles). */
+export interface FileCopyHold {
+  hold: number;
+  /** Paths relative to the shard directory ('manifest.json', 'segments/<seg>/<file>', 'wal/<file>'), with the byte count to copy (for WAL files: their durable length). */
+  files: Array<{ path: string; bytes: number }>;
+  /** Highest seq the copied files hold durably. */
+  seq: number;
 }
 
 /** A shard's figures at the moment it closed (the trash records them). */
@@ -112,6 +140,20 @@ export interface ShardHandle {
    * durable end), excluded from epochs and merges while it runs; findings per file.
    */
   verify(): Promise<LiveShardCheck>;
+  /** Sets the primary term that records written from now on carry (a copy promoted to primary). */
+  setPrimaryTerm(term: number): Promise<void>;
+  /** Durable WAL records with seq > afterSeq, oldest first, at most `limit` records and about `maxBytes` payload bytes (at least one record); starts at the first retained seq when afterSeq+1 is no longer retained (callers compare seqs to detect the gap). */
+  readRecords(afterSeq: number, limit: number, maxBytes: number): Promise<ReplicationRecord[]>;
+  /** Replica side: appends the records whose seq is above this copy's lastSeq, in order, with the primary's seqs and timestamps, fsyncs them and applies them as WAL replay would; a record that would leave a hole (first new seq != lastSeq+1) fails with EngineError('replication_gap') and nothing is written. Returns the position after. */
+  applyRecords(records: readonly ReplicationRecord[]): Promise<HistoryPosition>;
+  /** Where this copy's history stands now. */
+  historyPosition(): Promise<HistoryPosition>;
+  /** Primary term of the retained durable record at `seq`; null when that seq is not retained or not yet written. */
+  termAt(seq: number): Promise<number | null>;
+  /** Holds the copy's files unchanged (no epoch, merge or WAL trim; writes go on, only appending past the listed WAL lengths) until releaseFiles(hold) or HOLD_TIMEOUT_MS; lists them. */
+  holdFiles(): Promise<FileCopyHold>;
+  /** Ends a hold (unknown holds are ignored). */
+  releaseFiles(hold: number): Promise<void>;
   /** Adopts a new mapping (fields only grow). */
   setMapping(mapping: Mapping): Promise<void>;
   /** Changes engine tunables at runtime. */
@@ -130,6 +172,8 @@ export interface ShardOpenSpec {
   bindings: Record<string, string | number>;
   /** Test-only fault points armed on this shard . */
   faults?: ShardFaultSpec;
+  /** Primary term that records written from the open on carry (1 when absent). */
+  primaryTerm?: number;
 }
 
 /** Opens shard copies: in this thread, or in a pool of worker threads. */

@@ -23,10 +23,13 @@ import { CatalogError } from '../../cluster/catalog-error.ts';
 import type { ShardHandle } from '../../cluster/shard-handle.ts';
 import {
   hitsFromJson,
+  recordsFromJson,
+  recordsToJson,
   INTERNAL_SHARDS_BATCH_PATH,
   INTERNAL_SHARDS_PATH,
   toRemoteError,
   type BatchedAnswer,
+  type JsonReplicationRecord,
   type RemoteShardMethod,
 } from '../../cluster/remote/protocol.ts';
 import { encodeBatchResults } from '../../cluster/worker/wire.ts';
@@ -70,6 +73,13 @@ const DISPATCH: Readonly<Record<RemoteShardMethod, Dispatch>> = {
   epoch: (handle) => handle.epoch(),
   stats: (handle) => handle.stats(),
   verify: (handle) => handle.verify(),
+  setPrimaryTerm: (handle, [term]) => handle.setPrimaryTerm(term as number),
+  readRecords: async (handle, [afterSeq, limit, maxBytes]) => recordsToJson(await handle.readRecords(afterSeq as number, limit as number, maxBytes as number)),
+  applyRecords: (handle, [records]) => handle.applyRecords(recordsFromJson(records as JsonReplicationRecord[])),
+  historyPosition: (handle) => handle.historyPosition(),
+  termAt: (handle, [seq]) => handle.termAt(seq as number),
+  holdFiles: (handle) => handle.holdFiles(),
+  releaseFiles: (handle, [hold]) => handle.releaseFiles(hold as number),
 };
 
 /** A write batch read from JSON: its texts arrive as base64 (remote-shard-handle.ts). */

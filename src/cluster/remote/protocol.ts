@@ -8,7 +8,8 @@
  * score is NaN when the sort needed no scores, which JSON writes as null, so a null score is read
  * back as NaN (a score is never null otherwise); an argument or property that is undefined is left
  * out (trailing undefined arguments are dropped, so `count(undefined)` stays a match_all); `-0`
- * arrives as `0`; `writeBatch` items use the encoding of the worker threads (wire.ts).
+ * arrives as `0`; `writeBatch` items use the encoding of the worker threads (wire.ts); replication
+ * records (`readRecords`, `applyRecords`) carry their payloads as base64 strings.
  *
  * Errors keep their class and code for `EngineError` and `CatalogError` (any other `TroveError`
  * keeps its code); an error without a code (a defect on the serving node) becomes
@@ -18,7 +19,7 @@
 import { CatalogError } from '../catalog-error.ts';
 import { EngineError, TroveError } from '../../engine/errors.ts';
 import type { ShardHit } from '../../engine/query/search-request.ts';
-import type { QueryPhase, ShardHandle } from '../shard-handle.ts';
+import type { QueryPhase, ReplicationRecord, ShardHandle } from '../shard-handle.ts';
 
 /** Path prefix of the internal shard API. */
 export const INTERNAL_SHARDS_PATH = '/_internal/shards';
@@ -137,6 +138,27 @@ export function hitsFromJson(hits: ShardHit[]): ShardHit[] {
     if ((hit.score as number | null) === null) hit.score = NaN;
   }
   return hits;
+}
+
+/** A replication record as JSON carries it: the payload as base64. */
+export interface JsonReplicationRecord {
+  seq: number;
+  timestamp: number;
+  payload: string;
+}
+
+/** Replication records for JSON. */
+export function recordsToJson(records: readonly ReplicationRecord[]): JsonReplicationRecord[] {
+  return records.map(({ seq, timestamp, payload }) => ({
+    seq,
+    timestamp,
+    payload: Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('base64'),
+  }));
+}
+
+/** The inverse of `recordsToJson`. */
+export function recordsFromJson(records: readonly JsonReplicationRecord[]): ReplicationRecord[] {
+  return records.map(({ seq, timestamp, payload }) => ({ seq, timestamp, payload: Buffer.from(payload, 'base64') }));
 }
 
 /** A query phase read from JSON (see `hitsFromJson`). */

@@ -24,7 +24,7 @@ import { DEFAULT_ENGINE_SETTINGS } from '../../engine/shard/settings.ts';
 import { NodeService } from '../../node/node-service.ts';
 import { CatalogError } from '../catalog-error.ts';
 import { LocalShardHandle } from '../local-shard-handle.ts';
-import { assertSameAnswers, exerciseShardHandle, PARITY_MAPPING } from '../shard-handle-parity.fixture.ts';
+import { assertSameAnswers, exerciseReplication, exerciseShardHandle, PARITY_MAPPING } from '../shard-handle-parity.fixture.ts';
 import type { ShardHandle } from '../shard-handle.ts';
 import { RemoteShardHandle } from './remote-shard-handle.ts';
 import { RemoteTransport } from './remote-transport.ts';
@@ -133,6 +133,14 @@ test('every method answers through the internal API as the LocalShardHandle does
   const batch = remoteAnswers.find(([name]) => name === 'writeBatch')![1] as Array<Record<string, unknown>>;
   assert.equal(batch[0]!.error, 'EngineError', 'a failed batch item is an EngineError');
   assert.equal(batch[0]!.code, 'version_conflict');
+});
+
+test('replication calls answer through the internal API as through LocalShardHandles', async () => {
+  const [localPrimary, localReplica] = await Promise.all([openShard('repl-p', 'repl-p-local'), openShard('repl-r', 'repl-r-local')]);
+  const [primary, replica] = await Promise.all([serve('repl-p'), serve('repl-r')]);
+  const [localAnswers, remoteAnswers] = await Promise.all([exerciseReplication(localPrimary, localReplica), exerciseReplication(primary.remote, replica.remote)]);
+  assertSameAnswers(remoteAnswers, localAnswers, 'remote vs local');
+  await Promise.all([localPrimary.close(), localReplica.close()]);
 });
 
 test('calls to one node in the same turn go as one request, and each gets its own answer', async () => {

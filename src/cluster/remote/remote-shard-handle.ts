@@ -22,10 +22,19 @@ import type { MergeReport } from '../../engine/shard/maintenance.ts';
 import type { ChangeEntry, StoredDocument, WriteOp, WriteResult } from '../../engine/shard/operations.ts';
 import type { FetchedDocument } from '../../engine/shard/searcher.ts';
 import type { EngineSettings, ShardStats } from '../../engine/shard/shard.ts';
-import type { ChangeBounds, ClosedShardFigures, FetchedQueryPhase, QueryPhase, ShardHandle } from '../shard-handle.ts';
+import type {
+  ChangeBounds,
+  ClosedShardFigures,
+  FetchedQueryPhase,
+  FileCopyHold,
+  HistoryPosition,
+  QueryPhase,
+  ReplicationRecord,
+  ShardHandle,
+} from '../shard-handle.ts';
 import { decodeBatchResults, type WireBatchItem } from '../worker/wire.ts';
 import type { PreparedBatch, WriteBatchRequest } from '../write-batch.ts';
-import { hitsFromJson, queryPhaseFromJson, type RemoteShardMethod } from './protocol.ts';
+import { hitsFromJson, queryPhaseFromJson, recordsFromJson, recordsToJson, type JsonReplicationRecord, type RemoteShardMethod } from './protocol.ts';
 import type { CallOptions, RemoteNode, RemoteTransport } from './remote-transport.ts';
 
 /** Time a long poll's answer may take beyond the wait itself. */
@@ -130,6 +139,36 @@ export class RemoteShardHandle implements ShardHandle {
 
   async verify(): Promise<LiveShardCheck> {
     return (await this.call('verify', [])) as LiveShardCheck;
+  }
+
+  async setPrimaryTerm(term: number): Promise<void> {
+    await this.call('setPrimaryTerm', [term]);
+  }
+
+  /** Payloads cross as base64 (protocol.ts). */
+  async readRecords(afterSeq: number, limit: number, maxBytes: number): Promise<ReplicationRecord[]> {
+    return recordsFromJson((await this.call('readRecords', [afterSeq, limit, maxBytes])) as JsonReplicationRecord[]);
+  }
+
+  /** Payloads cross as base64 (protocol.ts). */
+  async applyRecords(records: readonly ReplicationRecord[]): Promise<HistoryPosition> {
+    return (await this.call('applyRecords', [recordsToJson(records)])) as HistoryPosition;
+  }
+
+  async historyPosition(): Promise<HistoryPosition> {
+    return (await this.call('historyPosition', [])) as HistoryPosition;
+  }
+
+  async termAt(seq: number): Promise<number | null> {
+    return (await this.call('termAt', [seq])) as number | null;
+  }
+
+  async holdFiles(): Promise<FileCopyHold> {
+    return (await this.call('holdFiles', [])) as FileCopyHold;
+  }
+
+  async releaseFiles(hold: number): Promise<void> {
+    await this.call('releaseFiles', [hold]);
   }
 
   /** No call: the hosting node applies the catalog's mapping to its copy. */

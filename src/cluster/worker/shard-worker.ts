@@ -12,7 +12,7 @@ import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-req
 import { LocalShardHandle } from '../local-shard-handle.ts';
 import type { WriteBatchRequest } from '../write-batch.ts';
 import type { CallRequest, ReplyMessage, ShardWorkerData, ToWorkerMessage } from './protocol.ts';
-import { decodeOps, encodeBatchResults, toWireError } from './wire.ts';
+import { decodeOps, encodeBatchResults, packRecords, toWireError, unpackRecords } from './wire.ts';
 import { createPortLogger } from './worker-logging.ts';
 
 const EXIT_AFTER_WRITES_FAULT = 'worker.exit_after_writes';
@@ -47,10 +47,13 @@ port.on('message', (message: ToWorkerMessage) => {
   );
 });
 
-/** Posts a reply; a value that cannot be cloned fails its request instead of the thread. */
+/**
+ * Posts a reply; a value that cannot be cloned fails its request instead of the thread. A
+ * Uint8Array value (packed replication records) owns its ArrayBuffer, which is transferred.
+ */
 function reply(message: ReplyMessage): void {
   try {
-    port.postMessage(message);
+    port.postMessage(message, message.ok && message.value instanceof Uint8Array ? [message.value.buffer as ArrayBuffer] : []);
   } catch (error) {
     port.postMessage({ type: 'reply', id: message.id, ok: false, error: toWireError(error) } satisfies ReplyMessage);
   }
@@ -116,6 +119,18 @@ async function call({ handle, contextBase }: HostedShard, { uuid, method, args }
     case 'freeContext': {
       const context = args[0] as number;
       return context > contextBase ? handle.freeContext(context - contextBase) : undefined;
+    }
+    case 'readRecords':
+      return packRecords(await handle.readRecords(args[0] as number, args[1] as number, args[2] as number));
+    case 'applyRecords':
+      return handle.applyRecords(unpackRecords(args[0] as Uint8Array));
+    case 'holdFiles': {
+      const held = await handle.holdFiles();
+      return { ...held, hold: held.hold + contextBase };
+    }
+    case 'releaseFiles': {
+      const hold = args[0] as number;
+      return hold > contextBase ? handle.releaseFiles(hold - contextBase) : undefined;
     }
     default:
       return (handle[method] as (...values: unknown[]) => Promise<unknown>).apply(handle, args);

@@ -1,6 +1,7 @@
-/** Encodings of what crosses the thread boundary beyond structured clone: errors, bulk ops and their results. */
+/** Encodings of what crosses the thread boundary beyond structured clone: errors, bulk ops and their results, replication records. */
 import { EngineError } from '../../engine/errors.ts';
 import type { WriteOp, WriteResult } from '../../engine/shard/operations.ts';
+import type { ReplicationRecord } from '../shard-handle.ts';
 import type { WireError } from './protocol.ts';
 
 /** A batch item as it crosses: a result, or the item's EngineError. */
@@ -35,4 +36,45 @@ export function encodeBatchResults<Result extends WriteResult | EngineError | nu
 /** The inverse of `encodeBatchResults`. */
 export function decodeBatchResults<Item extends WireBatchItem | null>(items: readonly Item[]): Array<WriteResult | EngineError | Exclude<Item, WireBatchItem>> {
   return items.map((item) => (item !== null && 'failed' in item ? fromWireError(item.failed) : item)) as Array<WriteResult | EngineError | Exclude<Item, WireBatchItem>>;
+}
+
+/** Bytes before the payloads of packed records: the count, then seq, timestamp and length of each. */
+const PACKED_COUNT_BYTES = 8;
+const PACKED_ENTRY_BYTES = 24;
+
+/**
+ * Replication records packed into one buffer of their own (its ArrayBuffer can be transferred):
+ * a float64 count, then per record float64 seq, timestamp and payload length, then the payloads.
+ */
+export function packRecords(records: readonly ReplicationRecord[]): Uint8Array {
+  const headerBytes = PACKED_COUNT_BYTES + records.length * PACKED_ENTRY_BYTES;
+  const packed = new Uint8Array(headerBytes + records.reduce((sum, record) => sum + record.payload.byteLength, 0));
+  const view = new DataView(packed.buffer);
+  view.setFloat64(0, records.length, true);
+  let offset = headerBytes;
+  records.forEach((record, index) => {
+    const entry = PACKED_COUNT_BYTES + index * PACKED_ENTRY_BYTES;
+    view.setFloat64(entry, record.seq, true);
+    view.setFloat64(entry + 8, record.timestamp, true);
+    view.setFloat64(entry + 16, record.payload.byteLength, true);
+    packed.set(record.payload, offset);
+    offset += record.payload.byteLength;
+  });
+  return packed;
+}
+
+/** The inverse of `packRecords`; payloads are Buffer views of `packed`, not copies. */
+export function unpackRecords(packed: Uint8Array): ReplicationRecord[] {
+  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+  const count = view.getFloat64(0, true);
+  const records: ReplicationRecord[] = [];
+  let offset = PACKED_COUNT_BYTES + count * PACKED_ENTRY_BYTES;
+  for (let index = 0; index < count; index++) {
+    const entry = PACKED_COUNT_BYTES + index * PACKED_ENTRY_BYTES;
+    const length = view.getFloat64(entry + 16, true);
+    const payload = Buffer.from(packed.buffer, packed.byteOffset + offset, length);
+    records.push({ seq: view.getFloat64(entry, true), timestamp: view.getFloat64(entry + 8, true), payload });
+    offset += length;
+  }
+  return records;
 }

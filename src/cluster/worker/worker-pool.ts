@@ -82,9 +82,12 @@ export class WorkerPool implements ShardChannel, SlotEvents {
     }
   }
 
-  updateSpec(uuid: string, change: { mapping?: Mapping; settings?: Partial<EngineSettings> }): void {
+  /** A primary term is recorded only when it is above the spec's (the shard refuses a lower one). */
+  updateSpec(uuid: string, change: { mapping?: Mapping; settings?: Partial<EngineSettings>; primaryTerm?: number }): void {
     const shard = this.shards.get(uuid);
     if (!shard) return;
+    const term = change.primaryTerm;
+    if (term !== undefined && Number.isSafeInteger(term) && term > (shard.spec.primaryTerm ?? 1)) shard.spec = { ...shard.spec, primaryTerm: term };
     if (change.mapping) shard.spec = { ...shard.spec, mapping: change.mapping };
     if (change.settings) shard.spec = { ...shard.spec, settings: { ...shard.spec.settings, ...change.settings } };
   }

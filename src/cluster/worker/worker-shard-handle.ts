@@ -11,10 +11,19 @@ import type { MergeReport } from '../../engine/shard/maintenance.ts';
 import type { ChangeEntry, StoredDocument, WriteOp, WriteResult } from '../../engine/shard/operations.ts';
 import type { FetchedDocument } from '../../engine/shard/searcher.ts';
 import type { EngineSettings, ShardStats } from '../../engine/shard/shard.ts';
-import type { ChangeBounds, ClosedShardFigures, FetchedQueryPhase, QueryPhase, ShardHandle } from '../shard-handle.ts';
+import type {
+  ChangeBounds,
+  ClosedShardFigures,
+  FetchedQueryPhase,
+  FileCopyHold,
+  HistoryPosition,
+  QueryPhase,
+  ReplicationRecord,
+  ShardHandle,
+} from '../shard-handle.ts';
 import type { PreparedBatch, WriteBatchRequest } from '../write-batch.ts';
 import type { ShardCallMethod } from './protocol.ts';
-import { decodeBatchResults, encodeOps, type WireBatchItem } from './wire.ts';
+import { decodeBatchResults, encodeOps, packRecords, unpackRecords, type WireBatchItem } from './wire.ts';
 
 /** What a `WorkerShardHandle` needs of its pool. */
 export interface ShardChannel {
@@ -22,8 +31,8 @@ export interface ShardChannel {
   call(uuid: string, method: ShardCallMethod, args: unknown[], transfer?: ArrayBuffer[]): Promise<unknown>;
   /** `waitForChanges` in the worker; an abort of `signal` cancels it there. */
   waitForChanges(uuid: string, afterSeq: number, timeoutMs: number, signal?: AbortSignal): Promise<ChangeBounds>;
-  /** Records a new mapping or changed settings in the spec the shard reopens with. */
-  updateSpec(uuid: string, change: { mapping?: Mapping; settings?: Partial<EngineSettings> }): void;
+  /** Records a new mapping, changed settings or a higher primary term in the spec the shard reopens with. */
+  updateSpec(uuid: string, change: { mapping?: Mapping; settings?: Partial<EngineSettings>; primaryTerm?: number }): void;
   /** Records a search context handed out, so that a reopened shard never reuses its number. */
   noteContext(uuid: string, context: number): void;
   /** Closes the shard in its worker and forgets it. */
@@ -119,6 +128,42 @@ export class WorkerShardHandle implements ShardHandle {
 
   async verify(): Promise<LiveShardCheck> {
     return (await this.channel.call(this.uuid, 'verify', [])) as LiveShardCheck;
+  }
+
+  /** The spec changes first: if the worker fails after applying it, the reopen has it too. */
+  async setPrimaryTerm(term: number): Promise<void> {
+    this.channel.updateSpec(this.uuid, { primaryTerm: term });
+    await this.channel.call(this.uuid, 'setPrimaryTerm', [term]);
+  }
+
+  /** The records cross packed in one transferred buffer (wire.ts). */
+  async readRecords(afterSeq: number, limit: number, maxBytes: number): Promise<ReplicationRecord[]> {
+    return unpackRecords((await this.channel.call(this.uuid, 'readRecords', [afterSeq, limit, maxBytes])) as Uint8Array);
+  }
+
+  /** The records cross packed in one transferred buffer (a copy: `records` stay usable). */
+  async applyRecords(records: readonly ReplicationRecord[]): Promise<HistoryPosition> {
+    const packed = packRecords(records);
+    return (await this.channel.call(this.uuid, 'applyRecords', [packed], [packed.buffer as ArrayBuffer])) as HistoryPosition;
+  }
+
+  async historyPosition(): Promise<HistoryPosition> {
+    return (await this.channel.call(this.uuid, 'historyPosition', [])) as HistoryPosition;
+  }
+
+  async termAt(seq: number): Promise<number | null> {
+    return (await this.channel.call(this.uuid, 'termAt', [seq])) as number | null;
+  }
+
+  /** Hold numbers come from the search-context sequence, so that a reopened shard never reuses one. */
+  async holdFiles(): Promise<FileCopyHold> {
+    const held = (await this.channel.call(this.uuid, 'holdFiles', [])) as FileCopyHold;
+    this.channel.noteContext(this.uuid, held.hold);
+    return held;
+  }
+
+  async releaseFiles(hold: number): Promise<void> {
+    await this.channel.call(this.uuid, 'releaseFiles', [hold]);
   }
 
   /** The spec changes first: if the worker fails after applying it, the reopen has it too. */

@@ -14,7 +14,7 @@ import { DEFAULT_ENGINE_SETTINGS } from '../../engine/shard/settings.ts';
 import { LocalShardHandle } from '../local-shard-handle.ts';
 import type { ShardHandle, ShardOpenSpec } from '../shard-handle.ts';
 import { WorkerShardHost } from './worker-shard-host.ts';
-import { assertSameAnswers, exerciseShardHandle } from '../shard-handle-parity.fixture.ts';
+import { assertSameAnswers, exerciseReplication, exerciseShardHandle } from '../shard-handle-parity.fixture.ts';
 
 const MAPPING: Mapping = { properties: { title: { type: 'text' }, n: { type: 'long' } } };
 const FIXTURE = fileURLToPath(new URL('./worker-start.fixture.ts', import.meta.url));
@@ -65,6 +65,45 @@ test('every handle method answers through a 2-worker pool as a LocalShardHandle 
       const batch = remoteAnswers[0]!.find(([name]) => name === 'writeBatch')![1] as Array<Record<string, unknown>>;
       assert.deepEqual(batch[0], { error: 'EngineError', code: 'version_conflict', message: batch[0]!.message });
       await assert.rejects(remote[0]!.get('a'), (error: unknown) => error instanceof EngineError && error.code === 'shard_closed');
+    } finally {
+      await host.close();
+    }
+  });
+});
+
+test('replication calls answer through worker threads as through LocalShardHandles', async () => {
+  await withTempDir(async (root) => {
+    const logger = pino({ level: 'silent' });
+    const host = new WorkerShardHost({ workers: 2, logger });
+    try {
+      const [primary, replica] = await Promise.all(['rp', 'rr'].map((uuid) => host.open(spec(root, uuid, `${uuid}-worker`))));
+      const [localPrimary, localReplica] = await Promise.all(['rp', 'rr'].map((uuid) => LocalShardHandle.open(spec(root, uuid, `${uuid}-local`), logger)));
+      const [workerAnswers, localAnswers] = await Promise.all([exerciseReplication(primary!, replica!), exerciseReplication(localPrimary!, localReplica!)]);
+      assertSameAnswers(workerAnswers, localAnswers, 'worker vs local');
+      await Promise.all([localPrimary!.close(), localReplica!.close()]);
+    } finally {
+      await host.close();
+    }
+  });
+});
+
+test('a restarted worker reopens its shard with the primary term set last; holds from before the restart are gone', async () => {
+  await withTempDir(async (root) => {
+    const host = new WorkerShardHost({ workers: 1, logger: pino({ level: 'silent' }) });
+    try {
+      const shard = await host.open({ ...spec(root, 'term'), primaryTerm: 2 });
+      assert.equal((await shard.write({ kind: 'index', id: 'a', source: { title: 'two' } })).primaryTerm, 2);
+      await shard.setPrimaryTerm(5);
+      await assert.rejects(shard.setPrimaryTerm(4), (error: unknown) => error instanceof EngineError && error.code === 'illegal_argument');
+      const held = await shard.holdFiles();
+      await host.terminateWorkerOf('term');
+      assert.equal((await shard.write({ kind: 'index', id: 'b', source: { title: 'five' } })).primaryTerm, 5);
+      assert.deepEqual(await shard.historyPosition(), { firstSeq: 1, lastSeq: 2, lastTerm: 5 });
+      await shard.releaseFiles(held.hold);
+      const again = await shard.holdFiles();
+      assert.ok(again.hold > held.hold, 'hold numbers are not reused after a restart');
+      await shard.releaseFiles(again.hold);
+      await shard.epoch();
     } finally {
       await host.close();
     }
