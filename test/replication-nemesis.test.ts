@@ -103,7 +103,8 @@ test(`acknowledged writes survive kill -9, long pauses and etcd restarts (${REPL
     }, 30_000);
     assert.ok(!('failure' in created) && created.status === 200, JSON.stringify(created));
     const copies = 1 + REPLICAS;
-    assert.ok((await waitHealthy(cluster, copies, HEALTH_WAIT_MS)).healthy, 'healthy before the first round');
+    const initial = await waitHealthy(cluster, copies, HEALTH_WAIT_MS);
+    assert.ok(initial.healthy, `healthy before the first round (status/nodes/etcd per node: ${initial.last})`);
 
     const workload = new Workload({ collection: COLLECTION, shards: SHARDS, documents: DOCUMENTS, writers: WRITERS, pickNode: () => cluster.pickNode(), now });
     const feed = new FeedReader({ collection: COLLECTION, shards: SHARDS, pickNode: () => cluster.pickNode() });
