@@ -63,6 +63,8 @@ export class ChangeFeed extends Readable {
   private readonly openedAt: readonly number[] | undefined;
   private waitsOutstanding = 0;
   private timerArmed = false;
+  /** The first chunk of a normal feed, produced before the response started (`prime`). */
+  private primed: IteratorResult<string, void> | null = null;
 
   /** `durableAtOpen`: per shard, the durable seq read when the feed was opened. */
   constructor(
@@ -86,6 +88,15 @@ export class ChangeFeed extends Readable {
   /** Shard waits outstanding (`listeners`) and timers this feed holds right now (for tests and stats). */
   heldResources(): { listeners: number; timers: number } {
     return { listeners: this.waitsOutstanding, timers: this.timerArmed ? 1 : 0 };
+  }
+
+  /**
+   * Normal feeds: produces the first chunk before the response starts, so that what fails while
+   * reading it (a cursor whose changes the log trimmed since it was checked) is a plain error
+   * response, not a body cut off after its headers.
+   */
+  async prime(): Promise<void> {
+    if (this.options.mode === 'normal') this.primed = await this.producer.next();
   }
 
   /** Ends the feed at the next opportunity with a complete body (results so far, last_seq). */
@@ -112,7 +123,8 @@ export class ChangeFeed extends Readable {
     this.pulling = true;
     try {
       for (;;) {
-        const next = await this.producer.next();
+        const next = this.primed ?? (await this.producer.next());
+        this.primed = null;
         if (this.destroyed) {
           void this.producer.return();
           return;

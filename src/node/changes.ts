@@ -79,6 +79,12 @@ export class ChangeFeeds {
       (closed) => this.active.delete(closed),
     );
     this.active.add(feed);
+    try {
+      await feed.prime();
+    } catch (error) {
+      feed.destroy();
+      throw error;
+    }
     return feed;
   }
 
