@@ -204,6 +204,7 @@ const ROUTES: Record<string, Sample> = {
   'POST /_internal/shards/:uuid/:method': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_internal/shards/no-such-shard/stats', json: { args: [] } }) },
   'POST /_internal/shards/_batch': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_internal/shards/_batch', json: { args: [[]] } }) },
   'POST /_internal/node/:method': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_internal/node/node.settings', json: { args: [] } }) },
+  'GET /_internal/recovery/files/:uuid/:hold': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_internal/recovery/files/no-such-shard/1?path=manifest.json' }) },
 
   'PUT /:collection': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${unique(`${side}-new`)}`, ...json({ namespace: NAMESPACE[side] }) }) },
   'GET /:collection': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}` }) },

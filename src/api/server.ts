@@ -48,6 +48,7 @@ import { queryToolRoutes } from './routes/query-tools.ts';
 import { securityRoutes } from './routes/security.ts';
 import { trashRoutes } from './routes/trash.ts';
 import { internalNodeRoutes } from './routes/internal-node.ts';
+import { internalRecoveryRoutes } from './routes/internal-recovery.ts';
 import { consoleRoutes } from './routes/console.ts';
 
 /** Options of `buildServer`. */
@@ -132,6 +133,7 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(trashRoutes, { trash: node.trash });
   await instance.register(internalShardRoutes, node.internalShards);
   await instance.register(internalNodeRoutes, node.internalNode);
+  await instance.register(internalRecoveryRoutes, node.internalNode);
   await instance.register(collectionSettingsRoutes, { collections: node.collections });
   await instance.register(collectionStatsRoutes, { collections: node.collections });
   await instance.register(collectionRoutes, { collections: node.collections });

@@ -28,11 +28,30 @@ export interface ShardMeta {
   uuid: string;
 }
 
-/** Which nodes hold a shard: the primary copy's node (null while unassigned) and replica nodes. */
+/**
+ * Which nodes hold a shard: the primary copy's node (null while unassigned) and replica nodes,
+ * with the primary term and the in-sync set of replication (src/cluster/replication). Catalogs
+ * written before replication have neither: term 1, and only the primary in sync.
+ */
 export interface ShardPlacement {
   shard: number;
   primary: string | null;
   replicas: string[];
+  /** Primary term: 1 at creation, one more at every promotion of a replica. */
+  primaryTerm?: number;
+  /** Nodes whose copy holds every acknowledged write (the primary's first); writes wait for each. */
+  inSync?: string[];
+}
+
+/** The primary term of a placement. */
+export function primaryTermOf(placement: ShardPlacement): number {
+  return placement.primaryTerm ?? 1;
+}
+
+/** The nodes whose copies are in sync, the primary's node first (none while unassigned). */
+export function inSyncOf(placement: ShardPlacement): string[] {
+  if (placement.inSync) return placement.inSync;
+  return placement.primary === null ? [] : [placement.primary];
 }
 
 /** A collection (ES index) as the catalog records it. */

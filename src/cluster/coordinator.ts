@@ -20,6 +20,7 @@ import type {
   NamespaceMeta,
   NodeRecord,
 } from './catalog.ts';
+import type { ShardAddress } from './replication/in-sync-rules.ts';
 
 /** What `createCollection` needs; UUIDs, shards and placements are assigned by the coordinator. */
 export interface CreateCollectionRequest {
@@ -123,6 +124,20 @@ export interface Coordinator {
   putMapping(name: string, mapping: Mapping, options?: PutMappingOptions): Promise<CollectionMeta>;
   /** Changes a collection's dynamic settings (the caller parsed them) and bumps its version when one changes. */
   updateCollectionSettings(name: string, update: DynamicCollectionSettings): Promise<CollectionMeta>;
+
+  /**
+   * Replication: adds the replica copy on `nodeId` to its shard's in-sync set, compared on the
+   * primary term `term` (`catalog_conflict` when the term moved on or the copy is no longer placed).
+   */
+  markInSync(address: ShardAddress, nodeId: string, term: number): Promise<CollectionMeta>;
+  /** Replication: removes the copies on `nodeIds` from their shard's in-sync set, compared on `term`. */
+  markStale(address: ShardAddress, nodeIds: readonly string[], term: number): Promise<CollectionMeta>;
+  /**
+   * Until when (epoch millis) the registration of `nodeId` held by this process is certainly alive:
+   * the store cannot have ended it, so no other node can have been promoted in its place. A primary
+   * acknowledges writes only before this time. 0 when this process holds no such registration.
+   */
+  leaseValidUntil(nodeId: string): number;
 
   /** Adds this node to the registry under a lease kept alive by the coordinator. */
   registerNode(registration: NodeRegistration, options?: RegisterNodeOptions): Promise<NodeLease>;

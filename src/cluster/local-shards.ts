@@ -15,9 +15,10 @@ import { flattenMapping, type FlatField } from '../engine/mapping/mapping.ts';
 import type { ShardFaultSpec } from '../engine/shard/fault-points.ts';
 import type { EngineSettings, ShardStats } from '../engine/shard/shard.ts';
 import type { ShardHandle, ShardHost } from './shard-handle.ts';
+import { copyRoleOf, CopyRoles, type CopyRole, type ReplicationEnvironment } from './replication/copy-roles.ts';
 
-/** Lifecycle of a local shard copy. */
-export type LocalShardState = 'opening' | 'started' | 'failed';
+/** Lifecycle of a local shard copy (`recovering`: a replica catching up with its primary). */
+export type LocalShardState = 'opening' | 'recovering' | 'started' | 'failed';
 
 /** One shard copy hosted here. */
 export interface LocalShard {
@@ -26,7 +27,9 @@ export interface LocalShard {
   uuid: string;
   dir: string;
   state: LocalShardState;
-  /** The open shard copy when `state` is `started`. */
+  /** Whether the catalog places the shard's primary or a replica here. */
+  role: CopyRole;
+  /** The open shard copy, wrapped for its role (replication.ts); null until open. */
   handle: ShardHandle | null;
   /** Why opening failed, when `state` is `failed`. */
   failure: string | null;
@@ -78,6 +81,8 @@ export interface LocalShardsOptions {
   custodian: ShardCustodian;
   /** Fault points armed on a shard UUID (tests only, see src/node/faults.ts). */
   faults?: (shardUuid: string) => ShardFaultSpec | undefined;
+  /** How copies reach the other nodes for replication; absent on a single node. */
+  replication?: ReplicationEnvironment;
 }
 
 /** See the module comment. */
@@ -88,9 +93,18 @@ export class LocalShards {
   private applied = 0;
   private stopWatching: (() => void) | null = null;
   private engineSettings: EngineSettings;
+  /** Role wrappers, replica recovery and the node methods of replication. */
+  readonly roles: CopyRoles;
 
   constructor(private readonly options: LocalShardsOptions) {
     this.engineSettings = options.engineSettings;
+    this.roles = new CopyRoles({
+      nodeId: options.nodeId,
+      logger: options.logger,
+      environment: options.replication,
+      collections: () => this.hosted.values(),
+      reopen: (hosted, local, replace) => this.reopenShard(hosted, local, replace),
+    });
   }
 
   /** Subscribes to the coordinator, applies its current catalog and removes orphaned shard data. */
@@ -204,35 +218,50 @@ export class LocalShards {
     const work: Array<Promise<void>> = [];
     for (const placement of meta.placements) {
       const local = hosted.shards[placement.shard];
-      const placedHere = placement.primary === this.options.nodeId;
-      if (placedHere && !local) work.push(this.openShard(hosted, placement.shard));
-      if (!placedHere && local) work.push(this.closeShard(hosted, local));
+      const role = copyRoleOf(placement, this.options.nodeId);
+      if (role && !local) work.push(this.openShard(hosted, placement.shard, role));
+      if (!role && local) work.push(this.closeShard(hosted, local));
+      if (role && local && local.state !== 'opening' && local.state !== 'failed') work.push(this.roles.apply(hosted, local, role));
     }
     await Promise.all(work);
   }
 
-  private async openShard(hosted: HostedCollection, shardId: number): Promise<void> {
+  private async openShard(hosted: HostedCollection, shardId: number, role: CopyRole): Promise<void> {
     const { uuid } = hosted.meta.shards[shardId];
     const dir = join(this.options.dataPath, 'shards', uuid);
-    const local: LocalShard = { shardId, uuid, dir, state: 'opening', handle: null, failure: null };
+    const local: LocalShard = { shardId, uuid, dir, state: 'opening', role, handle: null, failure: null };
     hosted.shards[shardId] = local;
     const logger = this.options.logger.child({ collection: hosted.meta.name, shard: shardId });
     try {
       await this.options.custodian.reclaim(uuid);
-      local.handle = await this.options.host.open({
-        dir,
-        uuid,
-        mapping: hosted.meta.mapping,
-        settings: this.engineSettings,
-        bindings: { collection: hosted.meta.name, shard: shardId },
-        faults: this.options.faults?.(uuid),
-      });
-      local.state = 'started';
+      const copy = await this.openCopy(hosted, local);
+      await this.roles.adopt(hosted, local, copy);
     } catch (error) {
       local.state = 'failed';
       local.failure = (error as Error).message;
       logger.error({ err: error, uuid }, 'shard failed to open');
     }
+  }
+
+  private openCopy(hosted: HostedCollection, local: LocalShard): Promise<ShardHandle> {
+    return this.options.host.open({
+      dir: local.dir,
+      uuid: local.uuid,
+      mapping: hosted.meta.mapping,
+      settings: this.engineSettings,
+      bindings: { collection: hosted.meta.name, shard: local.shardId },
+      faults: this.options.faults?.(local.uuid),
+      primaryTerm: this.roles.termOf(hosted, local.shardId),
+    });
+  }
+
+  /** Closes a copy, runs `replace` on its directory, and opens it again (file-based recovery). */
+  private async reopenShard(hosted: HostedCollection, local: LocalShard, replace: () => Promise<void>): Promise<ShardHandle> {
+    const handle = local.handle;
+    local.handle = null;
+    if (handle) await handle.close();
+    await replace();
+    return this.openCopy(hosted, local);
   }
 
   private async closeShard(hosted: HostedCollection, local: LocalShard): Promise<void> {

@@ -112,7 +112,11 @@ export function reassignOrphanedShards(
       if (primary !== null) load.set(primary, (load.get(primary) ?? 0) + 1);
     }
     if (primary !== placement.primary || replicas.length !== placement.replicas.length) changed = true;
-    return { shard: placement.shard, primary, replicas };
+    const moved: ShardPlacement = { ...placement, primary, replicas };
+    // A primary moved to another node starts a new in-sync set of its own.
+    if (primary !== placement.primary) delete moved.inSync;
+    else if (moved.inSync) moved.inSync = moved.inSync.filter((nodeId) => nodeId === primary || replicas.includes(nodeId));
+    return moved;
   });
   return changed ? placements : null;
 }

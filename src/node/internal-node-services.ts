@@ -4,6 +4,7 @@
  * and its own node views. Each is the local implementation of an interface whose remote
  * implementation the other nodes hold (RemoteNodeTrash, RemoteCompactionNode, RemoteNodeViews).
  */
+import type { CopyRoles } from '../cluster/replication/copy-roles.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { LocalCopyState } from '../ops/cluster/cluster-health.ts';
 import type { AuthCountersSnapshot } from '../ops/security/auth-counters.ts';
@@ -21,6 +22,8 @@ export interface InternalNodeServices {
   views: (security: () => AuthCountersSnapshot | null) => NodeViews;
   /** The state of every shard copy open or opening here, by shard UUID. */
   shardStates: () => Record<string, LocalCopyState>;
+  /** Replication's node methods: records and positions of replica copies, tracking by primaries, held files. */
+  replication: Pick<CopyRoles, 'replicaApply' | 'replicaPosition' | 'primaryTrack' | 'heldFile'>;
   /** Resolves once this node has applied catalog revision `revision`. */
   waitForRevision: (revision: number) => Promise<void>;
 }

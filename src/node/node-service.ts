@@ -28,6 +28,7 @@ import { InThreadShardHost } from '../cluster/local-shard-handle.ts';
 import { Router } from '../cluster/router.ts';
 import { localShardLookup, RemoteShardDirectory } from '../cluster/remote/remote-shards.ts';
 import { RemoteTransport } from '../cluster/remote/remote-transport.ts';
+import { clusterReplication } from '../cluster/replication/cluster-environment.ts';
 import { HmacNodeCredentialVerifier } from '../api/auth/node-credential-hmac.ts';
 import type { NodeCredentialVerifier } from '../api/auth/node-credential.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -115,7 +116,6 @@ export class NodeService {
   private address: string | null = null;
   private closing: Promise<void> | null = null;
   /** Calls to other nodes' shard copies (cluster mode only). */
-  private readonly transport: RemoteTransport | null;
   /** What the internal shard API serves: this node's started copies, after a given catalog revision. */
   readonly internalShards: { lookup: (uuid: string) => ShardHandle | undefined; waitForRevision: (revision: number) => Promise<void> };
   /** What the internal node API serves: this node's trash, compaction and views. */
@@ -135,6 +135,8 @@ export class NodeService {
     private readonly trashBin: Trash,
     /** Log targets, runtime settings, counters, search lanes, host facts (src/ops/node-ops.ts). */
     readonly ops: NodeOps,
+    /** Calls to the other nodes of an etcd cluster; null on a single node. */
+    private readonly transport: RemoteTransport | null,
   ) {
     ops.settings.onChange((change) => {
       const before = engineSettingsFromConfig(change.previous);
@@ -142,7 +144,6 @@ export class NodeService {
       const changed = Object.fromEntries(Object.entries(after).filter(([key, value]) => before[key as keyof EngineSettings] !== value));
       if (Object.keys(changed).length > 0) shards.updateEngineSettings(changed);
     });
-    this.transport = coordinator.kind === 'etcd' ? new RemoteTransport({ nodeId, secret: coordinator.internalSecret(), revision: () => coordinator.revision }) : null;
     const peers = this.transport ? new PeerDirectory(coordinator, this.transport, nodeId) : undefined;
     const trash = trashBin.start({
       coordinator,
@@ -188,6 +189,7 @@ export class NodeService {
       jobs,
       views: (security) => this.observability.nodeViews('_local', security),
       shardStates: () => this.observability.shardStates(),
+      replication: shards.roles,
       waitForRevision: (revision) => shards.waitForRevision(revision),
     };
   }
@@ -199,6 +201,7 @@ export class NodeService {
     const lock = await lockDataPath(dataPath);
     const ops = new NodeOps({ config, logger });
     let coordinator: Coordinator | null = null;
+    let transport: RemoteTransport | null = null;
     try {
       const identity = await loadNodeIdentity(dataPath);
       coordinator = await openCoordinator(config, ops.logs.target('catalog'));
@@ -209,7 +212,9 @@ export class NodeService {
       const trashLogger = ops.logs.target('trash');
       const trash = await Trash.open({ dataPath, nodeId: identity.nodeId, engineSettings, logger: trashLogger, faults, catalog: coordinator.catalog() });
       const engineLogger = ops.logs.target('engine');
+      transport = coordinator.kind === 'etcd' ? new RemoteTransport({ nodeId: identity.nodeId, secret: coordinator.internalSecret(), revision: () => coordinator!.revision }) : null;
       const shards = new LocalShards({
+        replication: transport ? clusterReplication(coordinator, transport) : undefined,
         dataPath,
         nodeId: identity.nodeId,
         engineSettings,
@@ -220,8 +225,9 @@ export class NodeService {
       });
       await shards.start(coordinator);
       await ops.start();
-      return new NodeService(identity.nodeId, config, coordinator, shards, lock, logger, jobs, faults, trash, ops);
+      return new NodeService(identity.nodeId, config, coordinator, shards, lock, logger, jobs, faults, trash, ops, transport);
     } catch (error) {
+      await transport?.close();
       await ops.close();
       await coordinator?.close();
       await lock.release();

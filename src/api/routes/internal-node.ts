@@ -2,7 +2,8 @@
  * `POST /_internal/node/{method}`: the internal node API other nodes call through their peer
  * handles (src/cluster/remote/peer-nodes.ts): this node's trash (`trash.*`, the `NodeTrash`
  * methods), its compaction of a collection's primaries (`compact`) and its jobs (`jobs.*`), and its own node views
- * (`node.info`, `node.stats`, `node.settings`, `node.putSettings`). Bodies, envelopes, statuses and
+ * (`node.info`, `node.stats`, `node.settings`, `node.putSettings`), and replication between copies
+ * (`replica.apply`, `replica.position`, `primary.track`). Bodies, envelopes, statuses and
  * the caller's catalog revision work as in the internal shard API (internal-envelope.ts).
  *
  * Callers authenticate with the node credential, which acts as an unrestricted `admin`.
@@ -15,6 +16,7 @@ import type { CompactionNode, CompactOptions } from '../../node/compaction.ts';
 import type { InternalNodeServices } from '../../node/internal-node-services.ts';
 import type { NodeViews } from '../../node/node-views.ts';
 import type { TrashIntent } from '../../trash/trash-store.ts';
+import { recordsFromWire } from '../../cluster/replication/replication-wire.ts';
 import { answer, awaitCallerRevision, failure, installInternalJsonParser } from './internal-envelope.ts';
 
 /** What the internal node route serves: this node's trash, compaction and views. */
@@ -41,6 +43,12 @@ const DISPATCH: Readonly<Record<RemoteNodeMethod, Dispatch>> = {
   'node.settings': (_options, _args, views) => views.settings(),
   'node.putSettings': (_options, [changes], views) => views.putSettings((changes ?? {}) as Record<string, unknown>),
   'node.shardStates': async ({ shardStates }) => shardStates(),
+  'replica.apply': ({ replication }, [uuid, term, records]) => replication.replicaApply(uuid as string, term as number, recordsFromWire(records)),
+  'replica.position': ({ replication }, [uuid, term]) => replication.replicaPosition(uuid as string, term as number),
+  'primary.track': async ({ replication }, [uuid, nodeId, seq, term]) => {
+    await replication.primaryTrack(uuid as string, nodeId as string, seq as number, term as number);
+    return null;
+  },
 };
 
 /** The internal node route. */

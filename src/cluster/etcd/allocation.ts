@@ -68,7 +68,7 @@ export function allocateUnassigned(draft: Catalog): boolean {
         addCopy(load, nodeId);
         changed = true;
       }
-      return primary === placement.primary && replicas.length === placement.replicas.length ? placement : { shard: placement.shard, primary, replicas };
+      return primary === placement.primary && replicas.length === placement.replicas.length ? placement : { ...placement, primary, replicas };
     });
     if (changed) {
       collection.version += 1;

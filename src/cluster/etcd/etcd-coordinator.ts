@@ -9,7 +9,10 @@
  * watch, as an Elasticsearch ack timeout leaves the outcome to the cluster state).
  *
  * The node registry and the master election: node-session.ts. Only the master allocates
- * (allocation.ts), in a transaction fenced on its election key.
+ * (allocation.ts) and promotes replicas of primaries whose node left (in-sync-rules.ts), in
+ * transactions fenced on its election key. A node counts as gone once this process saw it leave,
+ * or, for a node already absent when this process opened (a cluster restart), after two node
+ * TTLs: a node that is merely slower to start again keeps its copies.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -45,6 +48,7 @@ import { CatalogFeed, WatchBackoff } from './catalog-feed.ts';
 import { catalogDocument, EtcdLayout } from './etcd-layout.ts';
 import { createOnce, EtcdWrites, unavailable } from './etcd-writes.ts';
 import { NodeSession } from './node-session.ts';
+import { markInSyncIn, markStaleIn, promoteReplicas, type ShardAddress } from '../replication/in-sync-rules.ts';
 
 /** Options of `EtcdCoordinator.open`. */
 export interface EtcdCoordinatorOptions {
@@ -84,6 +88,10 @@ export class EtcdCoordinator implements Coordinator {
   private allocating = false;
   private allocateAgain = false;
   private allocationRetry: NodeJS.Timeout | null = null;
+  private restartGrace: NodeJS.Timeout | null = null;
+  /** Nodes this process saw leave the registry (and not come back), with when. */
+  private readonly departed = new Map<string, number>();
+  private readonly openedAt = Date.now();
 
   private constructor(
     private readonly client: Etcd3,
@@ -112,6 +120,8 @@ export class EtcdCoordinator implements Coordinator {
       const secret = await createOnce(client, layout.secret, randomBytes(32).toString('base64url'));
       const coordinator = new EtcdCoordinator(client, secret, options);
       await coordinator.feed.start();
+      coordinator.restartGrace = setTimeout(() => coordinator.allocateSoon(), coordinator.restartGraceMs() + 100);
+      coordinator.restartGrace.unref();
       return coordinator;
     } catch (error) {
       client.close();
@@ -215,6 +225,18 @@ export class EtcdCoordinator implements Coordinator {
     return this.serial((deadline) => this.writes.recordApiKeyUse(lastUsed, deadline));
   }
 
+  markInSync(address: ShardAddress, nodeId: string, term: number): Promise<CollectionMeta> {
+    return this.changeCatalog((draft) => markInSyncIn(draft, address, nodeId, term));
+  }
+
+  markStale(address: ShardAddress, nodeIds: readonly string[], term: number): Promise<CollectionMeta> {
+    return this.changeCatalog((draft) => markStaleIn(draft, address, nodeIds, term));
+  }
+
+  leaseValidUntil(nodeId: string): number {
+    return this.sessions.get(nodeId)?.validUntil() ?? 0;
+  }
+
   async registerNode(registration: NodeRegistration, options: RegisterNodeOptions = {}): Promise<NodeLease> {
     if (this.closed) throw new CatalogError('catalog_unavailable', 'the coordinator is closed');
     const ttlSeconds = Math.max(1, Math.ceil((options.ttlMs ?? this.options.nodeTtlMs ?? DEFAULT_NODE_TTL_MS) / 1000));
@@ -275,6 +297,7 @@ export class EtcdCoordinator implements Coordinator {
   private shutDown(): void {
     this.closed = true;
     if (this.allocationRetry !== null) clearTimeout(this.allocationRetry);
+    if (this.restartGrace !== null) clearTimeout(this.restartGrace);
     this.listeners.clear();
   }
 
@@ -317,6 +340,10 @@ export class EtcdCoordinator implements Coordinator {
 
   private announce(events: CatalogEvent[]): void {
     for (const event of events) {
+      for (const change of event.changes) {
+        if (change.kind === 'node_left') this.departed.set(change.node.id, Date.now());
+        if (change.kind === 'node_joined') this.departed.delete(change.node.id);
+      }
       for (const listener of this.listeners) {
         try {
           const pending = listener(event);
@@ -329,6 +356,15 @@ export class EtcdCoordinator implements Coordinator {
       }
     }
     this.allocateSoon();
+  }
+
+  /** See the module comment. */
+  private gone(nodeId: string): boolean {
+    return this.departed.has(nodeId) || Date.now() - this.openedAt > this.restartGraceMs();
+  }
+
+  private restartGraceMs(): number {
+    return 2 * (this.options.nodeTtlMs ?? DEFAULT_NODE_TTL_MS);
   }
 
   /** This process's session that holds the election, or null. */
@@ -351,7 +387,13 @@ export class EtcdCoordinator implements Coordinator {
       try {
         do {
           this.allocateAgain = false;
-          await this.changeCatalog((draft) => allocateUnassigned(draft), () => this.masterSession()?.candidateKey ?? null);
+          await this.changeCatalog(
+            (draft) => {
+              const promoted = promoteReplicas(draft, (nodeId) => this.gone(nodeId));
+              return allocateUnassigned(draft) || promoted;
+            },
+            () => this.masterSession()?.candidateKey ?? null,
+          );
         } while (this.allocateAgain && !this.closed);
       } catch (error) {
         const lostMastership = error instanceof CatalogError && error.code === 'catalog_conflict';

@@ -30,6 +30,8 @@ export class NodeSession {
   candidateKey: string | null = null;
   /** When etcd last confirmed the lease (registration or keepalive), epoch millis; 0 before. */
   lastContactAt = 0;
+  /** When the request etcd last confirmed was sent: the lease lives at least its TTL from then. */
+  private confirmedSentAt = 0;
 
   constructor(
     private readonly client: Etcd3,
@@ -43,6 +45,7 @@ export class NodeSession {
   /** Grants a lease, then puts the node's record and its candidacy on it; resolves with the etcd revision. */
   async register(): Promise<number> {
     const lease = this.client.lease(this.ttlSeconds, { autoKeepAlive: false });
+    const sentAt = Date.now();
     try {
       const leaseId = await lease.grant();
       const record: NodeRecord = { ...this.registration, roles: [...this.registration.roles], startedAt: this.now() };
@@ -61,6 +64,7 @@ export class NodeSession {
       }
       this.lease = lease;
       this.lastContactAt = Date.now();
+      this.confirmedSentAt = sentAt;
       this.candidateKey = candidateKey;
       this.schedule(() => this.keepAlive(lease), this.keepAliveInterval());
       return Number(response.header.revision);
@@ -101,14 +105,26 @@ export class NodeSession {
     return now > due ? this.lastContactAt + this.keepAliveInterval() : null;
   }
 
+  /**
+   * Until when the lease certainly lives: etcd counts its TTL from a keepalive's arrival, which is
+   * after it was sent; a tenth of the TTL is kept back for clocks that drift apart. 0 while no
+   * lease is held.
+   */
+  validUntil(): number {
+    if (this.lease === null || this.confirmedSentAt === 0) return 0;
+    return this.confirmedSentAt + this.ttlSeconds * 900;
+  }
+
   private keepAliveInterval(): number {
     return (this.ttlSeconds * 1000) / 3;
   }
 
   private async keepAlive(lease: Lease): Promise<void> {
+    const sentAt = Date.now();
     try {
       await lease.keepaliveOnce({ deadline: Date.now() + this.keepAliveInterval() });
       this.lastContactAt = Date.now();
+      this.confirmedSentAt = sentAt;
     } catch (error) {
       if (this.stopped || this.lease !== lease) return;
       if (error instanceof EtcdLeaseInvalidError) {

@@ -7,6 +7,7 @@
  * Leases: this coordinator serves a single process, so a lease it grants lives until `revoke` or
  * `close`; there is no other process whose missed heartbeats could expire it.
  */
+import { markInSyncIn, markStaleIn, type ShardAddress } from '../replication/in-sync-rules.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -164,6 +165,19 @@ export class LocalCoordinator implements Coordinator {
 
   updateCollectionSettings(name: string, update: DynamicCollectionSettings): Promise<CollectionMeta> {
     return this.mutate((draft) => updateCollectionSettingsIn(draft, name, update));
+  }
+
+  markInSync(address: ShardAddress, nodeId: string, term: number): Promise<CollectionMeta> {
+    return this.mutate((draft) => markInSyncIn(draft, address, nodeId, term));
+  }
+
+  markStale(address: ShardAddress, nodeIds: readonly string[], term: number): Promise<CollectionMeta> {
+    return this.mutate((draft) => markStaleIn(draft, address, nodeIds, term));
+  }
+
+  /** The embedded coordinator's registrations end only with the process: no other node can take over. */
+  leaseValidUntil(nodeId: string): number {
+    return this.leases.has(nodeId) ? Number.POSITIVE_INFINITY : 0;
   }
 
   getApiKey(id: string): ApiKeyRecord | null {

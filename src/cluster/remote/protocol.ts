@@ -95,10 +95,21 @@ export const REMOTE_NODE_METHODS = [
   'node.settings',
   'node.putSettings',
   'node.shardStates',
+  'replica.apply',
+  'replica.position',
+  'primary.track',
 ] as const;
 
 /** One method of the internal node API. */
 export type RemoteNodeMethod = (typeof REMOTE_NODE_METHODS)[number];
+
+/** Path prefix of the files a primary holds for a file-based recovery: `GET {prefix}/{uuid}/{hold}?path=...`. */
+export const INTERNAL_RECOVERY_FILES_PATH = '/_internal/recovery/files';
+
+/** The path of one held file of copy `uuid`. */
+export function recoveryFilePath(uuid: string, hold: number, path: string): string {
+  return `${INTERNAL_RECOVERY_FILES_PATH}/${encodeURIComponent(uuid)}/${hold}?path=${encodeURIComponent(path)}`;
+}
 
 /** The path of a node call. */
 export function remoteNodePath(method: RemoteNodeMethod): string {

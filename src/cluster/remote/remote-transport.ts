@@ -13,6 +13,9 @@
  * A call may have reached the shard when its connection drops: like any lost answer, the caller
  * cannot tell whether a write was applied.
  */
+import { createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
 import { NodeCredentialSigner } from '../../api/auth/node-credential-hmac.ts';
 import { CatalogError } from '../catalog-error.ts';
@@ -212,6 +215,29 @@ export class RemoteTransport {
       clearTimeout(timer);
       signal?.removeEventListener('abort', cancel);
     }
+  }
+
+  /**
+   * Streams `GET path` of `node` (an internal download, such as a held file of file-based
+   * recovery) into the file `destination`, which must then hold exactly `bytes` bytes; bounded by
+   * the transport's timeout of inactivity.
+   */
+  async download(node: RemoteNode, path: string, bytes: number, destination: string): Promise<void> {
+    if (this.closed) throw new CatalogError('node_unavailable', `node [${node.id}]: this node is closing`);
+    const { pool, base } = this.route(node.address, true);
+    let response;
+    try {
+      response = await pool.request({ method: 'GET', path: base + path, headers: { authorization: this.signer.header() }, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+    } catch (error) {
+      throw new CatalogError('node_unavailable', `node [${node.id}] did not answer: ${describeFailure(error)}`);
+    }
+    if (response.statusCode !== 200) {
+      const text = await response.body.text().catch(() => '');
+      throw new CatalogError('node_unavailable', `node [${node.id}] refused ${path}: ${response.statusCode} ${text.slice(0, 300)}`);
+    }
+    await pipeline(response.body, createWriteStream(destination));
+    const written = (await stat(destination)).size;
+    if (written !== bytes) throw new CatalogError('node_unavailable', `node [${node.id}] sent ${written} bytes of ${path}, not ${bytes}`);
   }
 
   /** Stops new calls, lets calls in flight finish for a few seconds, then cuts the rest. */

@@ -98,8 +98,10 @@ test('state sections and filters', () => {
     uuid: 'logs-0',
     primary: { node: 'n2', state: 'started' },
     replicas: [{ node: 'gone', state: 'unassigned' }],
+    primary_term: 1,
+    in_sync: ['n2'],
   });
-  assert.deepEqual(shards.books['1'], { uuid: 'books-1', primary: { node: 'n1', state: 'initializing' }, replicas: [] });
+  assert.deepEqual(shards.books['1'], { uuid: 'books-1', primary: { node: 'n1', state: 'initializing' }, replicas: [], primary_term: 1, in_sync: ['n1'] });
 });
 
 test('a copy on another node takes the state that node reports; one it does not report is unassigned', () => {

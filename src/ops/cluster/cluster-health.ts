@@ -23,7 +23,7 @@ export const HEALTH_LEVELS: readonly HealthLevel[] = ['cluster', 'namespaces', '
 export type CopyState = 'started' | 'initializing' | 'unassigned';
 
 /** State of a shard copy as the node hosting it reports it. */
-export type LocalCopyState = 'opening' | 'started' | 'failed';
+export type LocalCopyState = 'opening' | 'recovering' | 'started' | 'failed';
 
 /** Shard counts shared by every level. */
 export interface ShardCounts {
@@ -83,7 +83,7 @@ export interface HealthInputs {
   catalog: Catalog;
   /** This node's id. */
   nodeId: string;
-  /** State of a shard copy hosted here (`opening` → initializing); undefined when it is not here. */
+  /** State of a shard copy hosted here (`opening`, `recovering` → initializing); undefined when it is not here. */
   localShardState(collection: string, shard: number): LocalCopyState | undefined;
   /**
    * State of copy `uuid` as node `nodeId` (another node) reported it; undefined when that node did
@@ -118,13 +118,13 @@ export function copyState(inputs: HealthInputs, collection: string, shard: numbe
   if (nodeId === null) return 'unassigned';
   if (nodeId === inputs.nodeId) {
     const local = inputs.localShardState(collection, shard);
-    return local === 'started' ? 'started' : local === 'opening' ? 'initializing' : 'unassigned';
+    return local === 'started' ? 'started' : local === 'opening' || local === 'recovering' ? 'initializing' : 'unassigned';
   }
   if (!Object.hasOwn(inputs.catalog.nodes, nodeId)) return 'unassigned';
   if (inputs.remoteShardState === undefined) return 'started';
   const uuid = Object.hasOwn(inputs.catalog.collections, collection) ? inputs.catalog.collections[collection].shards[shard]?.uuid : undefined;
   const remote = uuid === undefined ? undefined : inputs.remoteShardState(nodeId, uuid);
-  return remote === 'started' ? 'started' : remote === 'opening' ? 'initializing' : 'unassigned';
+  return remote === 'started' ? 'started' : remote === 'opening' || remote === 'recovering' ? 'initializing' : 'unassigned';
 }
 
 function collectionHealth(inputs: HealthInputs, meta: CollectionMeta, withShards: boolean): CollectionHealth {

@@ -6,6 +6,7 @@
  */
 import type { CopyState, HealthInputs } from './cluster-health.ts';
 import { copyState } from './cluster-health.ts';
+import { inSyncOf, primaryTermOf } from '../../cluster/catalog.ts';
 
 /** Sections of the state, in response order. */
 export const STATE_SECTIONS = ['nodes', 'namespaces', 'collections', 'shards', 'master', 'metadata'] as const;
@@ -96,6 +97,8 @@ export function clusterState(inputs: StateInputs, sections: readonly StateSectio
                   uuid: meta.shards[placement.shard]?.uuid ?? null,
                   primary: { node: placement.primary, state: copyState(inputs, meta.name, placement.shard, placement.primary) },
                   replicas,
+                  primary_term: primaryTermOf(placement),
+                  in_sync: inSyncOf(placement),
                 },
               ];
             }),
