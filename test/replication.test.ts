@@ -47,8 +47,8 @@ interface ShardRow {
   in_sync: string[];
 }
 
-async function shardsOf(node: TroveServer): Promise<Record<string, ShardRow>> {
-  return (await call(node, 'GET', '/_cluster/state/shards')).body.shards.rep;
+async function shardsOf(node: TroveServer, collection = 'rep'): Promise<Record<string, ShardRow>> {
+  return (await call(node, 'GET', '/_cluster/state/shards')).body.shards[collection];
 }
 
 before(async () => {
@@ -61,7 +61,14 @@ before(async () => {
   for (let index = 0; index < 3; index++) {
     nodes.push(
       await startServer({
-        settings: { 'cluster.etcd': etcd.endpoint, 'cluster.name': 'replication', 'node.name': `node-${index + 1}`, 'cluster.node_ttl_ms': String(TTL_MS) },
+        settings: {
+          'cluster.etcd': etcd.endpoint,
+          'cluster.name': 'replication',
+          'node.name': `node-${index + 1}`,
+          'cluster.node_ttl_ms': String(TTL_MS),
+          // Small log files, so that a history can be trimmed (and a new replica must copy files).
+          'wal.segment_bytes': '65536',
+        },
       }),
     );
     nodeIds.push((await call(nodes[index]!, 'GET', '/')).body.node_id);
@@ -177,13 +184,46 @@ test('a killed primary node is replaced by its in-sync replica; nothing acknowle
   for (const row of Object.values(final)) assert.equal(row.in_sync.length, 2, JSON.stringify(row));
 });
 
+test('a replica added to a collection whose history was trimmed recovers by copying files', async (t) => {
+  if (skipReason) return t.skip(skipReason);
+  for (const id of nodeIds) {
+    const set = await call(nodes[0]!, 'PUT', `/_node/${id}/settings`, { json: { 'changes.retention_secs': 0, 'epoch.interval_ms': 100 } });
+    assert.equal(set.status, 200, set.text);
+  }
+  assert.equal((await call(nodes[0]!, 'PUT', '/grow', { json: { settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: MAPPING } })).status, 200);
+  for (let batch = 0; batch < 6; batch++) {
+    const lines: unknown[] = [];
+    for (let index = 0; index < 200; index++) lines.push({ index: { _id: `g${batch * 200 + index}` } }, { title: `grown document ${batch} ${index} `.repeat(4), tag: 'g', hits: index });
+    const bulk = await call(nodes[batch % 3]!, 'POST', '/grow/_bulk', { body: ndjson(lines), headers: { 'content-type': 'application/x-ndjson' } });
+    assert.equal(bulk.body.errors, false, bulk.text.slice(0, 300));
+  }
+  await until(async () => {
+    const oldest = await call(nodes[1]!, 'GET', '/grow/_changes?since=0&limit=1');
+    const first = oldest.body.results?.[0]?.id;
+    return typeof first === 'string' && first !== 'g0' ? true : undefined;
+  }, 'the primary trimmed the start of its history');
+  assert.equal((await call(nodes[2]!, 'PUT', '/grow/_settings', { json: { index: { number_of_replicas: 1 } } })).status, 200);
+  await until(async () => ((await shardsOf(nodes[0]!, 'grow'))['0']!.in_sync.length === 2 ? true : undefined), 'the new replica is in sync', 60_000);
+  await green(nodes[0]!, 'the new replica recovered');
+  const recovery = (await call(nodes[1]!, 'GET', '/grow/_recovery')).body.grow.shards;
+  assert.equal(recovery.length, 1, JSON.stringify(recovery));
+  assert.equal(recovery[0].method, 'files', JSON.stringify(recovery));
+  assert.ok(recovery[0].index.size.recovered_in_bytes > 0 && recovery[0].index.files.recovered > 0, JSON.stringify(recovery));
+  t.diagnostic(`file-based recovery: ${JSON.stringify(recovery[0])}`);
+  const rep = (await call(nodes[1]!, 'GET', '/rep/_recovery')).body.rep.shards;
+  assert.ok(rep.some((row: { method: string }) => row.method === 'operations'), `the returning node recovered by operations: ${JSON.stringify(rep)}`);
+  assert.equal((await call(nodes[0]!, 'GET', '/grow/_count')).body.count, 1200);
+  for (const id of nodeIds) await call(nodes[0]!, 'PUT', `/_node/${id}/settings`, { json: { 'changes.retention_secs': null, 'epoch.interval_ms': null } });
+});
+
 test('every copy of every shard holds the same documents, versions and sources', async (t) => {
   if (skipReason) return t.skip(skipReason);
-  const state = (await call(nodes[0]!, 'GET', '/_cluster/state/shards')).body.shards.rep as Record<string, ShardRow>;
+  const shards = (await call(nodes[0]!, 'GET', '/_cluster/state/shards')).body.shards as Record<string, Record<string, ShardRow>>;
   const mapping = (await call(nodes[0]!, 'GET', '/rep/_mapping')).body.rep.mappings;
-  const ids = [...acknowledged.keys()];
+  const grown = Array.from({ length: 1200 }, (_, index) => `g${index}`);
+  const wanted = [...Object.entries(shards.rep!).map(([shard, row]) => ({ shard, row, ids: [...acknowledged.keys()] })), ...Object.entries(shards.grow!).map(([shard, row]) => ({ shard, row, ids: grown }))];
   for (const node of nodes) await node.kill('SIGTERM');
-  for (const [shard, row] of Object.entries(state)) {
+  for (const { shard, row, ids } of wanted) {
     const copies: CopyContents[] = [];
     for (const nodeId of [row.primary.node, ...row.replicas.map((replica) => replica.node!)]) {
       const server = nodes[nodeIds.indexOf(nodeId)]!;

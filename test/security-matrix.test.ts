@@ -129,6 +129,7 @@ const ROUTES: Record<string, Sample> = {
   'POST /:collection/_compact': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_compact` }) },
   'GET /_stats': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_stats' }) },
   'GET /:collection/_stats': { role: 'monitor', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_stats` }) },
+  'GET /:collection/_recovery': { role: 'monitor', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_recovery` }) },
   'GET /_settings': { role: 'read', scoping: 'global', request: async () => ({ path: '/_settings' }) },
   'GET /:collection/_settings': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_settings` }) },
   'PUT /:collection/_settings': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_settings`, ...json({ index: { refresh_interval: '1s' } }) }) },

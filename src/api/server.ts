@@ -35,6 +35,7 @@ import { changesRoutes } from './routes/changes.ts';
 import { collectionRoutes } from './routes/collections.ts';
 import { collectionSettingsRoutes } from './routes/collection-settings.ts';
 import { collectionStatsRoutes } from './routes/collection-stats.ts';
+import { recoveryRoutes } from './routes/recovery.ts';
 import { compactRoutes } from './routes/compact.ts';
 import { forceMergeRoutes } from './routes/forcemerge.ts';
 import { documentRoutes } from './routes/documents.ts';
@@ -136,6 +137,7 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(internalRecoveryRoutes, node.internalNode);
   await instance.register(collectionSettingsRoutes, { collections: node.collections });
   await instance.register(collectionStatsRoutes, { collections: node.collections });
+  await instance.register(recoveryRoutes, { recoveries: node.recoveries });
   await instance.register(collectionRoutes, { collections: node.collections });
 }
 

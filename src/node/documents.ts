@@ -3,6 +3,7 @@
  * validate and route (`prepare*`) → dynamic mapping (`MappingUpdater.ensure`) → `shard.write` →
  * Elasticsearch response (`renderWrite`). Bulk reuses the same prepare and render steps.
  */
+import { inSyncOf, type ShardPlacement } from '../cluster/catalog.ts';
 import { randomBytes } from 'node:crypto';
 import type { HostedCollection } from '../cluster/local-shards.ts';
 import type { Router, ShardTarget } from '../cluster/router.ts';
@@ -298,6 +299,11 @@ export function prepareUpdate(router: Router, hosted: HostedCollection, id: stri
   };
 }
 
+/** Copies an acknowledged write is on: the in-sync ones, as this node's catalog says (at least the primary). */
+function writtenCopies(placement: ShardPlacement | undefined): number {
+  return placement ? Math.max(1, inSyncOf(placement).length) : 1;
+}
+
 /** The Elasticsearch response for a completed write. */
 export function renderWrite(prepared: PreparedWrite<BatchOp>, result: WriteResult): WriteResponse | UpdateResponse {
   const { meta } = prepared.target.collection;
@@ -309,7 +315,7 @@ export function renderWrite(prepared: PreparedWrite<BatchOp>, result: WriteResul
     result: result.result,
     _shards: noop
       ? { total: 0, successful: 0, failed: 0 }
-      : { total: 1 + meta.settings.number_of_replicas, successful: 1, failed: 0 },
+      : { total: 1 + meta.settings.number_of_replicas, successful: writtenCopies(meta.placements[prepared.target.shardId]), failed: 0 },
     _seq_no: documentSeqNo(result.seqNo),
     _primary_term: result.primaryTerm,
   };

@@ -23,7 +23,7 @@ export interface InternalNodeServices {
   /** The state of every shard copy open or opening here, by shard UUID. */
   shardStates: () => Record<string, LocalCopyState>;
   /** Replication's node methods: records and positions of replica copies, tracking by primaries, held files. */
-  replication: Pick<CopyRoles, 'replicaApply' | 'replicaPosition' | 'primaryTrack' | 'heldFile'>;
+  replication: Pick<CopyRoles, 'replicaApply' | 'replicaPosition' | 'primaryTrack' | 'heldFile' | 'recoveries'>;
   /** Resolves once this node has applied catalog revision `revision`. */
   waitForRevision: (revision: number) => Promise<void>;
 }

@@ -37,6 +37,7 @@ import { MappingUpdater } from './mapping-updater.ts';
 import type { NodeContext } from './node-context.ts';
 import { ObservabilityService, type NodeInfo } from './observability-service.ts';
 import { RequestTracker } from './request-tracker.ts';
+import { RecoveryService } from './recovery-service.ts';
 import { SearchService } from './search-service.ts';
 import { TrashAdminService } from './trash-admin-service.ts';
 import { JobQueue } from '../jobs/job-queue.ts';
@@ -112,6 +113,8 @@ export class NodeService {
   readonly trash: TrashAdminService;
   /** Identity, stats, metrics, settings and cluster-state inputs (`/`, `/_node`, `/_cluster`, `/_metrics`). */
   readonly observability: ObservabilityService;
+  /** `GET /{collection}/_recovery`. */
+  readonly recoveries: RecoveryService;
   private readonly requests = new RequestTracker();
   private address: string | null = null;
   private closing: Promise<void> | null = null;
@@ -183,6 +186,7 @@ export class NodeService {
       address: () => this.address,
       peers,
     });
+    this.recoveries = new RecoveryService(router, () => shards.roles.recoveries(), peers);
     this.internalNode = {
       trash: trashBin.local,
       compaction: () => this.compaction.localNode(),

@@ -43,6 +43,7 @@ const DISPATCH: Readonly<Record<RemoteNodeMethod, Dispatch>> = {
   'node.settings': (_options, _args, views) => views.settings(),
   'node.putSettings': (_options, [changes], views) => views.putSettings((changes ?? {}) as Record<string, unknown>),
   'node.shardStates': async ({ shardStates }) => shardStates(),
+  'node.recoveries': async ({ replication }) => replication.recoveries(),
   'replica.apply': ({ replication }, [uuid, term, records]) => replication.replicaApply(uuid as string, term as number, recordsFromWire(records)),
   'replica.position': ({ replication }, [uuid, term]) => replication.replicaPosition(uuid as string, term as number),
   'primary.track': async ({ replication }, [uuid, nodeId, seq, term]) => {

@@ -3,10 +3,11 @@
  * else. A shard with no copy at all (created while no node was registered) gets a primary on the
  * node with the fewest primaries (then the fewest copies, then the smallest id), and replicas on
  * the least loaded other nodes; a shard whose primary is on a registered node gets its missing
- * replicas on nodes holding no copy of it. An assigned primary never moves, and a shard whose
- * primary node is gone is left alone: promoting a replica is failover's decision, not allocation's.
+ * replicas on nodes holding no copy of it, and loses replicas past `number_of_replicas` (those
+ * outside the in-sync set first). An assigned primary never moves, and a shard whose primary node
+ * is gone is left alone: promoting a replica is failover's decision (in-sync-rules.ts).
  */
-import type { Catalog, CollectionMeta } from '../catalog.ts';
+import { inSyncOf, type Catalog, type CollectionMeta, type ShardPlacement } from '../catalog.ts';
 import { leastLoaded, nodeLoad } from '../placement.ts';
 
 function primaryLoad(collections: CollectionMeta[], load: Map<string, number>): Map<string, number> {
@@ -33,6 +34,14 @@ function fewestPrimaries(primaries: Map<string, number>, load: Map<string, numbe
 }
 
 
+/** The placement with `wanted` replicas, dropping those outside the in-sync set first (fewer `number_of_replicas`). */
+function withoutExtraReplicas(placement: ShardPlacement, wanted: number): ShardPlacement {
+  const inSync = inSyncOf(placement);
+  const kept = [...placement.replicas].sort((left, right) => Number(inSync.includes(right)) - Number(inSync.includes(left))).slice(0, wanted);
+  const replicas = placement.replicas.filter((nodeId) => kept.includes(nodeId));
+  return { ...placement, replicas, inSync: inSync.filter((nodeId) => nodeId === placement.primary || replicas.includes(nodeId)) };
+}
+
 /** Assigns the draft's unassigned shard copies to its registered nodes; true when anything changed. */
 export function allocateUnassigned(draft: Catalog): boolean {
   const nodeIds = Object.keys(draft.nodes).sort();
@@ -57,6 +66,10 @@ export function allocateUnassigned(draft: Catalog): boolean {
         changed = true;
       } else if (!load.has(primary)) {
         return placement;
+      }
+      if (placement.replicas.length > wanted) {
+        changed = true;
+        return withoutExtraReplicas(placement, wanted);
       }
       const holders = new Set([primary, ...placement.replicas]);
       const replicas = [...placement.replicas];

@@ -95,6 +95,7 @@ export const REMOTE_NODE_METHODS = [
   'node.settings',
   'node.putSettings',
   'node.shardStates',
+  'node.recoveries',
   'replica.apply',
   'replica.position',
   'primary.track',

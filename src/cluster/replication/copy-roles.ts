@@ -53,14 +53,22 @@ export interface CopyRolesOptions {
   reopen: (hosted: HostedCollection, local: LocalShard, replace: () => Promise<void>) => Promise<ShardHandle>;
 }
 
+/** A recovery of a replica copy on this node (`GET /{collection}/_recovery`). */
+export interface CopyRecovery extends RecoveryReport {
+  collection: string;
+  shard: number;
+  /** This node. */
+  target: string;
+}
+
 /** Longest pause between two recovery attempts. */
 const RECOVERY_BACKOFF_MS = 5_000;
 
 /** See the module comment. */
 export class CopyRoles {
   private readonly recovering = new Set<LocalShard>();
-  /** The last recovery of each shard copy (bench and tests read them from the log and stats). */
-  readonly reports = new Map<string, RecoveryReport>();
+  /** The last recovery of each replica copy recovered here since the node started, by shard UUID. */
+  private readonly reports = new Map<string, CopyRecovery>();
 
   constructor(private readonly options: CopyRolesOptions) {}
 
@@ -176,9 +184,8 @@ export class CopyRoles {
             logger,
             abandoned,
           });
-          this.reports.set(local.uuid, report);
-          const mbPerSecond = report.tookMs > 0 ? report.bytes / 1048576 / (report.tookMs / 1000) : 0;
-          logger.info({ ...report, mbPerSecond: Math.round(mbPerSecond * 10) / 10 }, 'replica recovered and in sync');
+          this.reports.set(local.uuid, { ...report, collection: hosted.meta.name, shard: local.shardId, target: this.options.nodeId });
+          logger.info({ ...report }, 'replica recovered and in sync');
           break;
         } catch (error) {
           if (abandoned()) break;
@@ -189,6 +196,11 @@ export class CopyRoles {
     } finally {
       this.recovering.delete(local);
     }
+  }
+
+  /** Node method `node.recoveries`: the last recovery of each replica copy recovered here. */
+  recoveries(): CopyRecovery[] {
+    return [...this.reports.values()];
   }
 
   /** Node method `replica.apply`: records of the primary of `term` for the replica copy `uuid`. */

@@ -52,11 +52,19 @@ export interface RecoveryContext {
 
 /** What one recovery did. */
 export interface RecoveryReport {
-  mode: 'operations' | 'files';
-  /** Bytes of files copied and of records pulled. */
-  bytes: number;
-  records: number;
+  /** `operations`: records pulled only; `files`: the primary's files copied first. */
+  method: 'operations' | 'files';
+  /** The node of the primary it recovered from. */
+  source: string;
+  /** Epoch millis. */
+  startedAt: number;
   tookMs: number;
+  /** Files copied and their bytes (none for `operations`). */
+  files: number;
+  fileBytes: number;
+  /** Records pulled after the files, and their payload bytes. */
+  records: number;
+  recordBytes: number;
   /** The seq the replica reached before the primary tracked it. */
   seq: number;
 }
@@ -69,12 +77,13 @@ export async function recoverReplica(context: RecoveryContext): Promise<Recovery
   const source = context.primaryHandle(primary.nodeId);
   if (source === null) throw new Error(`the primary's node [${primary.nodeId}] is not registered`);
   let position = await context.replica().position(primary.term);
-  const report: RecoveryReport = { mode: 'operations', bytes: 0, records: 0, tookMs: 0, seq: 0 };
+  const report: RecoveryReport = { method: 'operations', source: primary.nodeId, startedAt: started, tookMs: 0, files: 0, fileBytes: 0, records: 0, recordBytes: 0, seq: 0 };
   if (!(await sharesHistory(position, source))) {
-    report.mode = 'files';
+    report.method = 'files';
     const hold = await source.holdFiles();
     try {
-      report.bytes += await copyFiles(context, primary.nodeId, hold);
+      report.fileBytes = await copyFiles(context, primary.nodeId, hold);
+      report.files = hold.files.length;
     } finally {
       await source.releaseFiles(hold.hold).catch(() => undefined);
     }
@@ -87,7 +96,7 @@ export async function recoverReplica(context: RecoveryContext): Promise<Recovery
     if (records[0].seq !== position.lastSeq + 1) throw new Error(`the primary no longer retains seq ${position.lastSeq + 1}`);
     position = await context.replica().applyFromPrimary(primary.term, records);
     report.records += records.length;
-    for (const record of records) report.bytes += record.payload.byteLength;
+    for (const record of records) report.recordBytes += record.payload.byteLength;
   }
   report.seq = position.lastSeq;
   await context.peers.call(primary.nodeId, 'primary.track', [context.uuid, context.nodeId, position.lastSeq, primary.term], JOIN_TIMEOUT_MS);
