@@ -12,6 +12,7 @@ import { fetchSuite } from './fetch.ts';
 import { httpSuite } from './http.ts';
 import { multiSearchSuite } from './msearch.ts';
 import { rangeSuite } from './ranges.ts';
+import { replicationSuite } from './replication.ts';
 import { updatesSuite } from './updates.ts';
 import { workersSuite } from './workers.ts';
 import { ENGINE_PEERS, type EnginePeer } from './report/engine-report.ts';
@@ -60,11 +61,15 @@ interface BenchOptions {
   maxLargeDocs: number;
   rangeDocs: number;
   workers: number;
+  writes: number;
+  replicationDocs: number;
+  recoveryDocs: number;
+  failovers: number;
 }
 
 const program = new Command('bench')
   .description('Trove benchmarks: engine vs SQLite FTS5 vs MiniSearch, and one node over HTTP')
-  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'compaction', 'changes', 'workers', 'cluster', 'ranges', 'fetch', 'msearch', 'all']).default('all'))
+  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'compaction', 'changes', 'workers', 'cluster', 'ranges', 'fetch', 'msearch', 'replication', 'all']).default('all'))
   .addOption(new Option('--docs <n>', 'e-mail documents (engine growth run uses a tenth)').argParser(positiveInteger).default(100_000))
   .addOption(new Option('--cities <n>', 'city documents for the HTTP suite').argParser(positiveInteger).default(ALL_CITIES, 'all'))
   .addOption(new Option('--peers <list>', 'engine suite peers, comma-separated').argParser(peerList).default([...ENGINE_PEERS], ENGINE_PEERS.join(',')))
@@ -77,7 +82,11 @@ const program = new Command('bench')
   .addOption(new Option('--workers <n>', 'shard worker threads of the workers suite').argParser(positiveInteger).default(2))
   .addOption(new Option('--range-docs <n>', 'documents of the ranges suite').argParser(positiveInteger).default(1_000_000))
   .addOption(new Option('--max-large-docs <n>', 'largest collection of 20 KB documents in the updates suite').argParser(positiveInteger).default(100_000))
-  .action(async (suite: 'engine' | 'http' | 'updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'ranges' | 'fetch' | 'msearch' | 'all', options: BenchOptions) => {
+  .addOption(new Option('--writes <n>', 'timed single-client writes per configuration of the replication suite').argParser(positiveInteger).default(2000))
+  .addOption(new Option('--replication-docs <n>', '_bulk documents per configuration of the replication suite').argParser(positiveInteger).default(50_000))
+  .addOption(new Option('--recovery-docs <n>', 'documents loaded before a replica is added (replication suite)').argParser(positiveInteger).default(100_000))
+  .addOption(new Option('--failovers <n>', 'failover rounds of the replication suite').argParser(positiveInteger).default(3))
+  .action(async (suite: 'engine' | 'http' | 'updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'ranges' | 'fetch' | 'msearch' | 'replication' | 'all', options: BenchOptions) => {
     const started = performance.now();
     process.stdout.write(`${machineLine('start')}\n`);
     if (suite === 'engine' || suite === 'all') {
@@ -123,6 +132,15 @@ const program = new Command('bench')
     }
     if (suite === 'msearch' || suite === 'all') {
       await multiSearchSuite({ cities: options.cities, clients: options.clients, warmupMs: options.warmup * 1000, durationMs: options.duration * 1000 });
+    }
+    if (suite === 'replication' || suite === 'all') {
+      await replicationSuite({
+        writes: options.writes,
+        warmupMs: options.warmup * 1000,
+        bulkDocs: options.replicationDocs,
+        recoveryDocs: options.recoveryDocs,
+        failovers: options.failovers,
+      });
     }
     process.stdout.write(`${machineLine('end')}; run took ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
   });
