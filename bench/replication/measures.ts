@@ -195,18 +195,22 @@ async function setOnEveryNode(cluster: BenchCluster, settings: Record<string, nu
   }
 }
 
-/** Whether the first change of `collection`'s feed is no longer its first document. */
+/** Whether the first change of `collection`'s feed is no longer the write of `firstId`. */
 async function historyTrimmed(pool: Pool, collection: string, firstId: string): Promise<true | undefined> {
   const oldest = await json(pool, 'GET', `/${collection}/_changes?since=0&limit=1`);
   const first = oldest.body?.results?.[0]?.id;
   return typeof first === 'string' && first !== firstId ? true : undefined;
 }
 
+/** Id of the document written alone before the load: the first record of the history. */
+const FIRST_ID = 'first';
+
 const TRIM_WAIT_MS = 30_000;
 
 /**
- * Loads `docs` documents of about 300 bytes into a new 1-shard collection without replicas, then
- * sets `number_of_replicas` to 1 and reads how the new replica recovered. For `files`, the node
+ * Writes one document alone (the first record of the history, so that its trimming can be seen),
+ * then loads `docs` documents of about 300 bytes into a new 1-shard collection without replicas,
+ * then sets `number_of_replicas` to 1 and reads how the new replica recovered. For `files`, the node
  * history retention is set to 0 first and the history start is trimmed (forced merge, then
  * waiting for it; if it does not happen in `TRIM_WAIT_MS`, epochs every 200 ms as well).
  */
@@ -217,6 +221,8 @@ export async function recoveryRun(cluster: BenchCluster, collection: string, doc
   try {
     await createCollection(pool, collection, 1, 0);
     await cluster.waitGreen(collection, 0);
+    const first = await json(pool, 'PUT', `/${collection}/_doc/${FIRST_ID}`, recoveryDocument(docs));
+    if (first.status !== 201) throw new Error(`PUT /${collection}/_doc/${FIRST_ID} answered ${first.status}: ${JSON.stringify(first.body).slice(0, 300)}`);
     const bodies = bulkBodies(docs, 'r-', recoveryDocument);
     const load = await bulkLoad(pool, collection, bodies, 2);
     if (load.failedItems > 0) throw new Error(`${load.failedItems} bulk items failed, first: ${load.firstFailure}`);
@@ -224,10 +230,10 @@ export async function recoveryRun(cluster: BenchCluster, collection: string, doc
       const merged = await json(pool, 'POST', `/${collection}/_forcemerge?max_num_segments=1`, undefined, 600_000);
       if (merged.status !== 200) throw new Error(`_forcemerge answered ${merged.status}: ${JSON.stringify(merged.body).slice(0, 300)}`);
       const trimStarted = performance.now();
-      const soon = await until(() => historyTrimmed(pool, collection, 'r-0'), 'the history start is trimmed', TRIM_WAIT_MS).then(() => true, () => false);
+      const soon = await until(() => historyTrimmed(pool, collection, FIRST_ID), 'the history start is trimmed', TRIM_WAIT_MS).then(() => true, () => false);
       if (!soon) {
         await setOnEveryNode(cluster, { 'epoch.interval_ms': 200 });
-        await until(() => historyTrimmed(pool, collection, 'r-0'), 'the history start is trimmed (epochs every 200 ms)');
+        await until(() => historyTrimmed(pool, collection, FIRST_ID), 'the history start is trimmed (epochs every 200 ms)');
       }
       trimmed = `${soon ? 'after the forced merge' : 'only with epochs every 200 ms'}, ${((performance.now() - trimStarted) / 1000).toFixed(1)} s`;
     }
@@ -245,7 +251,7 @@ export async function recoveryRun(cluster: BenchCluster, collection: string, doc
     return {
       wanted,
       method: rows.map((entry) => entry.method).join(', '),
-      docs: load.docs,
+      docs: load.docs + 1,
       sourceBytes: load.sourceBytes,
       files: row.index.files.recovered,
       fileBytes: row.index.size.recovered_in_bytes,
