@@ -118,8 +118,14 @@ test('every kind of write is acknowledged with both copies in sync', async (t) =
     assert.equal(deleted.status, 200, deleted.text);
     acknowledged.set(`d${index + 20}`, null);
   }
-  const count = await call(nodes[2]!, 'GET', '/rep/_count');
-  assert.equal(count.body.count, 110);
+  // Every node answers alike, whether it searches its own in-sync replica or the primary.
+  for (const node of nodes) {
+    const count = await call(node, 'GET', '/rep/_count');
+    assert.equal(count.body.count, 110);
+    const search = await call(node, 'POST', '/rep/_search', { json: { query: { term: { tag: 'changed' } }, size: 20, sort: [{ hits: 'asc' }] } });
+    assert.deepEqual(search.body._shards, { total: 2, successful: 2, skipped: 0, failed: 0 });
+    assert.deepEqual(search.body.hits.hits.map((hit: { _id: string }) => hit._id), ['d10', 'd11', 'd12', 'd13', 'd14', 'd15', 'd16', 'd17', 'd18', 'd19']);
+  }
   await green(nodes[0]!, 'still green after the writes');
 });
 

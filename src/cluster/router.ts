@@ -3,7 +3,7 @@
  * serves it. Routes and the node layer reach shards only through it, so nothing above knows
  * whether a shard runs in this thread, in a worker thread, or on another node.
  */
-import type { NodeRecord } from './catalog.ts';
+import { inSyncOf, type NodeRecord } from './catalog.ts';
 import { CatalogError } from './catalog-error.ts';
 import type { HostedCollection, LocalShards, StartedShardStats } from './local-shards.ts';
 import { shardFor } from './routing.ts';
@@ -100,6 +100,31 @@ export class Router {
       }
     }
     return { targets, misses };
+  }
+
+  /**
+   * One copy of every shard for a search: this node's own copy when it is in sync (no hop; an
+   * in-sync replica has applied every acknowledged write), else the primary; and the shards no
+   * copy of which can serve.
+   */
+  searchCopies(collections: readonly HostedCollection[]): { targets: ShardTarget[]; misses: ShardMiss[] } {
+    const { targets, misses } = this.searchShards(collections);
+    const local = (collection: HostedCollection, shardId: number): ShardHandle | null => {
+      const copy = collection.shards[shardId];
+      const placement = collection.meta.placements[shardId];
+      const inSyncHere = placement !== undefined && placement.primary !== this.nodeId && inSyncOf(placement).includes(this.nodeId);
+      return inSyncHere && copy?.state === 'started' ? copy.handle : null;
+    };
+    const served = targets.map((target) => ({ ...target, handle: local(target.collection, target.shardId) ?? target.handle }));
+    const unserved: ShardMiss[] = [];
+    for (const miss of misses) {
+      const handle = local(miss.collection, miss.shardId);
+      if (handle) served.push({ collection: miss.collection, shardId: miss.shardId, handle });
+      else unserved.push(miss);
+    }
+    // Shard order as searchShards gives it (the merge breaks ties by it).
+    served.sort((left, right) => collections.indexOf(left.collection) - collections.indexOf(right.collection) || left.shardId - right.shardId);
+    return { targets: served, misses: unserved };
   }
 
   /** The figures of every started shard copy this node serves. */

@@ -74,7 +74,7 @@ type PageRequest = { from: number; size: number; sort?: unknown };
 
 /** The shard copies a search goes to, and the `_shards` header that reports the others. */
 function openTargets(context: NodeContext, target: string, options: ResolveOptions): { targets: ShardTarget[]; header: SearchShardsHeader } {
-  const { targets, misses } = context.router.searchShards(resolveCollections(context, target, options));
+  const { targets, misses } = context.router.searchCopies(resolveCollections(context, target, options));
   const header: SearchShardsHeader = { total: targets.length + misses.length, successful: targets.length, skipped: 0, failed: misses.length };
   if (misses.length > 0) {
     header.failures = misses.map((miss) => ({ shard: miss.shardId, index: miss.collection.meta.name, reason: { type: 'unavailable_shards_exception', reason: miss.reason } }));
