@@ -25,7 +25,37 @@ export interface BucketOrder {
 }
 
 /** Metric aggregation types. */
-export const METRIC_TYPES: ReadonlySet<string> = new Set(['min', 'max', 'sum', 'avg', 'stats', 'value_count', 'cardinality']);
+export const METRIC_TYPES: ReadonlySet<string> = new Set([
+  'min',
+  'max',
+  'sum',
+  'avg',
+  'stats',
+  'extended_stats',
+  'value_count',
+  'cardinality',
+  'percentiles',
+  'percentile_ranks',
+]);
+
+/** The stats a bucket order may name on a multi-value metric (`name.stat`). */
+const ORDER_STATS: Record<string, readonly string[]> = {
+  stats: ['count', 'min', 'max', 'avg', 'sum'],
+  extended_stats: [
+    'count',
+    'min',
+    'max',
+    'avg',
+    'sum',
+    'sum_of_squares',
+    'variance',
+    'variance_population',
+    'variance_sampling',
+    'std_deviation',
+    'std_deviation_population',
+    'std_deviation_sampling',
+  ],
+};
 
 /** The part of a spec `parseBucketOrder` needs to check metric order paths. */
 export interface NamedSpec {
@@ -96,14 +126,14 @@ export function parseBucketOrder(value: unknown, subs: readonly NamedSpec[], typ
     }
     const [aggregation, stat = null, ...rest] = path.split('.');
     const target = subs.find((sub) => sub.name === aggregation);
-    if (target === undefined || rest.length > 0 || !METRIC_TYPES.has(target.type)) {
+    if (target === undefined || rest.length > 0 || !METRIC_TYPES.has(target.type) || target.type.startsWith('percentile')) {
       throw dslError(`[${type}] Invalid aggregation order path [${path}]: no single-value metric sub-aggregation [${aggregation}]`);
     }
-    const multiValue = target.type === 'stats';
-    if (multiValue !== (stat !== null)) {
-      throw dslError(`[${type}] Invalid aggregation order path [${path}]: ${multiValue ? 'a stat name is required' : 'unexpected stat name'}`);
+    const stats = Object.hasOwn(ORDER_STATS, target.type) ? ORDER_STATS[target.type]! : null;
+    if ((stats !== null) !== (stat !== null)) {
+      throw dslError(`[${type}] Invalid aggregation order path [${path}]: ${stats !== null ? 'a stat name is required' : 'unexpected stat name'}`);
     }
-    if (stat !== null && !['count', 'min', 'max', 'avg', 'sum'].includes(stat)) {
+    if (stat !== null && !stats!.includes(stat)) {
       throw dslError(`[${type}] Invalid aggregation order path [${path}]: unknown stat [${stat}]`);
     }
     orders.push({ by: 'metric', direction: parsedDirection, aggregation: aggregation!, stat: stat ?? target.type });

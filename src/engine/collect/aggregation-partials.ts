@@ -6,6 +6,7 @@
  */
 import { setKey } from '../mapping/json-value.ts';
 import { HyperLogLog } from './hyperloglog.ts';
+import { mergeDigests } from './percentiles.ts';
 
 /** How bucket keys and metric values render (`key_as_string`, `value_as_string`). */
 export type ValueFormat = 'number' | 'date' | 'boolean' | 'string';
@@ -80,6 +81,40 @@ export interface StatsPartial {
   max: number | null;
 }
 
+/** `extended_stats`: the running statistics with the sum of squares. */
+export interface ExtendedStatsPartial {
+  type: 'extended_stats';
+  format: ValueFormat;
+  count: number;
+  sum: number;
+  sumOfSquares: number;
+  min: number | null;
+  max: number | null;
+}
+
+/** `percentiles` / `percentile_ranks`: the t-digest's centroids (means ascending, with their weights). */
+export interface DigestPartial {
+  type: 'digest';
+  format: ValueFormat;
+  /** The `tdigest.compression` asked for (100 by default), kept for the merge. */
+  compression: number;
+  means: number[];
+  weights: number[];
+}
+
+/** `filter` and `missing`: one bucket. */
+export interface SingleBucketPartial {
+  type: 'single_bucket';
+  docCount: number;
+  aggs: AggregationPartials;
+}
+
+/** `filters`: one bucket per filter in request order, then the other bucket when asked for. */
+export interface FiltersPartial {
+  type: 'filters';
+  buckets: { key: string; docCount: number; aggs: AggregationPartials }[];
+}
+
 /** `value_count`. */
 export interface ValueCountPartial {
   type: 'value_count';
@@ -100,7 +135,11 @@ export type AggregationPartial =
   | HistogramPartial
   | StatsPartial
   | ValueCountPartial
-  | CardinalityPartial;
+  | CardinalityPartial
+  | ExtendedStatsPartial
+  | DigestPartial
+  | SingleBucketPartial
+  | FiltersPartial;
 
 /** Distinct values kept exactly before `cardinality` switches to a sketch (ES's maximum precision_threshold). */
 export const EXACT_CARDINALITY_LIMIT = 40_000;
@@ -155,6 +194,34 @@ function mergePartial(left: AggregationPartial, right: AggregationPartial): Aggr
         sum: left.sum + other.sum,
         min: left.min === null ? other.min : other.min === null ? left.min : Math.min(left.min, other.min),
         max: left.max === null ? other.max : other.max === null ? left.max : Math.max(left.max, other.max),
+      };
+    }
+    case 'extended_stats': {
+      const other = right as ExtendedStatsPartial;
+      return {
+        type: 'extended_stats',
+        format: left.format,
+        count: left.count + other.count,
+        sum: left.sum + other.sum,
+        sumOfSquares: left.sumOfSquares + other.sumOfSquares,
+        min: left.min === null ? other.min : other.min === null ? left.min : Math.min(left.min, other.min),
+        max: left.max === null ? other.max : other.max === null ? left.max : Math.max(left.max, other.max),
+      };
+    }
+    case 'digest':
+      return mergeDigests(left, right as DigestPartial);
+    case 'single_bucket': {
+      const other = right as SingleBucketPartial;
+      return { type: 'single_bucket', docCount: left.docCount + other.docCount, aggs: mergeAggregations([left.aggs, other.aggs]) };
+    }
+    case 'filters': {
+      const other = right as FiltersPartial;
+      return {
+        type: 'filters',
+        buckets: left.buckets.map((bucket, index) => {
+          const match = other.buckets[index]!;
+          return { key: bucket.key, docCount: bucket.docCount + match.docCount, aggs: mergeAggregations([bucket.aggs, match.aggs]) };
+        }),
       };
     }
     case 'value_count':

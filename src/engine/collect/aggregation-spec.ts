@@ -25,7 +25,9 @@ import {
   valueSource,
 } from './aggregation-options.ts';
 import type { BucketKey } from './aggregation-partials.ts';
+import { parseFilterSpec, parseFiltersSpec, parseMissingSpec, type FilterSpec, type FiltersSpec, type MissingSpec } from './filter-spec.ts';
 import { parseHistogramSpec, type HistogramSpec } from './histogram-spec.ts';
+import { parsePercentiles, type PercentilesSpec } from './percentiles.ts';
 
 interface SpecBase {
   name: string;
@@ -55,13 +57,15 @@ export interface RangeSpec extends SpecBase {
 
 /** Metric aggregations. */
 export interface MetricSpec extends SpecBase {
-  type: 'min' | 'max' | 'sum' | 'avg' | 'stats' | 'value_count' | 'cardinality';
+  type: 'min' | 'max' | 'sum' | 'avg' | 'stats' | 'extended_stats' | 'value_count' | 'cardinality';
   source: ValueSource;
   missing: BucketKey | null;
+  /** `extended_stats`: standard deviations each side of the mean for `std_deviation_bounds` (default 2). */
+  sigma: number;
 }
 
 /** Any aggregation spec. */
-export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec;
+export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec;
 
 /**
  * Most ranges one `range` / `date_range` aggregation may list. Each document is tested against
@@ -71,7 +75,7 @@ export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec
 export const MAX_AGGREGATION_RANGES = 1000;
 
 /** Aggregation types this engine implements. */
-export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', ...METRIC_TYPES];
+export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', 'filter', 'filters', 'missing', ...METRIC_TYPES];
 
 /**
  * Parses a request's `aggs` object against the mapping; `now` anchors date math. With `fields`
@@ -118,12 +122,18 @@ function parseAggregation(
       : Object.entries(expectObject(subsBody, `${name}.aggs`)).map(([subName, subBody]) =>
           parseAggregation(subName, subBody, fields, now, depth + 1),
         );
+  if (type === 'filter') return parseFilterSpec(name, parameters, fields, subs, now);
   const options = expectObject(parameters, type);
   if (METRIC_TYPES.has(type)) {
     if (subs.length > 0) throw dslError(`Aggregator [${name}] of type [${type}] cannot accept sub-aggregations`);
+    if (type === 'percentiles' || type === 'percentile_ranks') return parsePercentiles(name, type, options, fields, now);
     return parseMetric(name, type as MetricSpec['type'], options, fields, now);
   }
   switch (type) {
+    case 'filters':
+      return parseFiltersSpec(name, options, fields, subs, now);
+    case 'missing':
+      return parseMissingSpec(name, options, fields, subs);
     case 'terms':
       return parseTerms(name, options, fields, subs, now);
     case 'range':
@@ -141,13 +151,16 @@ function parseMetric(
   fields: ReadonlyMap<string, FlatField> | null,
   now: number,
 ): MetricSpec {
-  checkKeys(options, ['field', 'missing', 'format', 'precision_threshold', 'script'], type);
+  const extended = type === 'extended_stats';
+  checkKeys(options, ['field', 'missing', 'format', 'script', ...(extended ? ['sigma'] : type === 'cardinality' ? ['precision_threshold'] : [])], type);
   if (options.precision_threshold !== undefined) readInteger(options.precision_threshold, 'precision_threshold', type);
   const source = valueSource(options, fields, type);
   if (source.kind === 'keyword' && type !== 'value_count' && type !== 'cardinality') {
     throw new EngineError('illegal_argument', `Field [${source.field}] of type [keyword] is not supported for aggregation [${type}]`);
   }
-  return { type, name, subs: [], source, missing: parseMissingValue(options.missing, source, type, now) };
+  const sigma = options.sigma === undefined ? 2 : readNumber(options.sigma, 'sigma', type);
+  if (sigma < 0) throw dslError(`[sigma] must be greater than or equal to 0. Found [${sigma}] in [${name}]`);
+  return { type, name, subs: [], source, missing: parseMissingValue(options.missing, source, type, now), sigma };
 }
 
 function parseTerms(

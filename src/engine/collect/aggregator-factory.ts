@@ -2,7 +2,8 @@
 import type { AggregationSpec } from './aggregation-spec.ts';
 import type { Aggregator } from './aggregator.ts';
 import { AggregatorGroup } from './aggregator.ts';
-import { CardinalityAggregator, StatsAggregator, ValueCountAggregator } from './metric-aggregators.ts';
+import { FilterAggregator, FiltersAggregator, MissingAggregator } from './filter-aggregators.ts';
+import { CardinalityAggregator, PercentilesAggregator, StatsAggregator, ValueCountAggregator } from './metric-aggregators.ts';
 import { HistogramAggregator, RangeAggregator } from './numeric-bucket-aggregators.ts';
 import { TermsAggregator } from './terms-aggregator.ts';
 
@@ -20,6 +21,15 @@ function createAggregator(spec: AggregationSpec): Aggregator {
     case 'histogram':
     case 'date_histogram':
       return new HistogramAggregator(spec, createAggregators(spec.subs));
+    case 'filter':
+      return new FilterAggregator(spec, createAggregators(spec.subs));
+    case 'filters':
+      return new FiltersAggregator(spec, createAggregators(spec.subs));
+    case 'missing':
+      return new MissingAggregator(spec, createAggregators(spec.subs));
+    case 'percentiles':
+    case 'percentile_ranks':
+      return new PercentilesAggregator(spec);
     case 'value_count':
       return new ValueCountAggregator(spec);
     case 'cardinality':

@@ -5,6 +5,7 @@
 import type { BucketOrder } from './aggregation-options.ts';
 import type { AggregationPartial, BucketKey, KeyedBucketPartial } from './aggregation-partials.ts';
 import { cardinalityValue, partialNamed } from './aggregation-partials.ts';
+import { extendedStatValue } from './extended-stats.ts';
 
 /** Value of a metric partial for ordering and rendering (null when it has no value). */
 export function metricValue(partial: AggregationPartial | undefined, stat: string): number | null {
@@ -25,6 +26,8 @@ export function metricValue(partial: AggregationPartial | undefined, stat: strin
         default:
           return null;
       }
+    case 'extended_stats':
+      return extendedStatValue(partial, stat);
     case 'value_count':
       return partial.count;
     case 'cardinality':

@@ -1,28 +1,34 @@
 /**
- * Metric aggregators: the stats family (min, max, sum, avg, stats share one collector),
- * value_count and cardinality. State is kept per owner bucket in flat arrays.
+ * Metric aggregators: the stats family (min, max, sum, avg, stats and extended_stats share one
+ * collector), value_count, cardinality, and percentiles / percentile_ranks (a t-digest per
+ * owner). State is kept per owner bucket in flat arrays.
  */
 import type { KeywordColumn, LeafReader, NumericColumn } from '../segment/leaf-reader.ts';
-import type { BucketKey, CardinalityPartial, StatsPartial, ValueCountPartial } from './aggregation-partials.ts';
+import type { TDigest } from 'tdigest';
+import type { BucketKey, CardinalityPartial, DigestPartial, ExtendedStatsPartial, StatsPartial, ValueCountPartial } from './aggregation-partials.ts';
 import { EXACT_CARDINALITY_LIMIT } from './aggregation-partials.ts';
 import type { MetricSpec } from './aggregation-spec.ts';
 import type { Aggregator } from './aggregator.ts';
 import { GrowableFloats } from './bucket-ordinals.ts';
 import { HyperLogLog } from './hyperloglog.ts';
+import { digestPartial, newDigest, type PercentilesSpec } from './percentiles.ts';
 
-/** Count, sum, min and max of a numeric field per owner bucket. */
+/** Count, sum, min and max (and for extended_stats the sum of squares) of a numeric field per owner bucket. */
 export class StatsAggregator implements Aggregator {
   readonly name: string;
   private readonly counts = new GrowableFloats(0);
   private readonly sums = new GrowableFloats(0);
   private readonly mins = new GrowableFloats(Infinity);
   private readonly maxes = new GrowableFloats(-Infinity);
+  /** Sums of squares, kept for extended_stats only. */
+  private readonly squares: GrowableFloats | null;
   private column: NumericColumn | null = null;
   private readonly missing: number | null;
 
   constructor(private readonly spec: MetricSpec) {
     this.name = spec.name;
     this.missing = typeof spec.missing === 'number' ? spec.missing : null;
+    this.squares = spec.type === 'extended_stats' ? new GrowableFloats(0) : null;
   }
 
   setLeaf(leaf: LeafReader): void {
@@ -48,10 +54,25 @@ export class StatsAggregator implements Aggregator {
     this.sums.data[owner]! += value;
     if (value < this.mins.data[owner]!) this.mins.data[owner] = value;
     if (value > this.maxes.data[owner]!) this.maxes.data[owner] = value;
+    if (this.squares !== null) {
+      this.squares.ensure(owner);
+      this.squares.data[owner]! += value * value;
+    }
   }
 
-  partial(owner: number): StatsPartial {
+  partial(owner: number): StatsPartial | ExtendedStatsPartial {
     const count = this.counts.get(owner);
+    if (this.squares !== null) {
+      return {
+        type: 'extended_stats',
+        format: this.spec.source.format,
+        count,
+        sum: this.sums.get(owner),
+        sumOfSquares: this.squares.get(owner),
+        min: count === 0 ? null : this.mins.get(owner),
+        max: count === 0 ? null : this.maxes.get(owner),
+      };
+    }
     return {
       type: 'stats',
       format: this.spec.source.format,
@@ -149,5 +170,45 @@ export class CardinalityAggregator implements Aggregator {
     const sketch = this.sketches[owner];
     if (sketch !== undefined) return { type: 'cardinality', values: null, sketch: sketch.toBase64() };
     return { type: 'cardinality', values: [...(this.exact[owner] ?? [])], sketch: null };
+  }
+}
+
+/** A t-digest of a numeric field's values per owner bucket (`percentiles`, `percentile_ranks`). */
+export class PercentilesAggregator implements Aggregator {
+  readonly name: string;
+  private readonly digests: (TDigest | undefined)[] = [];
+  private column: NumericColumn | null = null;
+  private readonly missing: number | null;
+
+  constructor(private readonly spec: PercentilesSpec) {
+    this.name = spec.name;
+    this.missing = typeof spec.missing === 'number' ? spec.missing : null;
+  }
+
+  setLeaf(leaf: LeafReader): void {
+    this.column = this.spec.source.kind === 'numeric' ? leaf.numericColumn(this.spec.source.field) : null;
+  }
+
+  collect(doc: number, owner: number): void {
+    const column = this.column;
+    const count = column === null ? 0 : column.count(doc);
+    if (count === 0) {
+      if (this.missing !== null) this.add(owner, this.missing);
+      return;
+    }
+    for (let i = 0; i < count; i++) this.add(owner, column!.value(doc, i));
+  }
+
+  private add(owner: number, value: number): void {
+    let digest = this.digests[owner];
+    if (digest === undefined) {
+      digest = newDigest(this.spec.compression);
+      this.digests[owner] = digest;
+    }
+    digest.push(value);
+  }
+
+  partial(owner: number): DigestPartial {
+    return digestPartial(this.digests[owner], this.spec.source.format, this.spec.compression);
   }
 }

@@ -8,6 +8,10 @@ import { setKey } from '../mapping/json-value.ts';
 import type {
   AggregationPartial,
   AggregationPartials,
+  DigestPartial,
+  ExtendedStatsPartial,
+  FiltersPartial,
+  SingleBucketPartial,
   HistogramPartial,
   KeyedBucketPartial,
   RangePartial,
@@ -19,6 +23,10 @@ import { cardinalityValue, partialNamed } from './aggregation-partials.ts';
 import type { AggregationSpec, MetricSpec, RangeSpec, TermsSpec } from './aggregation-spec.ts';
 import { parseAggregations } from './aggregation-spec.ts';
 import { BucketBudget } from './bucket-budget.ts';
+import { renderExtendedStats } from './extended-stats.ts';
+import { filtersBucketKeys } from './filter-aggregators.ts';
+import type { FiltersSpec } from './filter-spec.ts';
+import { renderPercentiles } from './percentiles.ts';
 import { compareBuckets } from './bucket-order.ts';
 import type { HistogramSpec } from './histogram-spec.ts';
 import { histogramKey, nextHistogramKey } from './histogram-spec.ts';
@@ -59,6 +67,13 @@ function renderSpecs(
 
 /** The partial of an aggregation that saw no document. */
 function emptyPartial(spec: AggregationSpec): AggregationPartial {
+  switch (spec.type) {
+    case 'filter':
+    case 'missing':
+      return { type: 'single_bucket', docCount: 0, aggs: {} };
+    case 'filters':
+      return { type: 'filters', buckets: filtersBucketKeys(spec).map((key) => ({ key, docCount: 0, aggs: {} })) };
+  }
   const format: ValueFormat = spec.source.format;
   switch (spec.type) {
     case 'terms':
@@ -76,6 +91,11 @@ function emptyPartial(spec: AggregationSpec): AggregationPartial {
       return { type: 'value_count', count: 0 };
     case 'cardinality':
       return { type: 'cardinality', values: [], sketch: null };
+    case 'extended_stats':
+      return { type: 'extended_stats', format, count: 0, sum: 0, sumOfSquares: 0, min: null, max: null };
+    case 'percentiles':
+    case 'percentile_ranks':
+      return { type: 'digest', format, compression: spec.compression, means: [], weights: [] };
     default:
       return { type: 'stats', format, count: 0, sum: 0, min: null, max: null };
   }
@@ -90,9 +110,33 @@ function renderOne(spec: AggregationSpec, partial: AggregationPartial, context: 
     case 'histogram':
     case 'date_histogram':
       return renderHistogram(spec, partial as HistogramPartial, context);
+    case 'filter':
+    case 'missing': {
+      const bucket = partial as SingleBucketPartial;
+      context.budget.consume(1);
+      return renderSpecs({ doc_count: bucket.docCount }, spec.subs, bucket.aggs, context);
+    }
+    case 'filters':
+      return renderFilters(spec, partial as FiltersPartial, context);
+    case 'percentiles':
+    case 'percentile_ranks':
+      return renderPercentiles(spec, partial as DigestPartial);
+    case 'extended_stats':
+      return renderExtendedStats(partial as ExtendedStatsPartial, spec.sigma);
     default:
       return renderMetric(spec, partial);
   }
+}
+
+/** `filters` buckets: an object by key for named filters (unless `keyed: false`), a list for anonymous ones. */
+function renderFilters(spec: FiltersSpec, partial: FiltersPartial, context: RenderContext): Record<string, unknown> {
+  context.budget.consume(partial.buckets.length);
+  const rendered = partial.buckets.map((bucket) => ({ key: bucket.key, body: renderSpecs({ doc_count: bucket.docCount }, spec.subs, bucket.aggs, context) }));
+  if (spec.keys === null) return { buckets: rendered.map(({ body }) => body) };
+  if (!spec.keyed) return { buckets: rendered.map(({ key, body }) => ({ key, ...body })) };
+  const keyed: Record<string, unknown> = {};
+  for (const { key, body } of rendered) setKey(keyed, key, body);
+  return { buckets: keyed };
 }
 
 function renderKeyedBucket(

@@ -14,6 +14,10 @@ export function typedKeyPrefix(spec: AggregationSpec, partial: AggregationPartia
       return partial.type === 'terms' ? termsResultType(partial) : 'sterms';
     case 'range':
       return spec.requestedAs;
+    case 'percentiles':
+      return 'tdigest_percentiles';
+    case 'percentile_ranks':
+      return 'tdigest_percentile_ranks';
     default:
       return spec.type;
   }
