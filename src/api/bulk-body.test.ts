@@ -83,3 +83,17 @@ test('malformed action lines and missing sources refuse the whole body', () => {
   refusedWith('{"index":{"if_seq_no":-1}}\n{}\n', /\[if_seq_no\]/);
   refusedWith('{"delete":{"_id":"1"}}\n{"index":{"_id":"2"}}\n', /line \[2\] has no source line/);
 });
+
+test('a source line longer than the document limit fails only its item, before it is parsed', () => {
+  const big = JSON.stringify({ x: 'y'.repeat(100) });
+  const body = `{"index":{"_id":"1"}}\n${big}\r\n{"update":{"_index":"u","_id":"2"}}\n{"doc": ${big}\n{"index":{"_id":"3"}}\n{"x":3}\n`;
+  const entries = parseBulkBody(body, big.length - 1);
+  assert.deepEqual(entries.map((entry) => entry.kind), ['failed', 'failed', 'item']);
+  const [first, second] = entries;
+  assert.ok(first!.kind === 'failed' && second!.kind === 'failed');
+  assert.equal(first.error.code, 'document_too_large');
+  assert.equal(first.error.message, `document of [${big.length}] bytes exceeds [indexing.max_document_bytes] of [${big.length - 1}] bytes`);
+  assert.deepEqual([second.action, second.index, second.id, second.error.code], ['update', 'u', '2', 'document_too_large'], 'an update line is not parsed either (it does not parse)');
+  const [atLimit] = parseBulkBody(body, big.length);
+  assert.ok(atLimit!.kind === 'item' && atLimit.item.text!.bytes.length === big.length, 'a line of exactly the limit is taken (its \r is not counted)');
+});

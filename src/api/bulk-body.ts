@@ -4,9 +4,11 @@
  * parse only fails its own item. The body is read as bytes: action lines and update bodies are
  * parsed here, while the document line of an index or create item stays the bytes the client sent
  * (`DocumentText`), parsed once where its shard runs; when it does not parse, the node layer asks
- * `parse()` for the same error this parser would have reported.
+ * `parse()` for the same error this parser would have reported. A source line longer than
+ * `indexing.max_document_bytes` fails its own item before anything parses it.
  */
 import type { BulkAction, BulkItem, DocumentText } from '../node/bulk.ts';
+import { oversizedDocument } from './document-size.ts';
 import { ApiError } from './errors.ts';
 import { MAX_JSON_DEPTH, parseJsonText } from './json-body.ts';
 
@@ -59,6 +61,11 @@ class BodyLines {
     return this.body.toString('utf8', this.starts[line], this.ends[line]);
   }
 
+  /** Length of line `line` in bytes. */
+  byteLength(line: number): number {
+    return this.ends[line]! - this.starts[line]!;
+  }
+
   blank(line: number): boolean {
     return blankBytes(this.body, this.starts[line]!, this.ends[line]!);
   }
@@ -82,8 +89,11 @@ function documentText(lines: BodyLines, line: number): DocumentText {
   };
 }
 
-/** Splits and parses an NDJSON bulk body (see the module comment). */
-export function parseBulkBody(body: unknown): ParsedBulkEntry[] {
+/**
+ * Splits and parses an NDJSON bulk body (see the module comment); a source line longer than
+ * `maxDocumentBytes` fails its item.
+ */
+export function parseBulkBody(body: unknown, maxDocumentBytes = Infinity): ParsedBulkEntry[] {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   if (!Buffer.isBuffer(bytes) || blankBytes(bytes, 0, bytes.length)) {
     throw new ApiError('malformed_bulk', 'The bulk request must be terminated by a newline [\\n] and contain at least one action');
@@ -125,6 +135,11 @@ export function parseBulkBody(body: unknown): ParsedBulkEntry[] {
       throw new ApiError('malformed_bulk', `The bulk request's action on line [${lineNumber}] has no source line after it`);
     }
     index = sourceIndex;
+    const oversized = oversizedDocument(lines.byteLength(sourceIndex), maxDocumentBytes);
+    if (oversized) {
+      entries.push({ kind: 'failed', action: item.action, index: collection ?? null, id: id ?? null, error: oversized });
+      continue;
+    }
     if (action !== 'update') {
       item.text = documentText(lines, sourceIndex);
       entries.push({ kind: 'item', item });

@@ -3,9 +3,11 @@
  * clients send (`application/vnd.opensearch+json`, `application/vnd.elasticsearch+json`, with
  * or without `compatible-with=N`); a body without a Content-Type is read as JSON too. Every
  * parser enforces `http.max_content_length` (413, checked against Content-Length before
- * reading) and the JSON nesting limit. `_bulk` routes take the raw bytes instead, `_msearch` the raw text.
+ * reading) and the JSON nesting limit. Single-document writes also check `indexing.max_document_bytes`
+ * on the bytes before parsing them. `_bulk` routes take the raw bytes instead, `_msearch` the raw text.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { oversizedDocument } from './document-size.ts';
 import { ApiError } from './errors.ts';
 import { parseJsonText } from './json-body.ts';
 
@@ -14,20 +16,39 @@ const VENDOR_JSON = /^application\/vnd\.(opensearch|elasticsearch)\+(json|x-ndjs
 
 /** Replaces Fastify's default parsers with the JSON parsers described above. */
 export function installJsonParsers(app: FastifyInstance): void {
-  app.removeAllContentTypeParsers();
-  const parse = (_request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void => {
+  installParsers(app, 'string', (body) => parseJsonText(body as string));
+}
+
+/**
+ * Inside an encapsulated plugin whose bodies are documents (`_doc`, `_create`, `_update`): the
+ * JSON parsers above, reading the body as bytes and refusing one longer than `maxDocumentBytes()`
+ * (400 `document_too_large`, document-size.ts) before parsing it.
+ */
+export function installDocumentParsers(instance: FastifyInstance, maxDocumentBytes: () => number): void {
+  installParsers(instance, 'buffer', (body) => {
+    const bytes = body as Buffer;
+    const refused = oversizedDocument(bytes.length, maxDocumentBytes());
+    if (refused) throw refused;
+    return parseJsonText(bytes.toString('utf8'));
+  });
+}
+
+/** JSON parsers that turn the body, read as `parseAs`, into its value with `parseBody`. */
+function installParsers(instance: FastifyInstance, parseAs: 'string' | 'buffer', parseBody: (body: string | Buffer) => unknown): void {
+  instance.removeAllContentTypeParsers();
+  const parse = (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void): void => {
     try {
-      done(null, parseJsonText(body));
+      done(null, parseBody(body));
     } catch (error) {
       done(error as Error);
     }
   };
-  app.addContentTypeParser(JSON_TYPES, { parseAs: 'string' }, parse);
-  app.addContentTypeParser(VENDOR_JSON, { parseAs: 'string' }, parse);
-  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+  instance.addContentTypeParser(JSON_TYPES, { parseAs }, parse);
+  instance.addContentTypeParser(VENDOR_JSON, { parseAs }, parse);
+  instance.addContentTypeParser('*', { parseAs }, (request, body, done) => {
     const contentType = request.headers['content-type'];
     if (contentType === undefined || contentType === '') {
-      parse(request, body as string, done);
+      parse(request, body, done);
       return;
     }
     done(unsupported(contentType));

@@ -16,6 +16,7 @@ export type ApiErrorCode =
   | 'invalid_json'
   | 'nesting_too_deep'
   | 'body_too_large'
+  | 'document_too_large'
   | 'invalid_parameter'
   | 'invalid_body'
   | 'unsupported_media_type'
@@ -96,6 +97,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorKind>> = {
   invalid_json: { type: 'x_content_parse_exception', status: 400 },
   nesting_too_deep: { type: 'x_content_parse_exception', status: 400 },
   body_too_large: { type: 'content_too_long_exception', status: 413 },
+  document_too_large: { type: 'illegal_argument_exception', status: 400 },
   invalid_parameter: { type: 'illegal_argument_exception', status: 400 },
   invalid_body: { type: 'x_content_parse_exception', status: 400 },
   unsupported_media_type: { type: 'media_type_header_exception', status: 406 },

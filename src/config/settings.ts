@@ -141,6 +141,13 @@ export const SETTINGS = {
     dynamic: true,
     description: 'Whether a write to a missing collection creates it (OpenSearch): true, false, or a comma list of +/- name patterns, the first match deciding.',
   },
+  'indexing.max_document_bytes': {
+    type: 'bytes',
+    default: 10 * MB,
+    min: 1024,
+    dynamic: true,
+    description: 'Largest document an index, create or update accepts (each bulk line too), e.g. 10mb; larger ones get 400 before they are parsed.',
+  },
   'search.default_timeout_ms': {
     type: 'integer',
     default: 0,

@@ -104,6 +104,11 @@ export class DocumentService {
     });
   }
 
+  /** The current `indexing.max_document_bytes`: the largest document (or bulk line) a write takes, checked by the routes on its bytes. */
+  maxDocumentBytes(): number {
+    return this.context.settings()['indexing.max_document_bytes'];
+  }
+
   /** `POST [/{collection}]/_mget`. */
   mget(body: unknown, params: MultiGetParams = {}): Promise<MultiGetResponse> {
     return this.requests.track(() => multiGet(this.context, body, params));

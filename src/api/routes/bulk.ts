@@ -1,7 +1,8 @@
 /**
  * `_bulk` routes. The body is NDJSON (`application/x-ndjson`; `application/json` is accepted
  * too) read as bytes and split into lines here; document lines are parsed by their shards (see
- * bulk-body.ts). Items fail one by one; the valid ones are applied. The response is ES's
+ * bulk-body.ts; a line longer than `indexing.max_document_bytes` fails its item there, unparsed).
+ * Items fail one by one; the valid ones are applied. The response is ES's
  * `{took, errors, items:[{<action>: {..., status}}]}`.
  */
 import type { FastifyInstance } from 'fastify';
@@ -34,7 +35,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
   const { documents } = options;
 
   const run = async (collection: string | undefined, body: unknown, routing: string | undefined, scope: AuthScope, refresh?: string) => {
-    const entries = parseBulkBody(body);
+    const entries = parseBulkBody(body, documents.maxDocumentBytes());
     const items = entries.flatMap((entry) => (entry.kind === 'item' ? [entry.item] : []));
     // A key limited to namespaces may not reach any item's collection outside them: nothing is applied
     // (an item whose document line does not parse only fails, as it would have before reaching a collection).

@@ -1,6 +1,8 @@
 /**
  * Single-document routes: index (`_doc`, `_create`), get/exists (`_doc`, `_source`), delete, and
- * partial update (`_update`, whose operator semantics live in the engine).
+ * partial update (`_update`, whose operator semantics live in the engine). Their bodies are
+ * documents or update bodies: longer than `indexing.max_document_bytes`, one is refused before it
+ * is parsed (an encapsulated context with the document body parsers).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -9,6 +11,7 @@ import { EngineError } from '../../engine/errors.ts';
 import type { NamespaceCheck } from '../../node/auto-create.ts';
 import type { DocumentService } from '../../node/document-service.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
+import { installDocumentParsers } from '../content-types.ts';
 import {
   AnyObject,
   CollectionParams,
@@ -85,8 +88,9 @@ export interface DocumentRouteOptions {
 
 /** Document routes. */
 export async function documentRoutes(instance: FastifyInstance, options: DocumentRouteOptions): Promise<void> {
-  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { documents } = options;
+  installDocumentParsers(instance, () => documents.maxDocumentBytes());
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
 
   app.route({
     method: ['PUT', 'POST'],
