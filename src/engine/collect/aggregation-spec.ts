@@ -25,9 +25,11 @@ import {
   valueSource,
 } from './aggregation-options.ts';
 import type { BucketKey } from './aggregation-partials.ts';
+import { DatePattern } from './date-pattern.ts';
 import { parseFilterSpec, parseFiltersSpec, parseMissingSpec, type FilterSpec, type FiltersSpec, type MissingSpec } from './filter-spec.ts';
 import { parseHistogramSpec, type HistogramSpec } from './histogram-spec.ts';
 import { parsePercentiles, type PercentilesSpec } from './percentiles.ts';
+import { parseTermsValueFilter, type TermsValueFilter } from './terms-include.ts';
 
 interface SpecBase {
   name: string;
@@ -43,6 +45,8 @@ export interface TermsSpec extends SpecBase {
   minDocCount: number;
   order: BucketOrder[];
   missing: BucketKey | null;
+  /** `include` / `exclude`; null when every value gets a bucket. */
+  valueFilter: TermsValueFilter | null;
 }
 
 /** `range` and `date_range`. */
@@ -53,6 +57,10 @@ export interface RangeSpec extends SpecBase {
   source: ValueSource;
   ranges: { key: string | null; from: number | null; to: number | null }[];
   keyed: boolean;
+  /** Value counted for docs without one (`missing`); null to leave them out. */
+  missing: number | null;
+  /** `format` of a date range: how keys and `*_as_string` print and how `from` / `to` strings parse; null for ISO 8601. */
+  datePattern: DatePattern | null;
 }
 
 /** Metric aggregations. */
@@ -172,7 +180,23 @@ function parseTerms(
 ): TermsSpec {
   checkKeys(
     options,
-    ['field', 'size', 'shard_size', 'min_doc_count', 'shard_min_doc_count', 'order', 'missing', 'show_term_doc_count_error', 'execution_hint', 'collect_mode', 'format', 'script', 'value_type'],
+    [
+      'field',
+      'size',
+      'shard_size',
+      'min_doc_count',
+      'shard_min_doc_count',
+      'order',
+      'missing',
+      'include',
+      'exclude',
+      'show_term_doc_count_error',
+      'execution_hint',
+      'collect_mode',
+      'format',
+      'script',
+      'value_type',
+    ],
     'terms',
   );
   const source = valueSource(options, fields, 'terms');
@@ -186,7 +210,9 @@ function parseTerms(
   const order = parseBucketOrder(options.order, subs, 'terms', [
     { by: '_count', direction: 'desc', aggregation: '', stat: null },
   ]);
-  return { type: 'terms', name, subs, source, size, shardSize, minDocCount, order, missing: parseMissingValue(options.missing, source, 'terms', now) };
+  const missing = parseMissingValue(options.missing, source, 'terms', now);
+  const valueFilter = parseTermsValueFilter(options, name, source, now);
+  return { type: 'terms', name, subs, source, size, shardSize, minDocCount, order, missing, valueFilter };
 }
 
 function parseRange(
@@ -197,7 +223,7 @@ function parseRange(
   subs: AggregationSpec[],
   now: number,
 ): RangeSpec {
-  checkKeys(options, ['field', 'ranges', 'keyed', 'format', 'script', 'time_zone'], type);
+  checkKeys(options, ['field', 'ranges', 'keyed', 'format', 'missing', 'script', 'time_zone'], type);
   const source = valueSource(options, fields, type);
   if (type === 'date_range' && source.kind !== 'none' && source.format !== 'date') {
     throw new EngineError('illegal_argument', `Field [${source.field}] of type [${source.format}] is not supported for aggregation [date_range]`);
@@ -210,8 +236,13 @@ function parseRange(
     throw new EngineError('illegal_argument', `[${type}] [ranges] lists ${options.ranges.length} ranges, at most ${MAX_AGGREGATION_RANGES} are allowed`);
   }
   const dates = type === 'date_range' || source.format === 'date';
+  const datePattern = dates && options.format !== undefined ? DatePattern.parse(readString(options.format, 'format', type), type) : null;
   const bound = (value: unknown, which: string): number | null => {
     if (value === undefined || value === null) return null;
+    if (datePattern !== null && typeof value === 'string' && !value.startsWith('now')) {
+      const millis = datePattern.parse(value);
+      if (millis !== null) return millis;
+    }
     const dateLike = dates || (fields === null && typeof value === 'string' && Number.isNaN(Number(value)));
     return dateLike ? parseDateOption(value, which, type, now) : readNumber(value, which, type);
   };
@@ -223,6 +254,8 @@ function parseRange(
   });
   const keyed = options.keyed === undefined ? false : readBoolean(options.keyed, 'keyed', type);
   if (options.time_zone !== undefined) requireUtc(options.time_zone, type);
-  return { type: 'range', requestedAs: type, name, subs, source: dates ? { ...source, format: 'date' } : source, ranges, keyed };
+  const missing = options.missing === undefined || options.missing === null ? null : bound(options.missing, 'missing');
+  const rangeSource: ValueSource = dates ? { ...source, format: 'date' } : source;
+  return { type: 'range', requestedAs: type, name, subs, source: rangeSource, ranges, keyed, missing, datePattern };
 }
 

@@ -165,3 +165,45 @@ test('the new aggregations merged across shards equal the single-shard result', 
   assert.ok(typed['extended_stats#ext']);
   assert.ok(typed['filters#named'] && typed['missing#nosize']);
 });
+
+test('terms include and exclude arrays keep or drop exact values; the regex and partition forms are 400s', () => {
+  const rendered = aggregate({
+    kept: { terms: { field: 'color', include: ['red', 'blue', 'nope'], exclude: ['blue'] } },
+    dropped: { terms: { field: 'color', exclude: ['red'], min_doc_count: 0 } },
+    sizes: { terms: { field: 'size', include: [1, '2'], order: { _key: 'asc' } } },
+  });
+  const count = (predicate: (doc: CorpusDoc) => boolean): number => docs.filter(predicate).length;
+  assert.deepEqual(rendered.kept.buckets, [{ key: 'red', doc_count: count((doc) => doc.source.color === 'red') }]);
+  assert.deepEqual(rendered.dropped.buckets.map((bucket: any) => bucket.key).sort(), ['blue', 'green']);
+  assert.deepEqual(rendered.sizes.buckets, [
+    { key: 1, doc_count: count((doc) => doc.source.size === 1) },
+    { key: 2, doc_count: count((doc) => doc.source.size === 2) },
+  ]);
+  for (const options of [{ include: 're.*' }, { exclude: 'x|y' }, { include: { partition: 0, num_partitions: 2 } }]) {
+    assert.throws(() => parseAggregations({ t: { terms: { field: 'color', ...options } } }, fields), (error: EngineError) => error.code === 'illegal_argument');
+  }
+  assert.throws(() => parseAggregations({ t: { terms: { field: 'size', include: '1.*' } } }, fields), /only be applied to string fields/);
+  assert.throws(() => parseAggregations({ t: { terms: { field: 'color', include: [{}] } } }, fields), EngineError);
+});
+
+test('date_range formats keys and bounds with `format`, parses bounds in it, and counts `missing`', () => {
+  const aggs = {
+    months: {
+      date_range: {
+        field: 'sold',
+        format: 'MM-yyyy',
+        missing: '01-2023',
+        ranges: [{ to: '07-2023' }, { from: '07-2023', to: '2024-01-01' }, { key: 'recent', from: 'now-1d/d' }],
+      },
+    },
+  };
+  const rendered = aggregate(aggs).months;
+  const july = Date.UTC(2023, 6, 1);
+  const sold = (doc: CorpusDoc): number => (doc.source.sold as number | undefined) ?? Date.UTC(2023, 0, 1);
+  assert.deepEqual(rendered.buckets[0], { key: '*-07-2023', to: july, to_as_string: '07-2023', doc_count: docs.filter((doc) => sold(doc) < july).length });
+  assert.equal(rendered.buckets[1].key, '07-2023-01-2024');
+  assert.equal(rendered.buckets[1].doc_count, docs.filter((doc) => sold(doc) >= july).length);
+  assert.equal(rendered.buckets[2].key, 'recent');
+  assert.equal(rendered.buckets[2].doc_count, 0);
+  assert.throws(() => parseAggregations({ d: { date_range: { field: 'sold', format: 'yyyy-QQ', ranges: [{ to: 'now' }] } } }, fields), EngineError);
+});

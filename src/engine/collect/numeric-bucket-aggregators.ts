@@ -9,6 +9,14 @@ import type { HistogramSpec } from './histogram-spec.ts';
 import { histogramKey, nextHistogramKey } from './histogram-spec.ts';
 import { rangeKey } from './value-format.ts';
 
+/** The key of a range bucket: its own `key`, else `from-to` printed in the range's format (`*` for an open end). */
+export function rangeBucketKey(spec: RangeSpec, range: RangeSpec['ranges'][number]): string {
+  if (range.key !== null) return range.key;
+  const pattern = spec.datePattern;
+  if (pattern === null) return rangeKey(range.from, range.to, spec.source.format);
+  return `${range.from === null ? '*' : pattern.format(range.from)}-${range.to === null ? '*' : pattern.format(range.to)}`;
+}
+
 /** Shard collector of a `range` aggregation: bucket ordinal = owner · ranges + range index. */
 export class RangeAggregator implements Aggregator {
   readonly name: string;
@@ -33,15 +41,15 @@ export class RangeAggregator implements Aggregator {
 
   collect(doc: number, owner: number): void {
     const column = this.column;
-    if (column === null) return;
-    const count = column.count(doc);
-    if (count === 0) return;
+    const count = column === null ? 0 : column.count(doc);
+    const missing = this.spec.missing;
+    if (count === 0 && missing === null) return;
     const rangeCount = this.froms.length;
     for (let range = 0; range < rangeCount; range++) {
       const from = this.froms[range]!;
       const to = this.tos[range]!;
-      for (let i = 0; i < count; i++) {
-        const value = column.value(doc, i);
+      for (let i = 0; i < Math.max(count, 1); i++) {
+        const value = count === 0 ? missing! : column!.value(doc, i);
         if (value >= to) break;
         if (value >= from) {
           const ordinal = owner * rangeCount + range;
@@ -56,15 +64,14 @@ export class RangeAggregator implements Aggregator {
 
   partial(owner: number, budget: BucketBudget): RangePartial {
     const { spec } = this;
-    const format = spec.source.format;
     budget.consume(spec.ranges.length);
     return {
       type: 'range',
-      format,
+      format: spec.source.format,
       buckets: spec.ranges.map((range, index) => {
         const ordinal = owner * spec.ranges.length + index;
         return {
-          key: range.key ?? rangeKey(range.from, range.to, format),
+          key: rangeBucketKey(spec, range),
           from: range.from,
           to: range.to,
           docCount: this.docCounts.get(ordinal),

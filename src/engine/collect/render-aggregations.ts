@@ -30,8 +30,9 @@ import { renderPercentiles } from './percentiles.ts';
 import { compareBuckets } from './bucket-order.ts';
 import type { HistogramSpec } from './histogram-spec.ts';
 import { histogramKey, nextHistogramKey } from './histogram-spec.ts';
+import { rangeBucketKey } from './numeric-bucket-aggregators.ts';
 import { typedKeyPrefix } from './typed-keys.ts';
-import { formatValue, rangeKey } from './value-format.ts';
+import { formatValue } from './value-format.ts';
 
 /** What rendering carries down the aggregation tree: the request's bucket budget and how names are written. */
 interface RenderContext {
@@ -82,7 +83,7 @@ function emptyPartial(spec: AggregationSpec): AggregationPartial {
       return {
         type: 'range',
         format,
-        buckets: spec.ranges.map((range) => ({ key: range.key ?? rangeKey(range.from, range.to, format), from: range.from, to: range.to, docCount: 0, aggs: {} })),
+        buckets: spec.ranges.map((range) => ({ key: rangeBucketKey(spec, range), from: range.from, to: range.to, docCount: 0, aggs: {} })),
       };
     case 'histogram':
     case 'date_histogram':
@@ -172,16 +173,17 @@ function renderTerms(spec: TermsSpec, partial: TermsPartial, context: RenderCont
 
 function renderRange(spec: RangeSpec, partial: RangePartial, context: RenderContext): Record<string, unknown> {
   const dates = partial.format === 'date';
+  const asString = (value: number): string => (spec.datePattern === null ? formatValue(value, 'date') : spec.datePattern.format(value));
   context.budget.consume(partial.buckets.length);
   const buckets = partial.buckets.map((bucket) => {
     const rendered: Record<string, unknown> = { key: bucket.key };
     if (bucket.from !== null) {
       rendered.from = bucket.from;
-      if (dates) rendered.from_as_string = formatValue(bucket.from, 'date');
+      if (dates) rendered.from_as_string = asString(bucket.from);
     }
     if (bucket.to !== null) {
       rendered.to = bucket.to;
-      if (dates) rendered.to_as_string = formatValue(bucket.to, 'date');
+      if (dates) rendered.to_as_string = asString(bucket.to);
     }
     rendered.doc_count = bucket.docCount;
     return renderSpecs(rendered, spec.subs, bucket.aggs, context);

@@ -10,6 +10,10 @@ import type { Aggregator, AggregatorGroup } from './aggregator.ts';
 import type { BucketBudget } from './bucket-budget.ts';
 import { compareBuckets, ordersByMetric } from './bucket-order.ts';
 import { BucketOrdinals, GrowableFloats, KeyDictionary } from './bucket-ordinals.ts';
+import { acceptsValue, type TermsValueFilter } from './terms-include.ts';
+
+/** `leafKeyIds` entry of an ordinal whose term `include` / `exclude` leaves out. */
+const REJECTED = -2;
 
 /** Shard collector of one `terms` aggregation. */
 export class TermsAggregator implements Aggregator {
@@ -19,9 +23,10 @@ export class TermsAggregator implements Aggregator {
   private readonly docCounts = new GrowableFloats(0);
   private keywordColumn: KeywordColumn | null = null;
   private numericColumn: NumericColumn | null = null;
-  /** Key id of each ordinal of the current leaf's keyword column; -1 until first seen. */
+  /** Key id of each ordinal of the current leaf's keyword column; -1 until first seen, REJECTED when filtered out. */
   private leafKeyIds = new Int32Array(0);
   private readonly missingKeyId: number;
+  private readonly valueFilter: TermsValueFilter | null;
 
   constructor(
     private readonly spec: TermsSpec,
@@ -29,6 +34,18 @@ export class TermsAggregator implements Aggregator {
   ) {
     this.name = spec.name;
     this.missingKeyId = spec.missing === null ? -1 : this.keys.idOf(spec.missing);
+    this.valueFilter = spec.valueFilter;
+  }
+
+  /** Key id of a keyword ordinal of the current leaf, or REJECTED. */
+  private leafKeyId(column: KeywordColumn, ordinal: number): number {
+    let keyId = this.leafKeyIds[ordinal]!;
+    if (keyId === -1) {
+      const term = column.term(ordinal);
+      keyId = this.valueFilter === null || acceptsValue(this.valueFilter, term) ? this.keys.idOf(term) : REJECTED;
+      this.leafKeyIds[ordinal] = keyId;
+    }
+    return keyId;
   }
 
   setLeaf(leaf: LeafReader): void {
@@ -39,13 +56,16 @@ export class TermsAggregator implements Aggregator {
     this.leafKeyIds = new Int32Array(column === null ? 0 : column.ordinalCount).fill(-1);
     if (column !== null && this.spec.minDocCount === 0) {
       // min_doc_count 0 lists every term of the field, matched or not.
-      for (let ordinal = 0; ordinal < column.ordinalCount; ordinal++) this.leafKeyIds[ordinal] = this.keys.idOf(column.term(ordinal));
+      for (let ordinal = 0; ordinal < column.ordinalCount; ordinal++) this.leafKeyId(column, ordinal);
     }
     if (this.numericColumn !== null && this.spec.minDocCount === 0) {
       const numeric = this.numericColumn;
       for (let doc = 0; doc < leaf.maxDoc; doc++) {
         const count = numeric.count(doc);
-        for (let i = 0; i < count; i++) this.keys.idOf(numeric.value(doc, i));
+        for (let i = 0; i < count; i++) {
+          const value = numeric.value(doc, i);
+          if (this.valueFilter === null || acceptsValue(this.valueFilter, value)) this.keys.idOf(value);
+        }
       }
     }
     this.subs.setLeaf(leaf);
@@ -61,12 +81,8 @@ export class TermsAggregator implements Aggregator {
         const ordinal = keyword.ordinal(doc, i);
         if (ordinal === previous) continue;
         previous = ordinal;
-        let keyId = this.leafKeyIds[ordinal]!;
-        if (keyId < 0) {
-          keyId = this.keys.idOf(keyword.term(ordinal));
-          this.leafKeyIds[ordinal] = keyId;
-        }
-        this.collectBucket(doc, owner, keyId);
+        const keyId = this.leafKeyId(keyword, ordinal);
+        if (keyId !== REJECTED) this.collectBucket(doc, owner, keyId);
       }
       return;
     }
@@ -78,6 +94,7 @@ export class TermsAggregator implements Aggregator {
       const value = numeric!.value(doc, i);
       if (value === previous) continue;
       previous = value;
+      if (this.valueFilter !== null && !acceptsValue(this.valueFilter, value)) continue;
       this.collectBucket(doc, owner, this.keys.idOf(value));
     }
   }
