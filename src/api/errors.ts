@@ -60,6 +60,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorKind>> = {
   wal_failure: { type: 'translog_exception', status: 500 },
   fault_injected: { type: 'fault_injected_exception', status: 500 },
   too_many_buckets: { type: 'too_many_buckets_exception', status: 400 },
+  too_complex_to_determinize: { type: 'too_complex_to_determinize_exception', status: 400 },
   replication_gap: { type: 'replication_gap_exception', status: 409 },
   // Catalog and node (src/cluster/catalog-error.ts, src/node/node-error.ts)
   index_not_found: { type: 'index_not_found_exception', status: 404 },

@@ -18,6 +18,8 @@ export type EngineErrorCode =
   | 'fault_injected'
   /** A request would create more buckets than `search.max_buckets` allows. */
   | 'too_many_buckets'
+  /** A `wildcard` or `regexp` pattern whose automaton would pass its state or work bound. */
+  | 'too_complex_to_determinize'
   /** Replicated records would leave a hole in a copy's history (the first new seq is not lastSeq + 1). */
   | 'replication_gap';
 

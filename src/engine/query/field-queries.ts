@@ -1,7 +1,7 @@
 /**
- * Query building for one mapped field, shared by the DSL parsers: analysed matching and phrases
- * (text and keyword fields), exact values on any field type, and value parsing for numeric,
- * date and boolean columns.
+ * Query building for one mapped field, shared by the DSL parsers: analysed matching, phrases,
+ * phrase prefixes and bool prefixes (text and keyword fields), exact values on any field type, and
+ * value parsing for numeric, date and boolean columns.
  */
 import { analyze } from '../analysis/analyzer.ts';
 import type { AnalyzerName, FlatField } from '../mapping/mapping.ts';
@@ -11,6 +11,8 @@ import { NumericSetQuery } from './column-queries.ts';
 import { parseDateValue } from './date-math.ts';
 import { describe, dslError } from './dsl-reader.ts';
 import { resolveMinimumShouldMatch } from './dsl-reader.ts';
+import { PrefixQuery } from './multi-term-query.ts';
+import { PhrasePrefixQuery } from './phrase-prefix-query.ts';
 import { PhraseQuery } from './phrase-query.ts';
 import type { Query } from './scorer.ts';
 import { TermQuery } from './term-query.ts';
@@ -119,6 +121,50 @@ export function phraseQuery(field: FlatField, text: string, slop: number, option
     slop,
     options.boost,
   );
+}
+
+/** Phrase whose last term is a prefix (ES `match_phrase_prefix`), expanded to at most `maxExpansions` terms. */
+export function phrasePrefixQuery(
+  field: FlatField,
+  text: string,
+  slop: number,
+  maxExpansions: number,
+  options: MatchOptions,
+  owner: string,
+  now: number,
+): Query {
+  if (!isInvertedField(field)) return matchQuery(field, text, options, owner, now);
+  const tokens = analyze(options.analyzer ?? field.analyzer, text);
+  if (tokens.length === 0) return options.zeroTermsQuery === 'all' ? new MatchAllQuery(options.boost) : new MatchNoneQuery();
+  const first = tokens[0]!.position;
+  const last = tokens[tokens.length - 1]!;
+  return new PhrasePrefixQuery(
+    field.path,
+    tokens.slice(0, -1).map((token) => token.term),
+    last.term,
+    tokens.map((token) => token.position - first),
+    slop,
+    maxExpansions,
+    options.boost,
+  );
+}
+
+/**
+ * ES `match_bool_prefix`: every analysed term but the last as a term query, the last as a
+ * (constant-score) prefix query, combined by `operator` and `minimum_should_match`.
+ */
+export function boolPrefixQuery(field: FlatField, text: string, options: MatchOptions, owner: string, now: number): Query {
+  if (!isInvertedField(field)) return matchQuery(field, text, options, owner, now);
+  const tokens = analyze(options.analyzer ?? field.analyzer, text);
+  if (tokens.length === 0) return new MatchNoneQuery();
+  const clauses: Query[] = tokens.slice(0, -1).map((token) => new TermQuery(field.path, token.term));
+  clauses.push(new PrefixQuery(field.path, tokens[tokens.length - 1]!.term));
+  if (clauses.length === 1) return new PrefixQuery(field.path, tokens[0]!.term, options.boost);
+  if (options.operator === 'and') return new BooleanQuery({ must: clauses, should: [], filter: [], mustNot: [] }, 0, options.boost);
+  const minimum =
+    options.minimumShouldMatch === undefined ? 1 : Math.max(1, resolveMinimumShouldMatch(options.minimumShouldMatch, clauses.length, owner));
+  if (minimum > clauses.length) return new MatchNoneQuery();
+  return new BooleanQuery({ must: [], should: clauses, filter: [], mustNot: [] }, minimum, options.boost);
 }
 
 /** Field paths matching a pattern with `*` wildcards, in mapping order; inverted fields only for wildcards. */

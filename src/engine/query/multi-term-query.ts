@@ -1,9 +1,11 @@
 /**
- * Queries over a set of terms of one inverted field (terms, prefix, term range), executed like
+ * Queries over a set of terms of one inverted field (terms, prefix, term range, wildcard and
+ * regexp through an automaton), executed like
  * Elasticsearch's constant-score rewrite: the postings of every matching term are ORed into a
  * per-leaf bitset and every doc scores the query's boost.
  */
 import type { LeafReader } from '../segment/leaf-reader.ts';
+import type { Dfa } from './automaton.ts';
 import { BitSetScorer, DocBitSet } from './doc-set-scorers.ts';
 import type { HighlightTerms, Query, Scorer, Weight } from './scorer.ts';
 import { addHighlightTerm, NO_SUB_QUERIES, SimpleWeight } from './scorer.ts';
@@ -132,6 +134,40 @@ export class TermRangeQuery extends TermUnionQuery {
     for (let term = terms.next(); term !== null; term = terms.next()) {
       if (upper !== null && term > upper) break;
       if (!termInBounds(term, this.bounds)) continue;
+      bits.addPostings(terms.postings());
+      found = true;
+    }
+    return found;
+  }
+
+  extractTerms(): void {}
+}
+
+/**
+ * Docs containing a term the automaton accepts (ES `wildcard` and `regexp`): the leaf's terms from
+ * the automaton's literal prefix on are each run through the DFA, in time linear in their length.
+ */
+export class AutomatonQuery extends TermUnionQuery {
+  private readonly prefix: string;
+
+  constructor(
+    field: string,
+    readonly automaton: Dfa,
+    /** The pattern as given, for highlighting and explanations. */
+    readonly pattern: string,
+    boost = 1,
+  ) {
+    super(field, boost);
+    this.prefix = automaton.literalPrefix();
+  }
+
+  fillLeaf(leaf: LeafReader, bits: DocBitSet): boolean {
+    if (!this.automaton.matchesAnything) return false;
+    const terms = this.prefix === '' ? leaf.terms(this.field) : leaf.terms(this.field, this.prefix);
+    let found = false;
+    for (let term = terms.next(); term !== null; term = terms.next()) {
+      if (!term.startsWith(this.prefix)) break;
+      if (!this.automaton.matches(term)) continue;
       bits.addPostings(terms.postings());
       found = true;
     }

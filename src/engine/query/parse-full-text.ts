@@ -1,7 +1,9 @@
-/** DSL parsers of the full-text queries: match, match_phrase, multi_match, simple_query_string. */
+/**
+ * DSL parsers of the single-field full-text queries: match, match_phrase, match_phrase_prefix,
+ * match_bool_prefix; and what multi_match (parse-multi-match.ts) shares with them.
+ */
 import type { AnalyzerName, FlatField } from '../mapping/mapping.ts';
-import { DisMaxQuery, MatchNoneQuery } from './basic-queries.ts';
-import { BooleanQuery } from './boolean-query.ts';
+import { MatchNoneQuery } from './basic-queries.ts';
 import {
   asArray,
   checkKeys,
@@ -17,7 +19,8 @@ import {
   type DslObject,
 } from './dsl-reader.ts';
 import type { MatchOptions } from './field-queries.ts';
-import { expandFieldPattern, matchQuery, phraseQuery } from './field-queries.ts';
+import { boolPrefixQuery, expandFieldPattern, matchQuery, phrasePrefixQuery, phraseQuery } from './field-queries.ts';
+import { DEFAULT_PHRASE_PREFIX_EXPANSIONS } from './phrase-prefix-query.ts';
 import type { Query } from './scorer.ts';
 
 /** Analyzers a query may name. */
@@ -39,7 +42,7 @@ function checkFuzziness(options: DslObject, owner: string): void {
 }
 
 /** Reads the options match-like queries share. */
-function readMatchOptions(options: DslObject, owner: string): MatchOptions {
+export function readMatchOptions(options: DslObject, owner: string): MatchOptions {
   checkFuzziness(options, owner);
   if (options.prefix_length !== undefined) readInteger(options.prefix_length, 'prefix_length', owner);
   if (options.max_expansions !== undefined) readInteger(options.max_expansions, 'max_expansions', owner, 1);
@@ -58,7 +61,8 @@ function readMatchOptions(options: DslObject, owner: string): MatchOptions {
   };
 }
 
-const MATCH_KEYS = [
+/** Keys of `match` (multi_match accepts them too). */
+export const MATCH_KEYS = [
   'query',
   'operator',
   'minimum_should_match',
@@ -71,6 +75,7 @@ const MATCH_KEYS = [
   'max_expansions',
   'fuzzy_transpositions',
   'auto_generate_synonyms_phrase_query',
+  '_name',
 ];
 
 /** `{match: {field: text | {query, ...}}}`. */
@@ -89,13 +94,62 @@ export function parseMatch(body: DslObject, fields: ReadonlyMap<string, FlatFiel
 export function parseMatchPhrase(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
   const [path, value] = singleEntry(body, 'match_phrase');
   const options = isDslObject(value) ? value : { query: value };
-  checkKeys(options, ['query', 'slop', 'boost', 'analyzer', 'zero_terms_query'], 'match_phrase');
+  checkKeys(options, ['query', 'slop', 'boost', 'analyzer', 'zero_terms_query', '_name'], 'match_phrase');
   if (options.query === undefined) throw dslError('[match_phrase] requires query value');
   const text = readScalarText(options.query, 'query', 'match_phrase');
   const slop = options.slop === undefined ? 0 : readInteger(options.slop, 'slop', 'match_phrase');
   const matchOptions = readMatchOptions(options, 'match_phrase');
   const field = fields.get(path);
   return field === undefined ? new MatchNoneQuery() : phraseQuery(field, text, slop, matchOptions, 'match_phrase', now);
+}
+
+/** `{match_phrase_prefix: {field: text | {query, slop, max_expansions, ...}}}`. */
+export function parseMatchPhrasePrefix(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
+  const owner = 'match_phrase_prefix';
+  const [path, value] = singleEntry(body, owner);
+  const options = isDslObject(value) ? value : { query: value };
+  checkKeys(options, ['query', 'slop', 'max_expansions', 'boost', 'analyzer', 'zero_terms_query', '_name'], owner);
+  if (options.query === undefined) throw dslError(`[${owner}] requires query value`);
+  const text = readScalarText(options.query, 'query', owner);
+  const slop = options.slop === undefined ? 0 : readInteger(options.slop, 'slop', owner);
+  const maxExpansions = readMaxExpansions(options, owner);
+  const matchOptions = readMatchOptions({ ...options, max_expansions: undefined }, owner);
+  const field = fields.get(path);
+  return field === undefined ? new MatchNoneQuery() : phrasePrefixQuery(field, text, slop, maxExpansions, matchOptions, owner, now);
+}
+
+/** `max_expansions` of the phrase-prefix queries (default 50). */
+export function readMaxExpansions(options: DslObject, owner: string): number {
+  return options.max_expansions === undefined ? DEFAULT_PHRASE_PREFIX_EXPANSIONS : readInteger(options.max_expansions, 'max_expansions', owner, 1);
+}
+
+/** Keys of `match_bool_prefix`. */
+const BOOL_PREFIX_KEYS = [
+  'query',
+  'analyzer',
+  'operator',
+  'minimum_should_match',
+  'fuzziness',
+  'prefix_length',
+  'max_expansions',
+  'fuzzy_transpositions',
+  'fuzzy_rewrite',
+  'boost',
+  '_name',
+];
+
+/** `{match_bool_prefix: {field: text | {query, operator, minimum_should_match, analyzer, ...}}}`. */
+export function parseMatchBoolPrefix(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
+  const owner = 'match_bool_prefix';
+  const [path, value] = singleEntry(body, owner);
+  const options = isDslObject(value) ? value : { query: value };
+  checkKeys(options, BOOL_PREFIX_KEYS, owner);
+  if (options.query === undefined) throw dslError(`[${owner}] requires query value`);
+  const text = readScalarText(options.query, 'query', owner);
+  if (options.fuzzy_rewrite !== undefined) readString(options.fuzzy_rewrite, 'fuzzy_rewrite', owner);
+  const matchOptions = readMatchOptions(options, owner);
+  const field = fields.get(path);
+  return field === undefined ? new MatchNoneQuery() : boolPrefixQuery(field, text, matchOptions, owner, now);
 }
 
 /** A field pattern with an optional `^boost`, resolved against the mapping. */
@@ -122,32 +176,4 @@ export function resolveFieldList(value: unknown, fields: ReadonlyMap<string, Fla
     }
   }
   return resolved;
-}
-
-/** `{multi_match: {query, fields, type, operator, minimum_should_match, tie_breaker, slop, ...}}`. */
-export function parseMultiMatch(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
-  checkKeys(body, [...MATCH_KEYS, 'fields', 'type', 'tie_breaker', 'slop'], 'multi_match');
-  if (body.query === undefined) throw dslError('[multi_match] requires query value');
-  const text = readScalarText(body.query, 'query', 'multi_match');
-  const type =
-    body.type === undefined
-      ? 'best_fields'
-      : readEnum(body.type, ['best_fields', 'most_fields', 'phrase', 'cross_fields', 'phrase_prefix', 'bool_prefix'] as const, 'type', 'multi_match');
-  if (type === 'cross_fields' || type === 'phrase_prefix' || type === 'bool_prefix') {
-    throw dslError(`[multi_match] type [${type}] is not supported`);
-  }
-  const tieBreaker = body.tie_breaker === undefined ? 0 : readNumber(body.tie_breaker, 'tie_breaker', 'multi_match');
-  const slop = body.slop === undefined ? 0 : readInteger(body.slop, 'slop', 'multi_match');
-  const options = readMatchOptions(body, 'multi_match');
-  const targets = resolveFieldList(body.fields, fields, 'multi_match');
-  const queries = targets.fields.map((field, index) => {
-    const fieldOptions = { ...options, boost: targets.boosts[index]! };
-    return type === 'phrase'
-      ? phraseQuery(field, text, slop, fieldOptions, 'multi_match', now)
-      : matchQuery(field, text, fieldOptions, 'multi_match', now);
-  });
-  if (queries.length === 0) return new MatchNoneQuery();
-  if (type === 'most_fields') return new BooleanQuery({ must: [], should: queries, filter: [], mustNot: [] }, 1, options.boost);
-  if (queries.length === 1) return new BooleanQuery({ must: [], should: queries, filter: [], mustNot: [] }, 1, options.boost);
-  return new DisMaxQuery(queries, tieBreaker, options.boost);
 }

@@ -1,12 +1,13 @@
 /**
  * Entry point of the query DSL: dispatches on the query type and parses the compound queries
- * (bool, constant_score, function_score, dis_max) recursively. Every malformed input is an
+ * (bool, constant_score, function_score, dis_max, boosting) recursively. Every malformed input is an
  * EngineError('parsing') naming the query and key; unknown fields match nothing, like ES. The
  * built query must respect the limits of query-limits.ts (depth, total clauses).
  */
 import type { FlatField } from '../mapping/mapping.ts';
 import { ConstantScoreQuery, DisMaxQuery, MatchAllQuery, MatchNoneQuery } from './basic-queries.ts';
 import { BooleanQuery, type BooleanClauses } from './boolean-query.ts';
+import { BoostingQuery } from './boosting-query.ts';
 import { asArray, checkKeys, dslError, expectObject, readEnum, readNumber, readString, resolveMinimumShouldMatch, singleEntry, type DslObject } from './dsl-reader.ts';
 import {
   BOOST_MODES,
@@ -16,7 +17,9 @@ import {
   type FieldValueFactor,
   type ScoreFunction,
 } from './function-score-query.ts';
-import { parseMatch, parseMatchPhrase, parseMultiMatch, readBoost } from './parse-full-text.ts';
+import { parseMatch, parseMatchBoolPrefix, parseMatchPhrase, parseMatchPhrasePrefix, readBoost } from './parse-full-text.ts';
+import { parseMultiMatch } from './parse-multi-match.ts';
+import { parseRegexpQuery, parseWildcardQuery } from './parse-pattern-queries.ts';
 import { parseExists, parseIds, parsePrefix, parseRange, parseTerm, parseTerms } from './parse-term-level.ts';
 import { checkClauseCount, MAX_QUERY_DEPTH, queryTooDeep } from './query-limits.ts';
 import type { Query } from './scorer.ts';
@@ -28,6 +31,8 @@ export const QUERY_TYPES = [
   'match_none',
   'match',
   'match_phrase',
+  'match_phrase_prefix',
+  'match_bool_prefix',
   'multi_match',
   'simple_query_string',
   'term',
@@ -36,10 +41,13 @@ export const QUERY_TYPES = [
   'exists',
   'ids',
   'prefix',
+  'wildcard',
+  'regexp',
   'bool',
   'constant_score',
   'function_score',
   'dis_max',
+  'boosting',
 ];
 
 interface ParseContext {
@@ -73,6 +81,10 @@ function parseNode(dsl: unknown, context: ParseContext, depth: number): Query {
       return parseMatch(options, fields, now);
     case 'match_phrase':
       return parseMatchPhrase(options, fields, now);
+    case 'match_phrase_prefix':
+      return parseMatchPhrasePrefix(options, fields, now);
+    case 'match_bool_prefix':
+      return parseMatchBoolPrefix(options, fields, now);
     case 'multi_match':
       return parseMultiMatch(options, fields, now);
     case 'simple_query_string':
@@ -89,22 +101,46 @@ function parseNode(dsl: unknown, context: ParseContext, depth: number): Query {
       return parseIds(options);
     case 'prefix':
       return parsePrefix(options, fields);
+    case 'wildcard':
+      return parseWildcardQuery(options, fields);
+    case 'regexp':
+      return parseRegexpQuery(options, fields);
     case 'bool':
       return parseBool(options, context, depth);
     case 'constant_score':
       checkKeys(options, ['filter', 'boost'], type);
       if (options.filter === undefined) throw dslError('[constant_score] requires a \'filter\' element');
       return new ConstantScoreQuery(parseNode(options.filter, context, depth + 1), readBoost(options.boost, type));
-    case 'dis_max': {
-      checkKeys(options, ['queries', 'tie_breaker', 'boost'], type);
-      if (!Array.isArray(options.queries)) throw dslError('[dis_max] requires \'queries\' field with at least one clause');
-      const queries = options.queries.map((query) => parseNode(query, context, depth + 1));
-      const tieBreaker = options.tie_breaker === undefined ? 0 : readNumber(options.tie_breaker, 'tie_breaker', type);
-      return queries.length === 0 ? new MatchNoneQuery() : new DisMaxQuery(queries, tieBreaker, readBoost(options.boost, type));
-    }
+    case 'dis_max':
+      return parseDisMax(options, context, depth);
+    case 'boosting':
+      return parseBoosting(options, context, depth);
     default:
       return parseFunctionScore(options, context, depth);
   }
+}
+
+/** `{dis_max: {queries: [...] | {...}, tie_breaker, boost, _name}}`. */
+function parseDisMax(options: DslObject, context: ParseContext, depth: number): Query {
+  checkKeys(options, ['queries', 'tie_breaker', 'boost', '_name'], 'dis_max');
+  if (options.queries === undefined || options.queries === null) throw dslError('[dis_max] requires \'queries\' field with at least one clause');
+  const queries = parseClauses(options.queries, context, depth);
+  const tieBreaker = options.tie_breaker === undefined ? 0 : readNumber(options.tie_breaker, 'tie_breaker', 'dis_max');
+  if (tieBreaker < 0 || tieBreaker > 1) throw dslError(`[dis_max] [tie_breaker] must be in [0, 1], got [${tieBreaker}]`);
+  const boost = readBoost(options.boost, 'dis_max');
+  return queries.length === 0 ? new MatchNoneQuery() : new DisMaxQuery(queries, tieBreaker, boost);
+}
+
+/** `{boosting: {positive, negative, negative_boost, boost, _name}}`. */
+function parseBoosting(options: DslObject, context: ParseContext, depth: number): Query {
+  checkKeys(options, ['positive', 'negative', 'negative_boost', 'boost', '_name'], 'boosting');
+  if (options.positive === undefined) throw dslError("[boosting] query requires 'positive' query to be set'");
+  if (options.negative === undefined) throw dslError("[boosting] query requires 'negative' query to be set'");
+  const negativeBoost = options.negative_boost === undefined ? -1 : readNumber(options.negative_boost, 'negative_boost', 'boosting');
+  if (negativeBoost < 0) throw dslError("[boosting] query requires 'negative_boost' to be set to be a positive value'");
+  const positive = parseNode(options.positive, context, depth + 1);
+  const negative = parseNode(options.negative, context, depth + 1);
+  return new BoostingQuery(positive, negative, negativeBoost, readBoost(options.boost, 'boosting'));
 }
 
 function parseClauses(value: unknown, context: ParseContext, depth: number): Query[] {

@@ -72,8 +72,11 @@ class PhraseWeight extends SimpleWeight {
   }
 }
 
-/** Iterates docs containing the phrase; `freq` of the current doc is computed while matching. */
-class PhraseScorer extends Scorer {
+/**
+ * Iterates docs containing the phrase; `freq` of the current doc is computed while matching.
+ * `terms` name the cursors (equal names mark a repeated term sharing its positions).
+ */
+export class PhraseScorer extends Scorer {
   private readonly byCost: PostingsCursor[];
   private readonly pointers: Int32Array;
   private readonly lengths: Int32Array;
