@@ -179,8 +179,11 @@ test('terms include and exclude arrays keep or drop exact values; the regex and 
     { key: 1, doc_count: count((doc) => doc.source.size === 1) },
     { key: 2, doc_count: count((doc) => doc.source.size === 2) },
   ]);
-  for (const options of [{ include: 're.*' }, { exclude: 'x|y' }, { include: { partition: 0, num_partitions: 2 } }]) {
-    assert.throws(() => parseAggregations({ t: { terms: { field: 'color', ...options } } }, fields), (error: EngineError) => error.code === 'illegal_argument');
+  const regex = aggregate({ t: { terms: { field: 'color', include: '(re|gr).*', exclude: 'g[a-z]+n' } }, u: { terms: { field: 'color', include: ['blue'], exclude: 'bl.e' } } });
+  assert.deepEqual(regex.t.buckets, [{ key: 'red', doc_count: count((doc) => doc.source.color === 'red') }]);
+  assert.deepEqual(regex.u.buckets, []);
+  for (const options of [{ include: 'a'.repeat(1001) }, { include: '(a|b' }, { include: { partition: 0, num_partitions: 2 } }]) {
+    assert.throws(() => parseAggregations({ t: { terms: { field: 'color', ...options } } }, fields), EngineError);
   }
   assert.throws(() => parseAggregations({ t: { terms: { field: 'size', include: '1.*' } } }, fields), /only be applied to string fields/);
   assert.throws(() => parseAggregations({ t: { terms: { field: 'color', include: [{}] } } }, fields), EngineError);

@@ -1,12 +1,15 @@
 /**
  * `include` / `exclude` of a `terms` aggregation: arrays of exact values (terms of a keyword field;
- * numbers, dates or booleans of the others, read like the field's values). A bucket is built for a
- * value that the include list holds (when there is one) and the exclude list does not. The regular
- * expression form (a string) and the `partition` form are refused with a 400: evaluating a client's
- * pattern needs a linear-time matcher, which the aggregation does not have yet.
+ * numbers, dates or booleans of the others, read like the field's values), or for keyword fields a
+ * Lucene regular expression matching the whole term, compiled to the bounded DFA of the `regexp`
+ * query (one pass per term, never backtracking). A bucket is built for a value that the include
+ * side accepts (when there is one) and the exclude side does not. The `partition` form is a 400.
  */
 import { EngineError } from '../errors.ts';
+import { compilePattern, type Dfa } from '../query/automaton.ts';
 import { describe } from '../query/dsl-reader.ts';
+import { MAX_REGEX_LENGTH } from '../query/parse-pattern-queries.ts';
+import { parseRegexp, REGEXP_FLAGS } from '../query/regexp-syntax.ts';
 import type { ValueSource } from './aggregation-options.ts';
 import { parseMissingValue } from './aggregation-options.ts';
 import type { BucketKey } from './aggregation-partials.ts';
@@ -16,11 +19,11 @@ export const MAX_INCLUDE_VALUES = 65_536;
 
 /** Which values of a terms aggregation get a bucket. */
 export interface TermsValueFilter {
-  include: ReadonlySet<BucketKey> | null;
-  exclude: ReadonlySet<BucketKey> | null;
+  include: ReadonlySet<BucketKey> | Dfa | null;
+  exclude: ReadonlySet<BucketKey> | Dfa | null;
 }
 
-function parseList(value: unknown, which: 'include' | 'exclude', name: string, source: ValueSource, now: number): Set<BucketKey> | null {
+function parseList(value: unknown, which: 'include' | 'exclude', name: string, source: ValueSource, now: number): Set<BucketKey> | Dfa | null {
   if (value === undefined || value === null) return null;
   if (typeof value === 'string') {
     if (source.kind === 'numeric') {
@@ -29,7 +32,13 @@ function parseList(value: unknown, which: 'include' | 'exclude', name: string, s
         `Aggregation [${name}] cannot support regular expression style include/exclude settings as they can only be applied to string fields. Use an array of values for include/exclude clauses`,
       );
     }
-    throw new EngineError('illegal_argument', `[terms] [${which}] as a regular expression is not supported; list the exact terms as an array`);
+    if (value.length > MAX_REGEX_LENGTH) {
+      throw new EngineError(
+        'illegal_argument',
+        `The length of regex [${value.length}] used in the Regexp Query request has exceeded the allowed maximum of [${MAX_REGEX_LENGTH}]. This maximum can be set by changing the [index.max_regex_length] index level setting.`,
+      );
+    }
+    return compilePattern(parseRegexp(value, REGEXP_FLAGS.ALL, false));
   }
   if (!Array.isArray(value)) {
     if (which === 'include' && typeof value === 'object') {
@@ -57,5 +66,9 @@ export function parseTermsValueFilter(options: Record<string, unknown>, name: st
 
 /** Whether a value gets a bucket. */
 export function acceptsValue(filter: TermsValueFilter, value: BucketKey): boolean {
-  return (filter.include === null || filter.include.has(value)) && (filter.exclude === null || !filter.exclude.has(value));
+  return (filter.include === null || accepts(filter.include, value)) && (filter.exclude === null || !accepts(filter.exclude, value));
+}
+
+function accepts(side: ReadonlySet<BucketKey> | Dfa, value: BucketKey): boolean {
+  return side instanceof Set ? side.has(value) : (side as Dfa).matches(String(value));
 }
