@@ -1,0 +1,162 @@
+/**
+ * The queries of the search-compatibility issue through real HTTP: dis_max, boosting, wildcard,
+ * regexp, match_bool_prefix, match_phrase_prefix and the multi_match types most_fields,
+ * phrase_prefix, bool_prefix and cross_fields — in search, count, `_validate/query`, `bool`
+ * clauses and filter aggregations, on a one-shard and a three-shard copy of the same books; their
+ * 400s; one search through the OpenSearch JS client.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@opensearch-project/opensearch';
+import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+
+let server: TroveServer;
+let client: Client;
+
+const BOOKS = [
+  { title: 'The Quick Brown Fox', summary: 'a fox jumps over a lazy dog', author: 'Ann Smith', code: 'FX-101', genre: 'fable' },
+  { title: 'Quick Brownies', summary: 'baking brownies quickly', author: 'Bob Jones', code: 'BK-202', genre: 'cooking' },
+  { title: 'Brown Bears of the North', summary: 'bears and a quick fox', author: 'Ann Jones', code: 'NT-303', genre: 'nature' },
+  { title: 'Lazy Afternoons', summary: 'slow reading', author: 'Cy Smith', code: 'LZ-404', genre: 'essay' },
+  { title: 'Endless', summary: 'long code', author: 'Di Long', code: 'a'.repeat(10_000), genre: 'test' },
+];
+
+before(async () => {
+  server = await startServer();
+  client = new Client({ node: server.url });
+  const mappings = {
+    properties: { title: { type: 'text' }, summary: { type: 'text' }, author: { type: 'text' }, code: { type: 'keyword' }, genre: { type: 'keyword' } },
+  };
+  for (const [name, shards] of [['books', 1], ['books3', 3]] as const) {
+    const created = await call(server, 'PUT', `/${name}`, { json: { settings: { number_of_shards: shards }, mappings } });
+    assert.equal(created.status, 200, created.text);
+    const body = ndjson(BOOKS.flatMap((book, index) => [{ index: { _id: `b${index + 1}` } }, book]));
+    const loaded = await call(server, 'POST', `/${name}/_bulk`, { body, headers: { 'content-type': 'application/x-ndjson' } });
+    assert.equal(loaded.body.errors, false, loaded.text);
+  }
+});
+
+after(async () => {
+  await client?.close();
+  await server?.cleanup();
+});
+
+interface Hit {
+  _id: string;
+  _score: number;
+}
+
+async function hits(query: unknown, collection = 'books'): Promise<Hit[]> {
+  const response = await call(server, 'POST', `/${collection}/_search`, { json: { query, size: 20 } });
+  assert.equal(response.status, 200, response.text);
+  return response.body.hits.hits;
+}
+
+/** Sorted ids of the hits, the same on one and on three shards. */
+async function ids(query: unknown): Promise<string[]> {
+  const one = (await hits(query)).map((hit) => hit._id).sort();
+  const three = (await hits(query, 'books3')).map((hit) => hit._id).sort();
+  assert.deepEqual(three, one, `three shards: ${JSON.stringify(query)}`);
+  return one;
+}
+
+async function score(query: unknown, id: string): Promise<number> {
+  const hit = (await hits(query)).find((candidate) => candidate._id === id);
+  assert.ok(hit, `${id} should match ${JSON.stringify(query)}`);
+  return hit._score;
+}
+
+test('dis_max: the best clause plus tie_breaker times the others, in score order', async () => {
+  const title = { match: { title: 'quick fox' } };
+  const summary = { match: { summary: 'quick fox' } };
+  const best = await hits({ dis_max: { queries: [title, summary], tie_breaker: 0.3 } });
+  assert.deepEqual(best.map((hit) => hit._id).sort(), ['b1', 'b2', 'b3']);
+  const [titleScore, summaryScore] = [await score(title, 'b1'), await score(summary, 'b1')];
+  const expected = Math.max(titleScore, summaryScore) + 0.3 * Math.min(titleScore, summaryScore);
+  assert.ok(Math.abs(best.find((hit) => hit._id === 'b1')!._score - expected) < 1e-4);
+  assert.equal(best[0]!._id, 'b1', 'the doc matching both fields best leads');
+  assert.deepEqual(await ids({ bool: { must: { dis_max: { queries: [title, summary] } }, filter: { term: { genre: 'nature' } } } }), ['b3']);
+});
+
+test('boosting demotes the documents matching negative', async () => {
+  const positive = { match: { title: 'quick' } };
+  const plain = await hits(positive);
+  assert.equal(plain[0]!._id, 'b2', 'the shorter title scores higher on its own');
+  const boosted = await hits({ boosting: { positive, negative: { term: { genre: 'cooking' } }, negative_boost: 0.1 } });
+  assert.deepEqual(boosted.map((hit) => hit._id), ['b1', 'b2']);
+  assert.ok(Math.abs(boosted[1]!._score - plain[0]!._score * 0.1) < 1e-4);
+  assert.deepEqual(await ids({ boosting: { positive, negative: { term: { genre: 'cooking' } }, negative_boost: 0.1 } }), ['b1', 'b2']);
+});
+
+test('wildcard and regexp on keyword and text fields, in search, count, bool and filter aggregations', async () => {
+  assert.deepEqual(await ids({ wildcard: { code: 'FX-*' } }), ['b1']);
+  assert.deepEqual(await ids({ wildcard: { code: { value: 'fx-1?1', case_insensitive: true } } }), ['b1']);
+  assert.deepEqual(await ids({ wildcard: { title: { wildcard: 'BROWN*' } } }), ['b1', 'b2', 'b3']);
+  assert.deepEqual(await ids({ regexp: { code: '[A-Z]{2}-[0-3]0[0-9]' } }), ['b1', 'b2', 'b3']);
+  assert.deepEqual(await ids({ regexp: { code: { value: 'lz-<400-499>', case_insensitive: true, flags: 'INTERVAL' } } }), ['b4']);
+  assert.deepEqual(await ids({ regexp: { title: 'brown(ies)?' } }), ['b1', 'b2', 'b3']);
+  assert.deepEqual(await ids({ bool: { should: [{ wildcard: { code: 'NT*' } }, { regexp: { code: 'LZ.*' } }], must_not: { term: { genre: 'essay' } } } }), ['b3']);
+  const count = await call(server, 'POST', '/books3/_count', { json: { query: { wildcard: { code: '*0*' } } } });
+  assert.equal(count.body.count, 4, count.text);
+  const aggregated = await call(server, 'POST', '/books3/_search', {
+    json: { size: 0, aggs: { coded: { filter: { regexp: { code: '[A-Z]+-[0-9]+' } } } } },
+  });
+  assert.equal(aggregated.status, 200, aggregated.text);
+  assert.equal(aggregated.body.aggregations.coded.doc_count, 4);
+});
+
+test('patterns that would backtrack exponentially run in one pass over a 10k-character term', async () => {
+  assert.deepEqual(await ids({ wildcard: { code: '*a*a*a*a*a*a*a*b' } }), []);
+  assert.deepEqual(await ids({ wildcard: { code: '*a*a*a*a*a*a*a*' } }), ['b5']);
+  assert.deepEqual(await ids({ regexp: { code: '(a+)+b' } }), []);
+});
+
+test('match_bool_prefix, match_phrase_prefix and the multi_match types', async () => {
+  assert.deepEqual(await ids({ match_bool_prefix: { title: 'fox bro' } }), ['b1', 'b2', 'b3']);
+  assert.deepEqual(await ids({ match_bool_prefix: { title: { query: 'quick bro', operator: 'and' } } }), ['b1', 'b2']);
+  assert.deepEqual(await ids({ match_phrase_prefix: { title: 'quick brown f' } }), ['b1']);
+  assert.deepEqual(await ids({ match_phrase_prefix: { title: { query: 'quick bro', max_expansions: 10 } } }), ['b1', 'b2']);
+  assert.deepEqual(await ids({ multi_match: { query: 'quick fox', fields: ['title', 'summary'], type: 'most_fields' } }), ['b1', 'b2', 'b3']);
+  assert.deepEqual(await ids({ multi_match: { query: 'a quick f', fields: ['title', 'summary'], type: 'phrase_prefix' } }), ['b3']);
+  assert.deepEqual(await ids({ multi_match: { query: 'baking qui', fields: ['title', 'summary'], type: 'bool_prefix', operator: 'and' } }), ['b2']);
+  assert.deepEqual(await ids({ multi_match: { query: 'ann smith', fields: ['author', 'title'], type: 'cross_fields', operator: 'and' } }), ['b1']);
+  assert.deepEqual(await ids({ multi_match: { query: 'bears jones', fields: ['author', 'title^2'], type: 'cross_fields', operator: 'and' } }), ['b3']);
+});
+
+test('_validate/query knows the new queries', async () => {
+  const valid = await call(server, 'POST', '/books/_validate/query', { json: { query: { boosting: { positive: { wildcard: { code: 'a*' } }, negative: { regexp: { code: 'b.*' } }, negative_boost: 0.5 } } } });
+  assert.equal(valid.body.valid, true, valid.text);
+  const invalid = await call(server, 'POST', '/books/_validate/query?explain=true', { json: { query: { regexp: { code: 'a(b' } } } });
+  assert.equal(invalid.body.valid, false, invalid.text);
+  assert.match(invalid.text, /expected '\)' at position 3/);
+});
+
+test('bad input is a 400 with the ES error type', async () => {
+  const cases: Array<[unknown, string, RegExp]> = [
+    [{ regexp: { code: '[ab]*a[ab]{20}' } }, 'too_complex_to_determinize_exception', /would result in more than 10000 states/],
+    [{ wildcard: { code: `*a${'?'.repeat(20)}` } }, 'too_complex_to_determinize_exception', /more than 10000 states/],
+    [{ regexp: { code: 'a'.repeat(1001) } }, 'illegal_argument_exception', /index\.max_regex_length/],
+    [{ regexp: { code: { value: 'a', flags: 'SOMETIMES' } } }, 'parsing_exception', /Unknown regexp flag \[SOMETIMES\]/],
+    [{ regexp: { code: 'a~b' } }, 'parsing_exception', /complement operator/],
+    [{ boosting: { positive: { match_all: {} }, negative: { match_all: {} } } }, 'parsing_exception', /negative_boost/],
+    [{ dis_max: { queries: [{ match_all: {} }], tie_breaker: 2 } }, 'parsing_exception', /tie_breaker/],
+    [{ multi_match: { query: 'x', type: 'bool_prefix', slop: 2 } }, 'parsing_exception', /slop not allowed for type \[bool_prefix\]/],
+    [{ wildcard: { code: { value: 'a*', speed: 'fast' } } }, 'parsing_exception', /unknown field \[speed\]/],
+  ];
+  for (const [query, type, reason] of cases) {
+    for (const collection of ['books', 'books3']) {
+      const response = await call(server, 'POST', `/${collection}/_search`, { json: { query } });
+      assert.equal(response.status, 400, `${collection} ${JSON.stringify(query).slice(0, 80)}: ${response.text}`);
+      assert.equal(response.body.error.type, type, response.text);
+      assert.match(response.body.error.reason, reason);
+    }
+  }
+});
+
+test('through the OpenSearch client', async () => {
+  const response = await client.search({
+    index: 'books',
+    body: { query: { bool: { must: { match_bool_prefix: { title: 'quick bro' } }, filter: { wildcard: { code: { value: 'fx-*', case_insensitive: true } } } } } },
+  });
+  assert.deepEqual(response.body.hits.hits.map((hit) => hit._id), ['b1']);
+});
