@@ -14,6 +14,8 @@ export interface ShardTarget {
   collection: HostedCollection;
   shardId: number;
   handle: ShardHandle;
+  /** Whether the copy is on this node: a call to it crosses no network (a search plans its phases by it). */
+  local: boolean;
 }
 
 /** A shard a search could not reach, with the reason. */
@@ -85,7 +87,11 @@ export class Router {
   /** The primary copy serving a document. */
   document(collection: HostedCollection, id: string, routing?: string): ShardTarget {
     const shardId = this.shardOf(collection, id, routing);
-    return { collection, shardId, handle: this.primary(collection, shardId) };
+    return { collection, shardId, handle: this.primary(collection, shardId), local: this.primaryIsHere(collection, shardId) };
+  }
+
+  private primaryIsHere(collection: HostedCollection, shardId: number): boolean {
+    return collection.meta.placements[shardId]?.primary === this.nodeId;
   }
 
   /** One copy of every shard of the collections, and the shards no copy of which can serve. */
@@ -95,7 +101,7 @@ export class Router {
     for (const collection of collections) {
       for (let shardId = 0; shardId < collection.meta.settings.number_of_shards; shardId++) {
         const handle = this.copy(collection, shardId);
-        if (handle) targets.push({ collection, shardId, handle });
+        if (handle) targets.push({ collection, shardId, handle, local: this.primaryIsHere(collection, shardId) });
         else misses.push({ collection, shardId, reason: `[${collection.meta.name}][${shardId}] primary shard ${this.unavailableReason(collection, shardId)}` });
       }
     }
@@ -115,11 +121,14 @@ export class Router {
       const inSyncHere = placement !== undefined && placement.primary !== this.nodeId && inSyncOf(placement).includes(this.nodeId);
       return inSyncHere && copy?.state === 'started' ? copy.handle : null;
     };
-    const served = targets.map((target) => ({ ...target, handle: local(target.collection, target.shardId) ?? target.handle }));
+    const served = targets.map((target) => {
+      const here = local(target.collection, target.shardId);
+      return here ? { ...target, handle: here, local: true } : target;
+    });
     const unserved: ShardMiss[] = [];
     for (const miss of misses) {
       const handle = local(miss.collection, miss.shardId);
-      if (handle) served.push({ collection: miss.collection, shardId: miss.shardId, handle });
+      if (handle) served.push({ collection: miss.collection, shardId: miss.shardId, handle, local: true });
       else unserved.push(miss);
     }
     // Shard order as searchShards gives it (the merge breaks ties by it).

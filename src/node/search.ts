@@ -116,11 +116,7 @@ export async function search(context: NodeContext, target: string, body: unknown
     // Only `_source` and highlighting read the stored source; ids and versions come from the doc meta.
     fetchSource: request.source.kind !== 'none' || request.highlight !== undefined,
   };
-  // One shard's own top hits are the page: it fetches them in the same call (ES's query-and-fetch).
-  // With several shards, each would fetch hits the page drops, and a fetch costs more than the
-  // round trip it saves (measured with the e-mail corpus), so they query, then fetch the winners.
-  const { results, page, documents } =
-    targets.length === 1 ? await queryAndFetch(targets, shardRequest, request) : await queryThenFetch(targets, shardRequest, request);
+  const { results, page, documents } = await searchPhases(targets, shardRequest, request);
   const hits = page.map(({ shard, hit }, position): SearchHit => {
     const { collection } = targets[shard]!;
     const document = documents[position]!;
@@ -170,33 +166,48 @@ interface SearchPhases {
   documents: FetchedDocument[];
 }
 
-/** Every shard queries and fetches its own top hits in one call; the page keeps the winners' documents. */
-async function queryAndFetch(targets: readonly ShardTarget[], shardRequest: ShardSearchRequest, request: PageRequest): Promise<SearchPhases> {
-  const phases = await everyShard(targets, (shard) => shard.handle.queryAndFetch(shardRequest), async () => undefined);
-  const results = phases.map((phase) => phase.result);
-  const page = mergeTopHits(results.map((result, shard) => ({ shard, result })), request);
-  const documentOf = phases.map((phase) => new Map(phase.result.hits.map((hit, index) => [hit, phase.documents[index]!])));
-  return { results, page, documents: page.map(({ shard, hit }) => documentOf[shard]!.get(hit)!) };
-}
+/** Largest page (`from + size`) for which a copy on another node queries and fetches in one call. */
+export const REMOTE_QUERY_AND_FETCH_MAX_PAGE = 20;
 
-/** Every shard runs the query phase, the pages are merged, and only the winners are fetched. */
-async function queryThenFetch(targets: readonly ShardTarget[], shardRequest: ShardSearchRequest, request: PageRequest): Promise<SearchPhases> {
-  const phases = await everyShard(targets, (shard) => shard.handle.query(shardRequest), (shard, phase) => shard.handle.freeContext(phase.context));
+/** A shard's query phase: its search context to fetch from later, or the documents it fetched at once. */
+type ShardPhase = { result: ShardQueryResult; context: number; documents?: undefined } | { result: ShardQueryResult; context?: undefined; documents: FetchedDocument[] };
+
+/**
+ * The query and fetch phases, planned per shard. A shard queries and fetches its own top hits in
+ * one call (ES's query-and-fetch) when it is the only one (its hits are the page), or when it is
+ * on another node and the page is small (a network round trip costs more than fetching a few hits
+ * the page drops); the others run the query phase, then fetch just the page's winners, and free
+ * their search context when they have none (query-then-fetch; with several shards in this node's
+ * threads, fetching hits the page drops costs more than the second call, measured on e-mails).
+ */
+async function searchPhases(targets: readonly ShardTarget[], shardRequest: ShardSearchRequest, request: PageRequest): Promise<SearchPhases> {
+  const pageSize = request.from + request.size;
+  const fetchesAtOnce = (target: ShardTarget): boolean => targets.length === 1 || (!target.local && pageSize <= REMOTE_QUERY_AND_FETCH_MAX_PAGE);
+  const phases = await everyShard<ShardPhase>(
+    targets,
+    (target) => (fetchesAtOnce(target) ? target.handle.queryAndFetch(shardRequest) : target.handle.query(shardRequest)),
+    (target, phase) => (phase.context === undefined ? Promise.resolve() : target.handle.freeContext(phase.context)),
+  );
   const results = phases.map((phase) => phase.result);
   const page = mergeTopHits(results.map((result, shard) => ({ shard, result })), request);
   return { results, page, documents: await fetchWinners(targets, phases, page) };
 }
 
-/** The fetch phase: the documents of the page's hits, in page order; shards without a winner free their context. */
-async function fetchWinners(targets: readonly ShardTarget[], phases: readonly QueryPhase[], page: readonly MergedHit[]): Promise<FetchedDocument[]> {
+/** The documents of the page's hits, in page order: kept from query-and-fetch, else fetched; shards without a winner free their context. */
+async function fetchWinners(targets: readonly ShardTarget[], phases: readonly ShardPhase[], page: readonly MergedHit[]): Promise<FetchedDocument[]> {
   const positions: number[][] = targets.map(() => []);
   page.forEach(({ shard }, position) => positions[shard]!.push(position));
   const documents: FetchedDocument[] = new Array(page.length);
   await Promise.all(
     targets.map(async (shard, index) => {
-      const context = phases[index]!.context;
-      if (positions[index]!.length === 0) return shard.handle.freeContext(context);
-      const fetched = await shard.handle.fetch(context, positions[index]!.map((position) => page[position]!.hit));
+      const phase = phases[index]!;
+      if (phase.documents !== undefined) {
+        const documentOf = new Map(phase.result.hits.map((hit, order) => [hit, phase.documents[order]!]));
+        for (const position of positions[index]!) documents[position] = documentOf.get(page[position]!.hit)!;
+        return;
+      }
+      if (positions[index]!.length === 0) return shard.handle.freeContext(phase.context);
+      const fetched = await shard.handle.fetch(phase.context, positions[index]!.map((position) => page[position]!.hit));
       positions[index]!.forEach((position, order) => (documents[position] = fetched[order]!));
     }),
   );
