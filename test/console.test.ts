@@ -11,23 +11,14 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { consoleAssetPaths } from '../src/api/routes/console.ts';
 import { call, REPO_ROOT, startServer, type CallOptions, type TroveServer } from './harness.ts';
+import { BROWSER, BROWSER_SKIP_REASON, openPage as openBrowserPage, signIn as signInAt, tableCells, VIEWPORT, visit, WAIT_MS } from './console-browser.ts';
 
-/** Where a Chromium may be: the variable first, then the Debian and other common package paths. */
-const BROWSER_CANDIDATES = [process.env.TROVE_TEST_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter(
-  (candidate): candidate is string => candidate !== undefined && candidate !== '',
-);
-const BROWSER = BROWSER_CANDIDATES.find((candidate) => existsSync(candidate)) ?? null;
 const SCREENSHOTS = process.env.TROVE_CONSOLE_SCREENSHOTS;
-
-/** Longest wait for anything on a page (data loads, renders, the live feed). */
-const WAIT_MS = 10_000;
-const VIEWPORT = { width: 1280, height: 800 };
 
 let server: TroveServer;
 let adminKey: string;
@@ -47,28 +38,13 @@ async function admin(method: string, path: string, options: CallOptions = {}) {
 }
 
 /** Opens a fresh page that records console errors. */
-async function openPage(): Promise<Page> {
-  const opened = await context.newPage();
-  opened.setDefaultTimeout(WAIT_MS);
-  opened.on('console', (message) => {
-    if (message.type() === 'error') browserErrors.push(`console: ${message.text()}`);
-  });
-  opened.on('pageerror', (error) => browserErrors.push(`page error: ${error.message}`));
-  return opened;
+function openPage(): Promise<Page> {
+  return openBrowserPage(context, browserErrors);
 }
 
 /** Signs in on the login form with `key`; resolves once the navigation is shown. */
-async function signIn(target: Page, key: string): Promise<void> {
-  await target.goto(`${server.url}/_console`);
-  await target.getByLabel('API key').fill(key);
-  await target.getByRole('button', { name: 'Sign in' }).click();
-  await target.locator('#nav a').first().waitFor();
-}
-
-/** Goes to a console page by its hash and waits for its body. */
-async function visit(target: Page, id: string): Promise<void> {
-  await target.evaluate((hash) => (location.hash = hash), `#/${id}`);
-  await target.locator(`[data-page="${id}"]`).waitFor();
+function signIn(target: Page, key: string): Promise<void> {
+  return signInAt(target, server.url, key);
 }
 
 /** Saves a screenshot of the page when `TROVE_CONSOLE_SCREENSHOTS` names a directory. */
@@ -82,7 +58,7 @@ async function screenshot(name: string): Promise<void> {
 
 if (BROWSER === null) {
   test('the console in a real browser', (t) => {
-    t.skip(`no Chromium found (looked for ${BROWSER_CANDIDATES.join(', ')}): install Debian's chromium package or set TROVE_TEST_CHROMIUM`);
+    t.skip(BROWSER_SKIP_REASON);
   });
 } else {
   describe('the console in a real browser', () => {
@@ -107,7 +83,7 @@ if (BROWSER === null) {
       await admin('PUT', '/old-books/_doc/2', { json: { title: 'The Island of the Day Before' } });
       trashItemId = (await admin('DELETE', '/old-books')).body.trash_items[0].item_id;
 
-      browser = await chromium.launch({ executablePath: BROWSER, headless: true });
+      browser = await chromium.launch({ executablePath: BROWSER!, headless: true });
       context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
       page = await openPage();
       await signIn(page, adminKey);
@@ -183,7 +159,16 @@ if (BROWSER === null) {
       await page.getByRole('button', { name: 'Show collection books', exact: true }).click();
       const detail = page.locator('[data-section="collection-detail"]');
       await detail.getByText('Shard map of books').waitFor();
-      assert.equal(await detail.locator('tbody tr', { hasText: 'primary (started)' }).count() >= 2, true);
+      const map = await tableCells(detail.locator('[data-section="shard-map"] table'));
+      assert.deepEqual(
+        map.map((row) => [row.Shard, row['Primary term'], row['node-1'], row.Unassigned]),
+        [
+          ['0', '1', 'primary started in sync', ''],
+          ['1', '1', 'primary started in sync', ''],
+        ],
+      );
+      // One node and no replicas: nothing recovered.
+      await detail.locator('[data-section="recoveries"]').getByText('No replica of this collection recovered').waitFor();
       assert.match(await detail.locator('pre').innerText(), /"title"/);
       await screenshot('collections');
 

@@ -44,6 +44,7 @@ const CONSOLE_FILES: readonly string[] = [
   'pages/cluster.js',
   'pages/node-details.js',
   'pages/collections.js',
+  'pages/shard-map.js',
   'pages/search.js',
   'pages/changes.js',
   'pages/jobs.js',

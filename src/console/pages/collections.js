@@ -1,37 +1,18 @@
 /**
- * Collections page, by namespace: documents, size, shards, where each shard's copies live (a
- * shard map across the nodes), the mapping; create a collection or a namespace; delete a
- * collection (it moves to the trash, as the confirmation says).
+ * Collections page, by namespace: documents, size, shards; for the collection shown, where each
+ * shard's copies live and the last replica recoveries (shard-map.js, redrawn every few seconds)
+ * and the mapping; create a collection or a namespace; delete a collection (it moves to the
+ * trash, as the confirmation says).
  */
 import { api, segment, withQuery } from '../api.js';
 import { el, errorNotice, jsonBlock, labelled, replace, statusBadge, table } from '../elements.js';
 import { formatCount, formatDuration } from '../format.js';
 import { confirmAction } from '../dialogs.js';
+import { recoveryTable, shardMap } from './shard-map.js';
 
 const CAT_COLUMNS = 'index,namespace,health,status,pri,rep,docs.count,docs.deleted,store.size,uuid';
-
-/** The shard map of one collection: a row per shard, a column per node, each cell the copy it holds there. */
-function shardMap(collection, state) {
-  const shards = Object.entries(state.shards?.[collection] ?? {});
-  const nodes = Object.entries(state.nodes ?? {});
-  const copyOn = (shard, nodeId) => {
-    const copies = [];
-    if (shard.primary?.node === nodeId) copies.push(`primary (${shard.primary.state})`);
-    for (const replica of shard.replicas ?? []) if (replica.node === nodeId) copies.push(`replica (${replica.state})`);
-    return copies.join(', ');
-  };
-  const unplaced = (shard) => [shard.primary, ...(shard.replicas ?? [])].filter((copy) => copy && (copy.node === null || !state.nodes?.[copy.node])).map((copy) => copy.state ?? 'unassigned').join(', ');
-  return table(
-    [
-      { label: 'Shard', cell: ([number]) => number },
-      { label: 'UUID', cell: ([, shard]) => el('code', { text: shard.uuid }) },
-      ...nodes.map(([nodeId, node]) => ({ label: node.name, cell: ([, shard]) => copyOn(shard, nodeId) })),
-      { label: 'Not on a node', cell: ([, shard]) => unplaced(shard) },
-    ],
-    shards,
-    { caption: `Shard map of ${collection}` },
-  );
-}
+/** How often the shown collection's shard map and recoveries are read again. */
+const REPLICATION_REFRESH_MS = 5000;
 
 /** The collections page. */
 export async function renderCollections(root, page) {
@@ -44,19 +25,57 @@ export async function renderCollections(root, page) {
 
   let state = { nodes: {}, namespaces: {}, shards: {}, collections: {} };
 
+  /** The collection whose detail is shown, and the parts of it that are redrawn. */
+  let shown = null;
+  const mapBox = el('div', { 'data-section': 'shard-map' });
+  const recoveriesBox = el('div', { 'data-section': 'recoveries' });
+
+  /** Reads `name`'s recoveries and draws them (after the shard map, from `state`). */
+  const drawReplication = async (name) => {
+    replace(mapBox, shardMap(name, state));
+    try {
+      const recoveries = await api.get(`/${segment(name)}/_recovery`, { signal: page.signal });
+      if (shown === name) replace(recoveriesBox, recoveryTable(name, recoveries, state.nodes));
+    } catch (error) {
+      if (error?.name !== 'AbortError' && shown === name) replace(recoveriesBox, errorNotice(error));
+    }
+  };
+
   const showDetail = (name) => {
     const collection = state.collections?.[name];
     if (collection === undefined) return;
+    shown = name;
+    replace(mapBox);
+    replace(recoveriesBox, el('p', { class: 'muted', text: 'Loading the recoveries…' }));
     replace(
       detailBox,
       el('h2', { id: 'detail-title', text: `Collection ${name}` }),
       el('p', { class: 'muted', text: `namespace ${collection.namespace} · uuid ${collection.uuid} · ${collection.settings?.number_of_shards} shards, ${collection.settings?.number_of_replicas} replicas` }),
-      shardMap(name, state),
+      el('h3', { text: 'Shard map' }),
+      mapBox,
+      el('h3', { text: 'Recoveries' }),
+      recoveriesBox,
       el('h3', { text: 'Mapping' }),
       jsonBlock(collection.mappings ?? {}),
     );
     detailBox.querySelector('h2').setAttribute('tabindex', '-1');
     detailBox.querySelector('h2').focus();
+    drawReplication(name).catch((error) => page.reportError(error));
+  };
+
+  /** Reads the routing table again and redraws the shown collection's shard map and recoveries. */
+  const refreshReplication = async () => {
+    if (shown === null) return;
+    const name = shown;
+    const fresh = await api.get('/_cluster/state/nodes,shards', { signal: page.signal });
+    state = { ...state, nodes: fresh.nodes, shards: fresh.shards };
+    if (shown !== name) return;
+    if (state.shards?.[name] === undefined) {
+      shown = null;
+      replace(detailBox);
+      return;
+    }
+    await drawReplication(name);
   };
 
   const remove = async (name) => {
@@ -70,7 +89,10 @@ export async function renderCollections(root, page) {
     if (!confirmed) return;
     const answer = await api.delete(`/${segment(name)}`, { signal: page.signal });
     page.announce(`Moved ${name} to the trash (item ${answer.trash_items?.[0]?.item_id ?? '?'}).`);
-    replace(detailBox);
+    if (shown === name) {
+      shown = null;
+      replace(detailBox);
+    }
     await refresh();
   };
 
@@ -173,4 +195,5 @@ export async function renderCollections(root, page) {
   }
   await refresh();
   fillNamespaces();
+  page.every(REPLICATION_REFRESH_MS, refreshReplication);
 }
