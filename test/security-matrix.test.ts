@@ -174,6 +174,16 @@ const ROUTES: Record<string, Sample> = {
     scoping: 'namespace',
     request: async (side) => ({ path: `/${docs(side)}/_update/1`, ...json({ doc: { title: 'one again' } }) }),
   },
+  'POST /:collection/_delete_by_query': {
+    role: 'write',
+    scoping: 'namespace',
+    request: async (side) => ({ path: `/${docs(side)}/_delete_by_query`, ...json({ query: { ids: { values: [unique('none')] } } }) }),
+  },
+  'POST /:collection/_update_by_query': {
+    role: 'write',
+    scoping: 'namespace',
+    request: async (side) => ({ path: `/${docs(side)}/_update_by_query`, ...json({ query: { ids: { values: ['1'] } }, doc: { title: 'one again' } }) }),
+  },
   'GET /_mget': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: '/_mget', ...json({ docs: [{ _index: docs(side), _id: '1' }] }) }) },
   'POST /_mget': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: '/_mget', ...json({ docs: [{ _index: docs(side), _id: '1' }] }) }) },
   'GET /:collection/_mget': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_mget`, ...json({ ids: ['1'] }) }) },

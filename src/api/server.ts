@@ -38,6 +38,7 @@ import { collectionStatsRoutes } from './routes/collection-stats.ts';
 import { recoveryRoutes } from './routes/recovery.ts';
 import { compactRoutes } from './routes/compact.ts';
 import { forceMergeRoutes } from './routes/forcemerge.ts';
+import { byQueryRoutes } from './routes/by-query.ts';
 import { documentRoutes } from './routes/documents.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { mgetRoutes } from './routes/mget.ts';
@@ -128,6 +129,7 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(queryToolRoutes, { search: node.search });
   await instance.register(bulkRoutes, { documents: node.documents });
   await instance.register(documentRoutes, { documents: node.documents });
+  await instance.register(byQueryRoutes, { byQuery: node.byQuery });
   await instance.register(mgetRoutes, { documents: node.documents });
   await instance.register(changesRoutes, { changes: node.changes });
   await instance.register(namespaceRoutes, { collections: node.collections });

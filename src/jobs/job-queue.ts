@@ -28,13 +28,22 @@ export interface PassTask {
   run(): Promise<MergeReport>;
 }
 
-/** What `submit` queues. */
+/**
+ * The body of a task (a job without passes): runs once, calls `report` with its progress as it
+ * goes (recorded as the job's `status`), and resolves with its final status; a rejection fails the job.
+ * `stopping` is aborted when the node shuts down: the task should stop at its next step.
+ */
+export type TaskWork = (report: (status: Record<string, unknown>) => Promise<void>, stopping: AbortSignal) => Promise<Record<string, unknown>>;
+
+/** What `submit` queues: merge passes, or a task's `work`. */
 export interface JobSubmission {
   type: JobType;
   collection: string;
   collectionUuid: string;
   maxSegments: number;
   passes: PassTask[];
+  /** Set for a task: it runs instead of passes (which are then empty), without shard locks. */
+  work?: TaskWork;
 }
 
 /** Options of `JobQueue.open`. */
@@ -69,6 +78,7 @@ export class JobQueue {
   private readonly active = new Set<Promise<void>>();
   private nextSequence: number;
   private closing = false;
+  private readonly stopping = new AbortController();
   private readonly totals = { passesDone: 0, passesFailed: 0, deletedPurged: 0, bytesBefore: 0, bytesAfter: 0 };
 
   private constructor(
@@ -124,7 +134,7 @@ export class JobQueue {
     };
     await this.store.save(job);
     this.jobs.set(job.id, job);
-    const running = this.run(job, submission.passes).catch((error: unknown) =>
+    const running = (submission.work ? this.runTask(job, submission.work) : this.run(job, submission.passes)).catch((error: unknown) =>
       this.logger.error({ err: error, job: job.id }, 'job runner failed'),
     );
     this.active.add(running);
@@ -154,6 +164,7 @@ export class JobQueue {
   /** Refuses new jobs, lets running passes finish and fails the passes still waiting. */
   async close(): Promise<void> {
     this.closing = true;
+    this.stopping.abort();
     while (this.active.size > 0) await Promise.all([...this.active]);
   }
 
@@ -193,6 +204,28 @@ export class JobQueue {
     }
     await this.persist(job);
     this.logger.info({ job: job.id, collection: job.collection, state: job.state, ms: now - job.createdAt }, 'job finished');
+    await this.prune();
+  }
+
+  /** Runs a task: its progress and result are recorded as the job's status; its failure fails the job. */
+  private async runTask(job: Job, work: TaskWork): Promise<void> {
+    job.state = 'running';
+    job.startedAt = Date.now();
+    await this.persist(job);
+    try {
+      job.status = await work(async (status) => {
+        job.status = status;
+        await this.persist(job);
+      }, this.stopping.signal);
+      job.state = 'done';
+    } catch (error) {
+      job.state = 'failed';
+      job.error = failureOf(error);
+      this.logger.warn({ err: error, job: job.id, collection: job.collection }, `${job.type} task failed`);
+    }
+    job.finishedAt = Date.now();
+    await this.persist(job);
+    this.logger.info({ job: job.id, collection: job.collection, state: job.state, ms: job.finishedAt - job.createdAt }, 'job finished');
     await this.prune();
   }
 

@@ -1,6 +1,8 @@
 /**
  * A batch job as it is kept in memory and on disk: a compaction of one collection's primary copies
- * on one node, made of one pass per shard. Plain data; `JobQueue` owns the transitions:
+ * on one node, made of one pass per shard, or a task without passes (a `_delete_by_query` or
+ * `_update_by_query` run by the node that received it, whose progress is its `status`). Plain
+ * data; `JobQueue` owns the transitions:
  *
  *   job:  queued → running → done | failed      (failed when any pass failed or the node stopped)
  *   pass: queued → running → done | failed
@@ -11,7 +13,7 @@ import type { MergeReport } from '../engine/shard/maintenance.ts';
 export type JobState = 'queued' | 'running' | 'done' | 'failed';
 
 /** The kinds of batch job a node runs. */
-export type JobType = 'compaction';
+export type JobType = 'compaction' | 'delete_by_query' | 'update_by_query';
 
 /** Why a job or pass failed: an error-table code (`internal` when unknown) and a reason for users. */
 export interface JobFailure {
@@ -52,6 +54,8 @@ export interface Job {
   passes: JobPass[];
   /** Set when the job failed: the first failed pass, or why the job never ran to its end. */
   error: JobFailure | null;
+  /** A task's progress, then its result (the by-query response body); absent for compactions. */
+  status?: Record<string, unknown>;
 }
 
 /** What a job achieved so far, summed over its finished passes. */

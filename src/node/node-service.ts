@@ -17,6 +17,7 @@ import type { Coordinator } from '../cluster/coordinator.ts';
 import { LocalCoordinator } from '../cluster/local/local-coordinator.ts';
 import { engineSettingsFromConfig } from '../config/engine-settings.ts';
 import type { NodeConfig } from '../config/load-config.ts';
+import { ByQueryService } from './by-query-service.ts';
 import { ChangeFeedService } from './change-feed-service.ts';
 import { CollectionService } from './collection-service.ts';
 import { CompactionService } from './compaction-service.ts';
@@ -103,6 +104,8 @@ export class NodeService {
   readonly documents: DocumentService;
   /** `_search` and `_count`. */
   readonly search: SearchService;
+  /** `_delete_by_query` and `_update_by_query`, run as tasks of the job queue. */
+  readonly byQuery: ByQueryService;
   /** Collections, mappings and namespaces (`PUT|GET|DELETE /{collection}`, `_mapping`, `_namespace`, `_cat/indices`). */
   readonly collections: CollectionService;
   /** The change feed (`_changes`) and the open feeds. */
@@ -171,6 +174,7 @@ export class NodeService {
     const requests = this.requests;
     this.documents = new DocumentService(context, requests);
     this.search = new SearchService(context, requests, ops.lanes);
+    this.byQuery = new ByQueryService(context, requests, this.search, this.documents, jobs);
     this.collections = new CollectionService(context, requests, trash);
     this.changes = new ChangeFeedService(router, requests, ops.counters);
     this.compaction = new CompactionService({ context, requests, jobs, faults, nodeName: config.values['node.name'], peers });

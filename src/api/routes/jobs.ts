@@ -1,5 +1,6 @@
 /**
- * `GET /_jobs` and `GET /_jobs/{job_id}`: the batch jobs (manual compactions) of every node of the
+ * `GET /_jobs` and `GET /_jobs/{job_id}`: the batch jobs (manual compactions, and the tasks of
+ * `_delete_by_query` / `_update_by_query` with their `status`) of every node of the
  * cluster (`GET /_jobs/{job_id}` asks the node whose id starts the job id; `GET /_jobs` merges every
  * node's list and names the nodes that did not answer in `_nodes.failures`), with
  * their state, passes done and total, segment and byte figures before and after, deleted
@@ -19,6 +20,7 @@ import type { AuthScope } from '../auth/auth-scope.ts';
 import { classifyError, ERROR_TABLE, errorCause, type ErrorCause, type ErrorCode } from '../errors.ts';
 import { querySchema } from '../params.ts';
 import type { CompactionService } from '../../node/compaction-service.ts';
+import { renderByQueryStatus } from './by-query.ts';
 
 const StateParam = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]);
 
@@ -54,8 +56,27 @@ function renderPass(pass: JobPass) {
   };
 }
 
+/** A task (`_delete_by_query`, `_update_by_query`) as the API shows it: its status is the by-query response so far, or its result. */
+function renderTask(job: Job, nodeName: string) {
+  return {
+    job_id: job.id,
+    type: job.type,
+    collection: job.collection,
+    node_id: job.nodeId,
+    node_name: nodeName,
+    state: job.state,
+    created_at: isoTime(job.createdAt),
+    started_at: isoTime(job.startedAt),
+    finished_at: isoTime(job.finishedAt),
+    took_ms: job.startedAt !== null && job.finishedAt !== null ? job.finishedAt - job.startedAt : null,
+    status: job.status === undefined ? null : renderByQueryStatus(job.status),
+    ...(job.error ? { error: renderFailure(job.error) } : {}),
+  };
+}
+
 /** A job as the API shows it. */
 function renderJob(job: Job, nodeName: string) {
+  if (job.type !== 'compaction') return renderTask(job, nodeName);
   const totals = jobTotals(job);
   return {
     job_id: job.id,

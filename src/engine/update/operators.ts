@@ -42,13 +42,8 @@ const NEEDS_VALUE: ReadonlySet<string> = new Set(['set', 'incr', 'mul', 'min', '
 
 const OPERATION_KEYS: ReadonlySet<string> = new Set(['op', 'field', 'value']);
 
-/** Applies `ops[position]` to `document` (mutated in place); throws illegal_argument naming the op on failure. */
-export function applyOperation(
-  document: JsonObject,
-  operation: UpdateOperation,
-  position: number,
-  context: OperatorContext,
-): void {
+/** Checks the shape of `ops[position]` (an object, a known op, a valid unreserved field, known keys, a value where one is needed); throws illegal_argument naming the op. */
+export function checkOperation(operation: UpdateOperation, position: number): void {
   const label = `ops[${position}]`;
   if (!isPlainObject(operation)) {
     throw operationError(`${label}: an operation must be an object with [op], [field] and, for most ops, [value]`);
@@ -66,10 +61,26 @@ export function applyOperation(
       if (!OPERATION_KEYS.has(key)) throw operationError(`unknown key [${key}], an operation has [op], [field] and [value]`);
     }
     if (NEEDS_VALUE.has(op) && !Object.hasOwn(operation, 'value')) throw operationError(`[value] is required`);
+  } catch (error) {
+    if (error instanceof EngineError) throw new EngineError('illegal_argument', `${label} (${op} on [${field}]): ${error.message}`);
+    throw error;
+  }
+}
+
+/** Applies `ops[position]` to `document` (mutated in place); throws illegal_argument naming the op on failure. */
+export function applyOperation(
+  document: JsonObject,
+  operation: UpdateOperation,
+  position: number,
+  context: OperatorContext,
+): void {
+  checkOperation(operation, position);
+  const { op, field } = operation;
+  try {
     runOperator(document, op as UpdateOperatorName, field, operation.value, context);
   } catch (error) {
     if (error instanceof EngineError) {
-      throw new EngineError('illegal_argument', `${label} (${op} on [${field}]): ${error.message}`);
+      throw new EngineError('illegal_argument', `ops[${position}] (${op} on [${field}]): ${error.message}`);
     }
     throw error;
   }

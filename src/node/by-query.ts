@@ -1,0 +1,308 @@
+/**
+ * `_delete_by_query` and `_update_by_query` (Elasticsearch's by-query APIs): page through the
+ * documents a query matches and delete or update each one with optimistic concurrency on the
+ * `_seq_no` / `_primary_term` it had when it was read, a batch at a time.
+ *
+ * Reading goes through the node's search service (`sort: ["_doc"]`, `search_after`,
+ * `seq_no_primary_term`), writing through its document service's bulk path, so each batch
+ * reaches every shard's primary copy through the router, on whichever node holds it. A page's
+ * `_doc` values are shard-local, so hits of different shards may share one: a full page drops
+ * its trailing hits that share the last value (the next page, strictly after the last kept
+ * value, reads them again). A document written since the run started may come back at a higher
+ * `_doc` (an update moves it): the run remembers what it has seen (`_index` and `_id`) and skips
+ * it, so a document is handled once, as under Elasticsearch's scroll snapshot.
+ *
+ * A document changed between the read and the write is a version conflict: counted in
+ * `version_conflicts`; `conflicts=abort` (the default) stops after that batch and lists the
+ * conflicts in `failures`, `proceed` goes on. Any other failure of an item stops the run too.
+ * Limits: hits carry no `_routing`, so documents indexed with a custom routing value are not
+ * reached by their id (their writes fail or conflict); a merge that renumbers a shard's documents
+ * during the run may make it miss some.
+ */
+import { EngineError } from '../engine/errors.ts';
+import { isPlainObject } from '../engine/mapping/json-value.ts';
+import type { UpdateOperation } from '../engine/shard/operations.ts';
+import { checkOperation } from '../engine/update/operators.ts';
+import { JobError } from '../jobs/job-error.ts';
+import type { BulkItem, BulkResponse } from './bulk.ts';
+import { NodeError } from './node-error.ts';
+import type { SearchResponse } from './search.ts';
+
+/** Which by-query API. */
+export type ByQueryKind = 'delete' | 'update';
+
+/** Options of a run, from the query string (typed by the HTTP layer). */
+export interface ByQueryOptions {
+  /** ES `conflicts`: stop at the first version conflict (`abort`, default) or count it and go on. */
+  conflicts: 'abort' | 'proceed';
+  /** Documents read and written per batch (ES `scroll_size` / `batch_size`, default 1000). */
+  batchSize: number;
+  /** Documents per second, or null when unthrottled (ES `requests_per_second=-1`). */
+  requestsPerSecond: number | null;
+  /** ES `q`: a query string run as `simple_query_string` instead of the body's query. */
+  q?: string;
+}
+
+/** A parsed by-query request: what to match, how many, and for updates what to change. */
+export interface ByQueryRequest {
+  kind: ByQueryKind;
+  query: unknown;
+  /** ES `max_docs`: at most this many documents are deleted or updated (null: all). */
+  maxDocs: number | null;
+  /** For updates: the partial-update body (`doc` and/or `ops`); null re-indexes each document as it is. */
+  change: { doc?: Record<string, unknown>; ops?: UpdateOperation[] } | null;
+}
+
+/** A failed document: its error's code (for the API's error table) and reason. */
+export interface ByQueryFailure {
+  index: string;
+  id: string;
+  code: string;
+  reason: string;
+}
+
+/** The ES by-query response body (and a running task's status), failures still as codes. */
+export interface ByQueryStatus {
+  took: number;
+  timed_out: boolean;
+  total: number;
+  updated?: number;
+  deleted: number;
+  batches: number;
+  version_conflicts: number;
+  noops: number;
+  retries: { bulk: number; search: number };
+  throttled_millis: number;
+  requests_per_second: number;
+  throttled_until_millis: number;
+  failures: ByQueryFailure[];
+  [key: string]: unknown;
+}
+
+/** The services a run reads and writes through. */
+export interface ByQueryServices {
+  search(target: string, body: unknown, params: { q?: string }): Promise<SearchResponse>;
+  bulk(items: readonly BulkItem[]): Promise<BulkResponse>;
+}
+
+const BODY_KEYS: Record<ByQueryKind, ReadonlySet<string>> = {
+  delete: new Set(['query', 'max_docs', 'conflicts']),
+  update: new Set(['query', 'max_docs', 'conflicts', 'doc', 'ops']),
+};
+
+/** Validates a by-query body (see the module comment); a bad one is a 400. */
+export function parseByQueryBody(kind: ByQueryKind, body: unknown): ByQueryRequest & { conflicts?: 'abort' | 'proceed' } {
+  const request = body === undefined || body === null ? {} : body;
+  const api = `_${kind}_by_query`;
+  if (!isPlainObject(request)) throw new EngineError('parsing', `the ${api} body must be a JSON object`);
+  for (const key of Object.keys(request)) {
+    if (key === 'script') {
+      throw new EngineError(
+        'illegal_argument',
+        `[script] is not supported by ${api}: use [ops] (Trove's partial-update operators, as in _update) and/or [doc]; with neither, each matching document is re-indexed as it is`,
+      );
+    }
+    if (key === 'slice') throw new EngineError('illegal_argument', `[slice] is not supported by ${api}: documents are processed in one slice`);
+    if (!BODY_KEYS[kind].has(key)) throw new EngineError('parsing', `[${api}] unknown field [${key}]`);
+  }
+  const { query, max_docs: maxDocs, conflicts, doc, ops } = request;
+  if (query !== undefined && !isPlainObject(query)) throw new EngineError('parsing', '[query] must be an object');
+  if (maxDocs !== undefined && (typeof maxDocs !== 'number' || !Number.isSafeInteger(maxDocs) || maxDocs < 1)) {
+    throw new EngineError('action_request_validation', `Validation Failed: 1: maxDocs should be greater than 0 if the request is limited to some number of documents or -1 if it isn't but it was [${String(maxDocs)}];`);
+  }
+  if (conflicts !== undefined && conflicts !== 'abort' && conflicts !== 'proceed') {
+    throw new EngineError('illegal_argument', `conflicts may only be "proceed" or "abort" but was [${String(conflicts)}]`);
+  }
+  if (doc !== undefined && !isPlainObject(doc)) throw new EngineError('parsing', '[doc] must be an object');
+  if (ops !== undefined) {
+    if (!Array.isArray(ops)) throw new EngineError('parsing', '[ops] must be an array of operations');
+    ops.forEach((operation, position) => checkOperation(operation as UpdateOperation, position));
+  }
+  const change = doc === undefined && ops === undefined ? null : { ...(doc === undefined ? {} : { doc }), ...(ops === undefined ? {} : { ops: ops as UpdateOperation[] }) };
+  return { kind, query: query ?? { match_all: {} }, maxDocs: (maxDocs as number | undefined) ?? null, change, conflicts };
+}
+
+/** A hit as the run reads it. */
+interface ReadHit {
+  index: string;
+  id: string;
+  seqNo: number;
+  primaryTerm: number;
+  source: Record<string, unknown> | undefined;
+  doc: number;
+}
+
+/** A page of hits, the total of the first page, and the `_doc` value the next page starts after (null: this was the last page). */
+interface Page {
+  hits: ReadHit[];
+  total: number;
+  after: number | null;
+}
+
+/** The error codes that mean "the document changed (or went) since it was read". */
+const CONFLICT_CODES: ReadonlySet<string> = new Set(['version_conflict', 'document_missing']);
+
+/** One by-query run over one collection; `open` reads the first page, `run` does the work. */
+export class ByQueryRun {
+  private readonly seen = new Set<string>();
+  private readonly status: ByQueryStatus;
+  private readonly started = performance.now();
+  private page: Page;
+
+  private constructor(
+    private readonly services: ByQueryServices,
+    private readonly collection: string,
+    private readonly request: ByQueryRequest,
+    private readonly options: ByQueryOptions,
+    first: Page,
+  ) {
+    this.page = first;
+    this.status = {
+      took: 0,
+      timed_out: false,
+      total: request.maxDocs === null ? first.total : Math.min(first.total, request.maxDocs),
+      ...(request.kind === 'update' ? { updated: 0 } : {}),
+      deleted: 0,
+      batches: 0,
+      version_conflicts: 0,
+      noops: 0,
+      retries: { bulk: 0, search: 0 },
+      throttled_millis: 0,
+      requests_per_second: options.requestsPerSecond ?? -1,
+      throttled_until_millis: 0,
+      failures: [],
+    };
+  }
+
+  /** Checks the request by reading its first page (a bad query or a missing collection fails here, before any write). */
+  static async open(services: ByQueryServices, collection: string, request: ByQueryRequest, options: ByQueryOptions): Promise<ByQueryRun> {
+    const first = await readPage(services, collection, request, options, null, true);
+    return new ByQueryRun(services, collection, request, options, first);
+  }
+
+  /** The status so far (a copy). */
+  snapshot(): ByQueryStatus {
+    return structuredClone({ ...this.status, took: Math.round(performance.now() - this.started) });
+  }
+
+  /** Processes every page; `report` gets the status after each batch; stops with job_interrupted when `stopping` aborts. */
+  async run(report: (status: ByQueryStatus) => Promise<void>, stopping: AbortSignal): Promise<ByQueryStatus> {
+    const maxDocs = this.request.maxDocs ?? Infinity;
+    for (;;) {
+      const pending = this.page.hits.filter((hit) => !this.seen.has(seenKey(hit)));
+      for (let offset = 0; offset < pending.length; ) {
+        if (stopping.aborted) throw new JobError('job_interrupted', `the node stopped before the _${this.request.kind}_by_query finished; the batches done so far stay applied`);
+        if (this.done() >= maxDocs) return this.snapshot();
+        const batch = pending.slice(offset, offset + Math.min(this.options.batchSize, maxDocs - this.done()));
+        offset += batch.length;
+        const batchStarted = performance.now();
+        const stop = await this.writeBatch(batch);
+        await report(this.snapshot());
+        if (stop) return this.snapshot();
+        await this.throttle(batch.length, performance.now() - batchStarted, stopping);
+      }
+      if (this.page.after === null || this.done() >= maxDocs) return this.snapshot();
+      this.page = await readPage(this.services, this.collection, this.request, this.options, this.page.after, false);
+    }
+  }
+
+  /** Documents deleted, updated or left unchanged so far (what `max_docs` counts). */
+  private done(): number {
+    return this.status.deleted + (this.status.updated ?? 0) + this.status.noops;
+  }
+
+  /** Writes one batch; true when the run must stop (a failure, or a conflict under `abort`). */
+  private async writeBatch(batch: readonly ReadHit[]): Promise<boolean> {
+    this.status.batches++;
+    for (const hit of batch) this.seen.add(seenKey(hit));
+    const items = batch.map((hit): BulkItem => {
+      const target = { collection: hit.index, id: hit.id, ifSeqNo: hit.seqNo, ifPrimaryTerm: hit.primaryTerm };
+      if (this.request.kind === 'delete') return { action: 'delete', ...target };
+      if (this.request.change === null) return { action: 'index', ...target, body: hit.source };
+      return { action: 'update', ...target, body: this.request.change };
+    });
+    const response = await this.services.bulk(items);
+    let stop = false;
+    response.items.forEach((item, position) => {
+      const hit = batch[position]!;
+      if ('error' in item) {
+        const conflict = CONFLICT_CODES.has(item.error.code);
+        if (conflict) this.status.version_conflicts++;
+        if (!conflict || this.options.conflicts === 'abort') {
+          this.status.failures.push({ index: hit.index, id: hit.id, code: item.error.code, reason: item.error.message });
+          stop = true;
+        }
+        return;
+      }
+      const result = item.response.result;
+      if (result === 'deleted') this.status.deleted++;
+      else if (result === 'noop') this.status.noops++;
+      else if (result === 'not_found') {
+        // Deleted since it was read: Elasticsearch's conflict on the snapshot's seq_no.
+        this.status.version_conflicts++;
+        if (this.options.conflicts === 'abort') {
+          this.status.failures.push({ index: hit.index, id: hit.id, code: 'version_conflict', reason: `[${hit.id}]: version conflict, document already deleted` });
+          stop = true;
+        }
+      } else this.status.updated = (this.status.updated ?? 0) + 1;
+    });
+    return stop;
+  }
+
+  /** Waits as `requests_per_second` asks: a batch of n documents takes at least n / rate seconds. */
+  private async throttle(documents: number, tookMs: number, stopping: AbortSignal): Promise<void> {
+    if (this.options.requestsPerSecond === null) return;
+    const waitMs = Math.round((documents / this.options.requestsPerSecond) * 1000 - tookMs);
+    if (waitMs <= 0) return;
+    this.status.throttled_millis += waitMs;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      stopping.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+  }
+}
+
+function seenKey(hit: ReadHit): string {
+  return `${hit.index}\u0000${hit.id}`;
+}
+
+/**
+ * Reads the page after `cursor` (a `_doc` value). A full page drops its trailing hits that share
+ * the last `_doc` value (see the module comment); when every hit shares it, the page is read again
+ * twice as large.
+ */
+async function readPage(
+  services: ByQueryServices,
+  collection: string,
+  request: ByQueryRequest,
+  options: ByQueryOptions,
+  cursor: number | null,
+  countTotal: boolean,
+): Promise<Page> {
+  for (let size = options.batchSize; ; size *= 2) {
+    const body = {
+      ...(options.q === undefined ? { query: request.query } : {}),
+      size,
+      sort: ['_doc'],
+      ...(cursor === null ? {} : { search_after: [cursor] }),
+      seq_no_primary_term: true,
+      _source: request.kind === 'update' && request.change === null,
+      track_total_hits: countTotal,
+      timeout: '-1',
+    };
+    const response = await services.search(collection, body, { q: options.q });
+    if (response._shards.failed > 0) {
+      const first = response._shards.failures?.[0];
+      throw new NodeError('shard_unavailable', `[${collection}][${first?.shard ?? '?'}] could not be searched: ${first?.reason.reason ?? 'unknown reason'}`);
+    }
+    const hits = response.hits.hits.map(
+      (hit): ReadHit => ({ index: hit._index, id: hit._id, seqNo: hit._seq_no!, primaryTerm: hit._primary_term!, source: hit._source, doc: hit.sort![0] as number }),
+    );
+    const total = typeof response.hits.total === 'object' ? response.hits.total.value : (response.hits.total ?? 0);
+    if (hits.length < size) return { hits, total, after: null };
+    const last = hits[hits.length - 1]!.doc;
+    const kept = hits.filter((hit) => hit.doc !== last);
+    if (kept.length > 0) return { hits: kept, total, after: kept[kept.length - 1]!.doc };
+    if (size >= 10_000) throw new NodeError('shard_unavailable', `[${collection}] has more shards than a page of [${size}] documents can page through`);
+  }
+}
