@@ -59,18 +59,25 @@ function renderPass(pass: JobPass) {
 /** A task (`_delete_by_query`, `_update_by_query`) as the API shows it: its status is the by-query response so far, or its result. */
 function renderTask(job: Job, nodeName: string) {
   return {
-    job_id: job.id,
-    type: job.type,
-    collection: job.collection,
-    node_id: job.nodeId,
-    node_name: nodeName,
-    state: job.state,
+    ...jobIdentity(job, nodeName),
+    ...jobTimes(job),
+    status: job.status === undefined ? null : renderByQueryStatus(job.status),
+    ...(job.error ? { error: renderFailure(job.error) } : {}),
+  };
+}
+
+/** What every job shows first: its id, type, collection, node and state. */
+function jobIdentity(job: Job, nodeName: string) {
+  return { job_id: job.id, type: job.type, collection: job.collection, node_id: job.nodeId, node_name: nodeName, state: job.state };
+}
+
+/** When a job was created, started and finished, and how long it ran. */
+function jobTimes(job: Job) {
+  return {
     created_at: isoTime(job.createdAt),
     started_at: isoTime(job.startedAt),
     finished_at: isoTime(job.finishedAt),
     took_ms: job.startedAt !== null && job.finishedAt !== null ? job.finishedAt - job.startedAt : null,
-    status: job.status === undefined ? null : renderByQueryStatus(job.status),
-    ...(job.error ? { error: renderFailure(job.error) } : {}),
   };
 }
 
@@ -79,21 +86,13 @@ function renderJob(job: Job, nodeName: string) {
   if (job.type !== 'compaction') return renderTask(job, nodeName);
   const totals = jobTotals(job);
   return {
-    job_id: job.id,
-    type: job.type,
-    collection: job.collection,
-    node_id: job.nodeId,
-    node_name: nodeName,
-    state: job.state,
+    ...jobIdentity(job, nodeName),
     max_num_segments: job.maxSegments,
     passes: { done: totals.passesDone, failed: totals.passesFailed, total: totals.passesTotal },
     segments: { before: totals.segmentsBefore, after: totals.segmentsAfter },
     bytes: { before: totals.bytesBefore, after: totals.bytesAfter },
     deleted_docs_purged: totals.deletedPurged,
-    created_at: isoTime(job.createdAt),
-    started_at: isoTime(job.startedAt),
-    finished_at: isoTime(job.finishedAt),
-    took_ms: job.startedAt !== null && job.finishedAt !== null ? job.finishedAt - job.startedAt : null,
+    ...jobTimes(job),
     shards: job.passes.map(renderPass),
     ...(job.error ? { error: renderFailure(job.error) } : {}),
   };

@@ -128,7 +128,8 @@ export class CopyRoles {
         address: addressOf(hosted, local),
         uuid: local.uuid,
         nodeId: this.options.nodeId,
-        placement: () => this.currentPlacement(local),
+        // Read on every write: the hosted collection's own placement, no search through the node's collections.
+        placement: () => (hosted.shards[local.shardId] === local ? (hosted.meta.placements[local.shardId] ?? null) : null),
         coordinator: environment.coordinator,
         peers: environment.peers,
         logger: this.options.logger,

@@ -13,22 +13,18 @@ import { GrowableFloats } from './bucket-ordinals.ts';
 import { HyperLogLog } from './hyperloglog.ts';
 import { digestPartial, newDigest, type PercentilesSpec } from './percentiles.ts';
 
-/** Count, sum, min and max (and for extended_stats the sum of squares) of a numeric field per owner bucket. */
-export class StatsAggregator implements Aggregator {
+/**
+ * The values of a numeric field (or the spec's `missing` value for a document without one), handed
+ * to `add` per owner bucket: the collection shared by the metrics that fold values one by one.
+ */
+abstract class NumericValuesAggregator implements Aggregator {
   readonly name: string;
-  private readonly counts = new GrowableFloats(0);
-  private readonly sums = new GrowableFloats(0);
-  private readonly mins = new GrowableFloats(Infinity);
-  private readonly maxes = new GrowableFloats(-Infinity);
-  /** Sums of squares, kept for extended_stats only. */
-  private readonly squares: GrowableFloats | null;
   private column: NumericColumn | null = null;
   private readonly missing: number | null;
 
-  constructor(private readonly spec: MetricSpec) {
+  constructor(protected readonly spec: MetricSpec | PercentilesSpec) {
     this.name = spec.name;
     this.missing = typeof spec.missing === 'number' ? spec.missing : null;
-    this.squares = spec.type === 'extended_stats' ? new GrowableFloats(0) : null;
   }
 
   setLeaf(leaf: LeafReader): void {
@@ -45,7 +41,27 @@ export class StatsAggregator implements Aggregator {
     for (let i = 0; i < count; i++) this.add(owner, column!.value(doc, i));
   }
 
-  private add(owner: number, value: number): void {
+  /** Folds one value into the owner bucket's state. */
+  protected abstract add(owner: number, value: number): void;
+
+  abstract partial(owner: number): ReturnType<Aggregator['partial']>;
+}
+
+/** Count, sum, min and max (and for extended_stats the sum of squares) of a numeric field per owner bucket. */
+export class StatsAggregator extends NumericValuesAggregator {
+  private readonly counts = new GrowableFloats(0);
+  private readonly sums = new GrowableFloats(0);
+  private readonly mins = new GrowableFloats(Infinity);
+  private readonly maxes = new GrowableFloats(-Infinity);
+  /** Sums of squares, kept for extended_stats only. */
+  private readonly squares: GrowableFloats | null;
+
+  constructor(spec: MetricSpec) {
+    super(spec);
+    this.squares = spec.type === 'extended_stats' ? new GrowableFloats(0) : null;
+  }
+
+  protected add(owner: number, value: number): void {
     this.counts.ensure(owner);
     this.sums.ensure(owner);
     this.mins.ensure(owner);
@@ -174,32 +190,14 @@ export class CardinalityAggregator implements Aggregator {
 }
 
 /** A t-digest of a numeric field's values per owner bucket (`percentiles`, `percentile_ranks`). */
-export class PercentilesAggregator implements Aggregator {
-  readonly name: string;
+export class PercentilesAggregator extends NumericValuesAggregator {
   private readonly digests: (TDigest | undefined)[] = [];
-  private column: NumericColumn | null = null;
-  private readonly missing: number | null;
 
-  constructor(private readonly spec: PercentilesSpec) {
-    this.name = spec.name;
-    this.missing = typeof spec.missing === 'number' ? spec.missing : null;
+  constructor(protected override readonly spec: PercentilesSpec) {
+    super(spec);
   }
 
-  setLeaf(leaf: LeafReader): void {
-    this.column = this.spec.source.kind === 'numeric' ? leaf.numericColumn(this.spec.source.field) : null;
-  }
-
-  collect(doc: number, owner: number): void {
-    const column = this.column;
-    const count = column === null ? 0 : column.count(doc);
-    if (count === 0) {
-      if (this.missing !== null) this.add(owner, this.missing);
-      return;
-    }
-    for (let i = 0; i < count; i++) this.add(owner, column!.value(doc, i));
-  }
-
-  private add(owner: number, value: number): void {
+  protected add(owner: number, value: number): void {
     let digest = this.digests[owner];
     if (digest === undefined) {
       digest = newDigest(this.spec.compression);

@@ -10,9 +10,9 @@
 import type { LeafReader, PostingsCursor } from '../segment/leaf-reader.ts';
 import { NO_MORE_DOCS } from '../segment/leaf-reader.ts';
 import { MatchNoneQuery } from './basic-queries.ts';
-import { Bm25Scoring, bm25Idf } from './bm25.ts';
+import type { Bm25Scoring } from './bm25.ts';
 import { BooleanQuery } from './boolean-query.ts';
-import { PhraseScorer } from './phrase-query.ts';
+import { PhraseScorer, phraseScoring } from './phrase-query.ts';
 import type { HighlightTerms, Query, Scorer, Weight } from './scorer.ts';
 import { addHighlightTerm, NO_SUB_QUERIES, SimpleWeight } from './scorer.ts';
 import type { SearchContext } from './search-context.ts';
@@ -80,17 +80,7 @@ class PhrasePrefixWeight extends SimpleWeight {
     boost: number,
   ) {
     super();
-    if (needsScores) {
-      const docCount = context.fieldStats(query.field).docCount;
-      let idf = 0;
-      for (const term of [...query.terms, ...expansions]) {
-        const docFreq = context.docFreq(query.field, term);
-        idf += bm25Idf(docFreq, Math.max(docCount, docFreq));
-      }
-      this.scoring = Bm25Scoring.forField(context, query.field, idf, boost, true);
-    } else {
-      this.scoring = null;
-    }
+    this.scoring = needsScores ? phraseScoring(context, query.field, [...query.terms, ...expansions], boost) : null;
   }
 
   scorer(leaf: LeafReader): Scorer | null {

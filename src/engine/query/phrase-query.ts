@@ -37,6 +37,17 @@ export class PhraseQuery implements Query {
   }
 }
 
+/** BM25 scoring of a phrase over `terms`: the sum of their idf, as Lucene weighs a phrase. */
+export function phraseScoring(context: SearchContext, field: string, terms: readonly string[], boost: number): Bm25Scoring {
+  const docCount = context.fieldStats(field).docCount;
+  let idf = 0;
+  for (const term of terms) {
+    const docFreq = context.docFreq(field, term);
+    idf += bm25Idf(docFreq, Math.max(docCount, docFreq));
+  }
+  return Bm25Scoring.forField(context, field, idf, boost, true);
+}
+
 class PhraseWeight extends SimpleWeight {
   private readonly scoring: Bm25Scoring | null;
 
@@ -47,17 +58,7 @@ class PhraseWeight extends SimpleWeight {
     boost: number,
   ) {
     super();
-    if (needsScores) {
-      const docCount = context.fieldStats(query.field).docCount;
-      let idf = 0;
-      for (const term of query.terms) {
-        const docFreq = context.docFreq(query.field, term);
-        idf += bm25Idf(docFreq, Math.max(docCount, docFreq));
-      }
-      this.scoring = Bm25Scoring.forField(context, query.field, idf, boost, true);
-    } else {
-      this.scoring = null;
-    }
+    this.scoring = needsScores ? phraseScoring(context, query.field, query.terms, boost) : null;
   }
 
   scorer(leaf: LeafReader): Scorer | null {
