@@ -27,8 +27,8 @@ export type SortMode = 'min' | 'max' | 'sum' | 'avg' | 'median';
 /** One sort key. */
 export interface SortKey {
   /** `unmapped`: a field absent from the mapping sorted with `unmapped_type` (every doc missing). */
-  kind: 'score' | 'doc' | 'numeric' | 'keyword' | 'unmapped';
-  /** Field path, or `_score` / `_doc`. */
+  kind: 'score' | 'doc' | 'shard_doc' | 'numeric' | 'keyword' | 'unmapped';
+  /** Field path, or `_score` / `_doc` / `_shard_doc` (point-in-time searches: the shard's position in the high 32 bits, its doc below). */
   field: string;
   order: SortOrder;
   mode: SortMode;
@@ -69,7 +69,7 @@ function parseSortEntry(entry: unknown, fields: ReadonlyMap<string, FlatField> |
 
 function sortKey(field: string, options: Record<string, unknown>, fields: ReadonlyMap<string, FlatField> | null): SortKey {
   if (field === '') throw dslError('[sort] field name must not be empty');
-  const special = field === '_score' ? 'score' : field === '_doc' ? 'doc' : null;
+  const special = field === '_score' ? 'score' : field === '_doc' ? 'doc' : field === '_shard_doc' ? 'shard_doc' : null;
   const defaultOrder: SortOrder = special === 'score' ? 'desc' : 'asc';
   const order = options.order === undefined ? defaultOrder : readEnum(options.order, ['asc', 'desc'] as const, 'order', 'sort');
   const mode =

@@ -33,6 +33,8 @@ export class TopFieldCollector {
     private readonly keys: readonly SortKey[],
     private readonly searchAfter: readonly SortValue[] | null,
     private readonly scoresNeeded: boolean,
+    /** Added to `_shard_doc` values: the shard's position in a point in time times 2^32. */
+    private readonly shardDocBase = 0,
   ) {
     this.scratch = new Array<SortValue>(keys.length).fill(null);
     this.numericColumns = new Array<NumericColumn | null>(keys.length).fill(null);
@@ -86,6 +88,8 @@ export class TopFieldCollector {
         return score;
       case 'doc':
         return this.docBase + doc;
+      case 'shard_doc':
+        return this.shardDocBase + this.docBase + doc;
       case 'numeric': {
         const column = this.numericColumns[keyIndex]!;
         const count = column === null ? 0 : column.count(doc);

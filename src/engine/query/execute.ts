@@ -38,6 +38,9 @@ function trackTotalHitsLimit(value: ShardSearchRequest['trackTotalHits']): numbe
   return requireCount(value, 'track_total_hits');
 }
 
+/** `_shard_doc` values of one shard span 2^32 docs: the shard's position is the high part (as Elasticsearch). */
+export const SHARD_DOC_SPAN = 2 ** 32;
+
 /** Longest slice of query work between two yields when a query phase runs in slices (`runInSlices`). */
 export const QUERY_SLICE_MS = 50;
 
@@ -109,7 +112,11 @@ export function startQuery(
   const needsScores = options.countOnly !== true && (scoreOrder || needsScore(sortKeys!) || request.minScore !== undefined);
   const trackTotalHits = trackTotalHitsLimit(request.trackTotalHits);
   const capacity = from + size;
-  const fieldCollector = scoreOrder ? null : new TopFieldCollector(capacity, sortKeys!, searchAfter, needsScores);
+  if (request.shardIndex === undefined && sortKeys?.some((key) => key.kind === 'shard_doc')) {
+    throw new EngineError('illegal_argument', '[_shard_doc] sort field cannot be used without [point in time] search');
+  }
+  const shardDocBase = (request.shardIndex ?? 0) * SHARD_DOC_SPAN;
+  const fieldCollector = scoreOrder ? null : new TopFieldCollector(capacity, sortKeys!, searchAfter, needsScores, shardDocBase);
   const collector = new ShardCollector({
     hits: fieldCollector ?? new TopScoreCollector(capacity),
     aggregators,
@@ -167,7 +174,7 @@ export class QueryPhaseRun {
         this.clauses = clauses;
         this.target = 0;
       }
-      const pausable = leaf instanceof SegmentReader ? until : Infinity;
+      const pausable = leaf instanceof SegmentReader || leaf.pausable === true ? until : Infinity;
       this.target = collectDisjunction(this.clauses, leaf, collector, this.target, pausable);
       if (this.target !== NO_MORE_DOCS) return false;
       this.clauses = null;

@@ -29,6 +29,8 @@ export interface ShardSearchRequest {
   minScore?: number;
   /** Collection stops once exceeded; the result is then partial and `timedOut` is true. */
   timeoutMs?: number;
+  /** Position of this shard in a point in time or scroll: `_shard_doc` sort values are `shardIndex * 2^32 + doc`; the sort key is refused without it. */
+  shardIndex?: number;
   /** Whether the fetch phase reads each hit's stored `_source` (default true); false: id and doc meta only. */
   fetchSource?: boolean;
 }

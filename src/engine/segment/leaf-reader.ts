@@ -120,6 +120,8 @@ export interface LeafReader {
   readonly name: string;
   /** One past the largest doc id. */
   readonly maxDoc: number;
+  /** True when nothing a query reads in this leaf changes while it runs, so it may pause inside it (segments are, by type; snapshot views say so here). */
+  readonly pausable?: boolean;
   /** Live (not deleted) documents. */
   numLiveDocs(): number;
   /** False when the doc was deleted or overwritten. */

@@ -1,6 +1,7 @@
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import type { SegmentReader } from '../segment/segment-reader.ts';
 import { MutableSegment } from '../mutable/mutable-segment.ts';
+import { SnapshotLeaf } from './snapshot-leaf.ts';
 
 /** A leaf whose deletions and doc meta the shard may change after it was written. */
 export type WritableLeaf = LeafReader & {
@@ -24,6 +25,8 @@ export class LeafSet {
   mutable: MutableSegment;
   private readonly references = new Map<SegmentReader, number>();
   private readonly retired = new Set<SegmentReader>();
+  /** Open snapshots' views, by the leaf they read (see `preserve`). */
+  private readonly snapshots = new Map<LeafReader, Set<SnapshotLeaf>>();
 
   constructor(
     mutable: MutableSegment,
@@ -55,6 +58,41 @@ export class LeafSet {
     if (this.frozen) leaves.push(this.frozen);
     leaves.push(this.mutable);
     return leaves;
+  }
+
+  /**
+   * A snapshot of the current leaves, in search order: segments are pinned (their files outlive a
+   * merge), and each leaf is read as it is now until `close` (snapshot-leaf.ts).
+   */
+  openSnapshot(): { leaves: SnapshotLeaf[]; close: () => void } {
+    const pinned = this.pin();
+    const leaves = pinned.map((leaf) => new SnapshotLeaf(leaf, leaf instanceof MutableSegment));
+    for (const view of leaves) {
+      let views = this.snapshots.get(view.leaf);
+      if (!views) this.snapshots.set(view.leaf, (views = new Set()));
+      views.add(view);
+    }
+    let closed = false;
+    const close = (): void => {
+      if (closed) return;
+      closed = true;
+      for (const view of leaves) {
+        const views = this.snapshots.get(view.leaf);
+        views?.delete(view);
+        if (views?.size === 0) this.snapshots.delete(view.leaf);
+      }
+      this.unpin(pinned);
+    };
+    return { leaves, close };
+  }
+
+  /**
+   * Lets every open snapshot of the doc's leaf save its state; call before deleting it (`inPlace`
+   * false) or changing it where it lives (`inPlace` true: its source is saved too).
+   */
+  preserve(location: DocLocation, inplaceFields: readonly string[], inPlace: boolean): void {
+    const views = this.snapshots.get(location.leaf);
+    if (views) for (const view of views) view.preserve(location.doc, inplaceFields, inPlace);
   }
 
   /** Releases segments pinned by `pin`; retired ones with no reader left are disposed. */

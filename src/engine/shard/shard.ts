@@ -78,6 +78,8 @@ interface AppliedWrite {
 export class Shard {
   private fieldMap: Map<string, FlatField>;
   private inplace: FlatField[];
+  /** Paths of `inplace`, whose slots a snapshot saves before a write changes them. */
+  private inplacePaths: string[];
   private settings: EngineSettings;
   private closed = false;
   private epochTimer: NodeJS.Timeout | null = null;
@@ -98,6 +100,7 @@ export class Shard {
   ) {
     this.fieldMap = flattenMapping(mapping);
     this.inplace = [...this.fieldMap.values()].filter((field) => field.inplace);
+    this.inplacePaths = this.inplace.map((field) => field.path);
     this.settings = settings;
     this.lastTerm = recordTermAt(wal, wal.lastSeq);
     this.holds = new FileHolds(dir, wal, maintenance);
@@ -159,6 +162,8 @@ export class Shard {
     parsed?: ParsedDocument,
     location: DocLocation | null = this.leaves.locate(record.id),
   ): void {
+    // Open snapshots save what this record changes; index and delete only delete the old doc.
+    if (location) this.leaves.preserve(location, this.inplacePaths, record.type !== 'index' && record.type !== 'delete');
     if (record.type === 'inplace') {
       if (!location) return;
       for (const [field, value] of Object.entries(record.writes)) {
@@ -405,6 +410,15 @@ export class Shard {
     return new Searcher(leaves, this.fieldMap, this.inplace, () => this.leaves.unpin(leaves));
   }
 
+  /**
+   * A snapshot for a scroll or point-in-time context: documents and their content as they are
+   * now, whatever writes, epochs and merges follow, until `release()` (snapshot-leaf.ts).
+   */
+  snapshot(): Searcher {
+    const { leaves, close } = this.leaves.openSnapshot();
+    return new Searcher(leaves, this.fieldMap, this.inplace, close);
+  }
+
   /** Field definitions of the current mapping (dotted path → field). */
   fields(): ReadonlyMap<string, FlatField> {
     return this.fieldMap;
@@ -414,6 +428,7 @@ export class Shard {
   setMapping(mapping: Mapping): void {
     this.fieldMap = flattenMapping(mapping);
     this.inplace = [...this.fieldMap.values()].filter((field) => field.inplace);
+    this.inplacePaths = this.inplace.map((field) => field.path);
     for (const field of this.inplace) this.leaves.mutable.markInplace(field.path);
   }
 
