@@ -10,7 +10,7 @@
  * cursor of another (or a re-created) collection is recognised. The text never contains `,` or
  * `}`: CouchDB clients find `last_seq` in a streamed body with a pattern that stops at either.
  */
-import CRC32C from 'crc-32/crc32c.js';
+import { crc32c } from '../engine/directory/checksum.ts';
 import { NodeError } from './node-error.ts';
 
 /** Version of the payload layout written in every cursor. */
@@ -21,7 +21,7 @@ const TEXT_PATTERN = /^(\d{1,16})-([A-Za-z0-9_-]+)$/;
 
 /** Fingerprint of a collection's shard set (its shard UUIDs in shard order). */
 export function shardSetFingerprint(shardUuids: readonly string[]): number {
-  return CRC32C.str(shardUuids.join(',')) >>> 0;
+  return crc32c(Buffer.from(shardUuids.join(',')));
 }
 
 /** Reused for encoding: a cursor is encoded for every result of a feed. */
@@ -40,7 +40,7 @@ export function encodeCursor(fingerprint: number, positions: ArrayLike<number>):
     offset = writeVarint(scratch, offset, seq);
     sum += seq;
   }
-  scratch.writeUInt32LE(CRC32C.buf(scratch.subarray(0, offset)) >>> 0, offset);
+  scratch.writeUInt32LE(crc32c(scratch.subarray(0, offset)), offset);
   return `${sum}-${scratch.toString('base64url', 0, offset + CHECKSUM_BYTES)}`;
 }
 
@@ -54,7 +54,7 @@ export function decodeCursor(text: string, fingerprint: number, shardCount: numb
   const bytes = Buffer.from(match[2]!, 'base64url');
   if (bytes.length < 1 + 4 + 1 + CHECKSUM_BYTES) throw invalidCursor(text, 'it is truncated');
   const body = bytes.subarray(0, bytes.length - CHECKSUM_BYTES);
-  if ((CRC32C.buf(body) >>> 0) !== bytes.readUInt32LE(body.length)) throw invalidCursor(text, 'its checksum does not match (it was altered or truncated)');
+  if (crc32c(body) !== bytes.readUInt32LE(body.length)) throw invalidCursor(text, 'its checksum does not match (it was altered or truncated)');
   if (body[0] !== CURSOR_VERSION) throw invalidCursor(text, `it has format version ${body[0]}, this node reads version ${CURSOR_VERSION}`);
   if (body.readUInt32LE(1) !== fingerprint) {
     throw invalidCursor(text, 'it was issued for another collection (or for an earlier collection of the same name)');

@@ -8,7 +8,7 @@ import { constants } from 'node:fs';
 import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readManifest, type Manifest } from '../shard/manifest.ts';
-import { updateCrc } from '../segment/segment-file.ts';
+import { crc32c } from './checksum.ts';
 
 /** One file of a shard directory as an inventory recorded it. */
 export interface ShardFileEntry {
@@ -81,7 +81,7 @@ export async function crcOfRange(handle: FileHandle, end: number): Promise<numbe
   for (let offset = 0; offset < end; ) {
     const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, end - offset), offset);
     if (bytesRead === 0) throw new Error(`unexpected end of file at byte ${offset}`);
-    crc = updateCrc(crc, buffer.subarray(0, bytesRead));
+    crc = crc32c(buffer.subarray(0, bytesRead), crc);
     offset += bytesRead;
   }
   return crc >>> 0;
@@ -118,7 +118,7 @@ export async function inventorySegments(dir: string): Promise<{ files: ShardFile
   if (manifest !== null) {
     const manifestPath = join(dir, SHARD_MANIFEST_FILE);
     const bytes = await readWholeFile(manifestPath);
-    files.push({ path: SHARD_MANIFEST_FILE, bytes: bytes.length, crc32c: updateCrc(0, bytes) >>> 0 });
+    files.push({ path: SHARD_MANIFEST_FILE, bytes: bytes.length, crc32c: crc32c(bytes) });
     for (const segment of manifest.segments) {
       const segmentDir = join(dir, 'segments', segment.meta.name);
       for (const name of (await readdir(segmentDir)).sort()) {

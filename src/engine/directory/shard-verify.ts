@@ -22,11 +22,11 @@ import {
   HEADER_BYTES,
   isSupportedFormatVersion,
   SegmentFileName,
-  updateCrc,
   type FileChecksum,
 } from '../segment/segment-file.ts';
 import { MANIFEST_FORMAT_VERSION, type Manifest, type ManifestSegment } from '../shard/manifest.ts';
 import { decodeRecord } from '../shard/wal-records.ts';
+import { crc32c } from './checksum.ts';
 import { crcOfRange, openReadOnly, readWholeFile, SHARD_MANIFEST_FILE, type ShardFileEntry } from './shard-files.ts';
 import { verifyWalFiles } from './wal-verify.ts';
 
@@ -163,7 +163,7 @@ async function readShardManifest(dir: string, snapshot: ShardSnapshot, damage: s
     damage.push(`${SHARD_MANIFEST_FILE}: cannot read (${(error as Error).message})`);
     return null;
   }
-  if (entry.crc32c !== undefined && updateCrc(0, bytes) >>> 0 !== entry.crc32c) {
+  if (entry.crc32c !== undefined && crc32c(bytes) !== entry.crc32c) {
     damage.push(`${SHARD_MANIFEST_FILE}: checksum differs from the one recorded at delete time`);
     return null;
   }

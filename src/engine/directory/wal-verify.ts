@@ -6,7 +6,7 @@
  * time. The payloads past the checkpoint are handed to the caller, in seq order, to replay.
  */
 import { join } from 'node:path';
-import { updateCrc } from '../segment/segment-file.ts';
+import { crc32c } from './checksum.ts';
 import { checkFrame, FRAME_TORN, framePayload, frameSeq, readUint64 } from '../wal/frame.ts';
 import { FILE_HEADER_BYTES, parseWalFileName, WAL_FORMAT_VERSION } from '../wal/wal-file.ts';
 import { readWholeFile } from './shard-files.ts';
@@ -37,7 +37,7 @@ function checkWalFile(path: string, bytes: Buffer, firstSeq: number, problems: s
     problems.push(`${path}: bad magic or format version`);
     return null;
   }
-  if (updateCrc(0, bytes.subarray(0, 16)) >>> 0 !== bytes.readUInt32LE(16)) {
+  if (crc32c(bytes.subarray(0, 16)) !== bytes.readUInt32LE(16)) {
     problems.push(`${path}: header checksum mismatch`);
     return null;
   }

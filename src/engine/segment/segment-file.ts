@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
-import crc32c from 'crc-32/crc32c.js';
+import { crc32c } from '../directory/checksum.ts';
 import { EngineError } from '../errors.ts';
 import { ByteSink } from './byte-io.ts';
 
@@ -40,6 +40,7 @@ export const FileMagic = {
   docMetaGeneration: 'TVMG',
   liveDocs: 'TVLD',
   inplace: 'TVIP',
+  overlay: 'TVOV',
 } as const;
 
 /** Names of the immutable files of a segment directory. */
@@ -59,11 +60,6 @@ export const SegmentFileName = {
 export interface FileChecksum {
   bytes: number;
   crc32c: number;
-}
-
-/** Updates a running CRC32C with more bytes (start with 0). */
-export function updateCrc(crc: number, bytes: Uint8Array): number {
-  return crc32c.buf(bytes, crc);
 }
 
 /** A segment file being written: append to `sink`, call `drain` now and then, `finish` once. */
@@ -110,7 +106,7 @@ export class OutputFile {
 
   private async writeParts(parts: Uint8Array[]): Promise<void> {
     for (const part of parts) {
-      this.crc = updateCrc(this.crc, part);
+      this.crc = crc32c(part, this.crc);
       await this.handle.write(part);
     }
   }
@@ -170,7 +166,7 @@ export function readVerifiedFile(path: string, magic: string, expected?: FileChe
   }
   checkHeader(path, data, magic);
   const bodyEnd = data.length - FOOTER_BYTES;
-  const computed = updateCrc(0, data.subarray(0, bodyEnd)) >>> 0;
+  const computed = crc32c(data.subarray(0, bodyEnd));
   verifyChecksum(path, data.subarray(bodyEnd), computed, expected);
   return data;
 }
@@ -191,7 +187,7 @@ export function verifyFileStreaming(path: string, fd: number, magic: string, exp
     const read = fs.readSync(fd, buffer, 0, length, offset);
     if (read <= 0) throw corruptFile(path, 'unexpected end of file');
     if (offset === 0) checkHeader(path, buffer.subarray(0, Math.max(read, HEADER_BYTES + FOOTER_BYTES)), magic);
-    crc = updateCrc(crc, buffer.subarray(0, read));
+    crc = crc32c(buffer.subarray(0, read), crc);
     offset += read;
   }
   const footer = Buffer.alloc(FOOTER_BYTES);

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { SegmentReader } from './segment-reader.ts';
 import { buildDocMaps, writeSegment } from './segment-writer.ts';
-import { FOOTER_BYTES, HEADER_BYTES, SEGMENT_FORMAT_VERSION, SegmentFileName, updateCrc } from './segment-file.ts';
+import { FOOTER_BYTES, HEADER_BYTES, SEGMENT_FORMAT_VERSION, SegmentFileName } from './segment-file.ts';
+import { crc32c } from '../directory/checksum.ts';
 import { TestLeaf, seededRandom, type TestDoc } from './reference-leaf.fixture.ts';
 
 function sourcesDocs(count: number): TestDoc[] {
@@ -50,7 +51,7 @@ test('a source block that does not decompress is a corrupt file naming the sourc
     // The first block starts after the header with its uncompressed size (u32): claim 1000 bytes
     // fewer, then give the file a valid checksum so that only the block decoding can notice.
     bytes.writeUInt32LE(bytes.readUInt32LE(HEADER_BYTES) - 1000, HEADER_BYTES);
-    const crc = updateCrc(0, bytes.subarray(0, bytes.length - FOOTER_BYTES)) >>> 0;
+    const crc = crc32c(bytes.subarray(0, bytes.length - FOOTER_BYTES));
     bytes.writeUInt32LE(crc, bytes.length - FOOTER_BYTES);
     fs.writeFileSync(file, bytes);
     const files = { ...meta.files, [SegmentFileName.storedSource]: { bytes: bytes.length, crc32c: crc } };

@@ -2,7 +2,7 @@
  * One write-ahead log frame: `[u32 bodyLength][u32 crc32c(body)][body]`, where
  * body = `[u64 seq][u64 timestamp][payload]`, all little-endian (docs/formats/wal.md).
  */
-import CRC32C from 'crc-32/crc32c.js';
+import { crc32c } from '../directory/checksum.ts';
 
 /** Bytes before a frame's body: the body length and the body's CRC32C. */
 export const FRAME_HEADER_BYTES = 8;
@@ -49,7 +49,7 @@ export function writeFrame(
   writeUint64(target, bodyStart, seq);
   writeUint64(target, bodyStart + 8, timestamp);
   target.set(payload, bodyStart + BODY_PREFIX_BYTES);
-  target.writeUInt32LE(CRC32C.buf(target.subarray(bodyStart, bodyEnd)) >>> 0, offset + 4);
+  target.writeUInt32LE(crc32c(target.subarray(bodyStart, bodyEnd)), offset + 4);
   return bodyEnd;
 }
 
@@ -68,7 +68,7 @@ export function checkFrame(source: Buffer, offset: number, end: number, verifyCh
   if (end - offset < total) return FRAME_TORN;
   if (verifyChecksum) {
     const bodyStart = offset + FRAME_HEADER_BYTES;
-    const actual = CRC32C.buf(source.subarray(bodyStart, bodyStart + bodyLength)) >>> 0;
+    const actual = crc32c(source.subarray(bodyStart, bodyStart + bodyLength));
     if (actual !== source.readUInt32LE(offset + 4)) return FRAME_CORRUPT;
   }
   return total;

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import CRC32C from 'crc-32/crc32c.js';
+import { crc32c } from '../directory/checksum.ts';
 import { EngineError } from '../errors.ts';
 import { readDescriptors } from '../directory/read-descriptors.ts';
 import {
@@ -59,7 +59,7 @@ export function encodeFileHeader(firstSeq: number, target: Buffer = Buffer.alloc
   MAGIC.copy(target, 0);
   target.writeUInt32LE(WAL_FORMAT_VERSION, 4);
   writeUint64(target, 8, firstSeq);
-  target.writeUInt32LE(CRC32C.buf(target.subarray(0, 16)) >>> 0, 16);
+  target.writeUInt32LE(crc32c(target.subarray(0, 16)), 16);
   return target;
 }
 
@@ -180,7 +180,7 @@ export class WalFile {
     }
     const valid =
       hasMagic &&
-      (CRC32C.buf(header.subarray(0, 16)) >>> 0) === header.readUInt32LE(16) &&
+      crc32c(header.subarray(0, 16)) === header.readUInt32LE(16) &&
       readUint64(header, 8) === firstSeq;
     if (!valid) {
       fs.closeSync(fd);
