@@ -1,8 +1,10 @@
 /** Options shared by several aggregation types: value sources, bucket order, missing values, time zone. */
 import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
-import { COLUMN_NUMERIC_TYPES } from '../mapping/mapping.ts';
+import { COLUMN_NUMERIC_TYPES, DATE_TYPES } from '../mapping/mapping.ts';
+import { assertDocValues } from '../query/typed-values.ts';
 import { parseDateValue } from '../query/date-math.ts';
+import { TimeZone } from '../query/time-zone.ts';
 import { asArray, describe, dslError, isDslObject, readEnum, readNumber, readString, singleEntry } from '../query/dsl-reader.ts';
 import type { BucketKey, ValueFormat } from './aggregation-partials.ts';
 
@@ -77,17 +79,18 @@ export function valueSource(options: Record<string, unknown>, fields: ReadonlyMa
   const field = readString(options.field, 'field', type);
   const mapped = fields?.get(field);
   if (mapped === undefined) return { field, kind: 'none', format: 'number' };
-  if (mapped.type === 'text') throw new EngineError('illegal_argument', TEXT_FIELD_DATA_MESSAGE.replace('FIELD', field));
-  if (mapped.type === 'keyword') return { field, kind: 'keyword', format: 'string' };
+  if (mapped.storage === 'text') throw new EngineError('illegal_argument', TEXT_FIELD_DATA_MESSAGE.replace('FIELD', field));
+  assertDocValues(mapped, field);
+  if (mapped.storage === 'keyword') return { field, kind: 'keyword', format: mapped.type === 'ip' ? 'ip' : 'string' };
   if (!COLUMN_NUMERIC_TYPES.has(mapped.type)) throw dslError(`[${type}] field [${field}] of type [${mapped.type}] cannot be aggregated`);
-  const format: ValueFormat = mapped.type === 'date' ? 'date' : mapped.type === 'boolean' ? 'boolean' : 'number';
+  const format: ValueFormat = DATE_TYPES.has(mapped.type) ? 'date' : mapped.type === 'boolean' ? 'boolean' : 'number';
   return { field, kind: 'numeric', format };
 }
 
-/** A date, number or date-math bound of a date aggregation option. */
-export function parseDateOption(value: unknown, name: string, type: string, now: number): number {
+/** A date, number or date-math bound of a date aggregation option (dates without an offset and rounding in `zone`). */
+export function parseDateOption(value: unknown, name: string, type: string, now: number, zone: TimeZone = TimeZone.UTC): number {
   if (typeof value === 'string') {
-    const millis = parseDateValue(value, false, now);
+    const millis = parseDateValue(value, false, now, zone);
     if (millis === null) throw dslError(`[${type}] [${name}] is not a date: ${describe(value)}`);
     return millis;
   }
@@ -140,12 +143,4 @@ export function parseBucketOrder(value: unknown, subs: readonly NamedSpec[], typ
   }
   if (!orders.some((order) => order.by === '_key')) orders.push({ by: '_key', direction: 'asc', aggregation: '', stat: null });
   return orders;
-}
-
-/** Only UTC is supported as an aggregation time zone. */
-export function requireUtc(value: unknown, type: string): void {
-  const zone = readString(value, 'time_zone', type);
-  if (!['UTC', 'Z', '+00:00', '-00:00', 'Etc/UTC', 'GMT'].includes(zone)) {
-    throw dslError(`[${type}] time_zone [${zone}] is not supported; only UTC is`);
-  }
 }

@@ -21,14 +21,16 @@ import {
   parseBucketOrder,
   parseDateOption,
   parseMissingValue,
-  requireUtc,
   valueSource,
 } from './aggregation-options.ts';
 import type { BucketKey } from './aggregation-partials.ts';
 import { DatePattern } from './date-pattern.ts';
+import { readTimeZone, type TimeZone } from '../query/time-zone.ts';
 import { parseFilterSpec, parseFiltersSpec, parseMissingSpec, type FilterSpec, type FiltersSpec, type MissingSpec } from './filter-spec.ts';
 import { parseHistogramSpec, type HistogramSpec } from './histogram-spec.ts';
 import { parsePercentiles, type PercentilesSpec } from './percentiles.ts';
+import { parsePipeline, PIPELINE_TYPES, type PipelineSpec } from './pipeline-spec.ts';
+import { validatePipelines } from './pipelines.ts';
 import { parseTermsValueFilter, type TermsValueFilter } from './terms-include.ts';
 
 interface SpecBase {
@@ -61,6 +63,8 @@ export interface RangeSpec extends SpecBase {
   missing: number | null;
   /** `format` of a date range: how keys and `*_as_string` print and how `from` / `to` strings parse; null for ISO 8601. */
   datePattern: DatePattern | null;
+  /** `time_zone` of a date range: how `from` / `to` strings without an offset parse and how dates print. */
+  timeZone: TimeZone;
 }
 
 /** Metric aggregations. */
@@ -73,7 +77,7 @@ export interface MetricSpec extends SpecBase {
 }
 
 /** Any aggregation spec. */
-export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec;
+export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec | PipelineSpec;
 
 /**
  * Most ranges one `range` / `date_range` aggregation may list. Each document is tested against
@@ -83,7 +87,7 @@ export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec
 export const MAX_AGGREGATION_RANGES = 1000;
 
 /** Aggregation types this engine implements. */
-export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', 'filter', 'filters', 'missing', ...METRIC_TYPES];
+export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', 'filter', 'filters', 'missing', ...METRIC_TYPES, ...PIPELINE_TYPES];
 
 /**
  * Parses a request's `aggs` object against the mapping; `now` anchors date math. With `fields`
@@ -91,7 +95,9 @@ export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', '
  */
 export function parseAggregations(aggs: unknown, fields: ReadonlyMap<string, FlatField> | null, now = Date.now()): AggregationSpec[] {
   const object = expectObject(aggs, 'aggs');
-  return Object.entries(object).map(([name, body]) => parseAggregation(name, body, fields, now, 0));
+  const specs = Object.entries(object).map(([name, body]) => parseAggregation(name, body, fields, now, 0));
+  validatePipelines(specs);
+  return specs;
 }
 
 function parseAggregation(
@@ -132,6 +138,10 @@ function parseAggregation(
         );
   if (type === 'filter') return parseFilterSpec(name, parameters, fields, subs, now);
   const options = expectObject(parameters, type);
+  if (METRIC_TYPES.has(type) || PIPELINE_TYPES.has(type)) {
+    if (subs.length > 0) throw dslError(`Aggregator [${name}] of type [${type}] cannot accept sub-aggregations`);
+  }
+  if (PIPELINE_TYPES.has(type)) return parsePipeline(name, type as PipelineSpec['type'], options);
   if (METRIC_TYPES.has(type)) {
     if (subs.length > 0) throw dslError(`Aggregator [${name}] of type [${type}] cannot accept sub-aggregations`);
     if (type === 'percentiles' || type === 'percentile_ranks') return parsePercentiles(name, type, options, fields, now);
@@ -237,14 +247,15 @@ function parseRange(
   }
   const dates = type === 'date_range' || source.format === 'date';
   const datePattern = dates && options.format !== undefined ? DatePattern.parse(readString(options.format, 'format', type), type) : null;
+  const timeZone = readTimeZone(options.time_zone, type);
   const bound = (value: unknown, which: string): number | null => {
     if (value === undefined || value === null) return null;
     if (datePattern !== null && typeof value === 'string' && !value.startsWith('now')) {
-      const millis = datePattern.parse(value);
+      const millis = datePattern.parse(value, timeZone);
       if (millis !== null) return millis;
     }
     const dateLike = dates || (fields === null && typeof value === 'string' && Number.isNaN(Number(value)));
-    return dateLike ? parseDateOption(value, which, type, now) : readNumber(value, which, type);
+    return dateLike ? parseDateOption(value, which, type, now, timeZone) : readNumber(value, which, type);
   };
   const ranges = options.ranges.map((range) => {
     const object = expectObject(range, `${type}.ranges`);
@@ -253,9 +264,8 @@ function parseRange(
     return { key, from: bound(object.from, 'from'), to: bound(object.to, 'to') };
   });
   const keyed = options.keyed === undefined ? false : readBoolean(options.keyed, 'keyed', type);
-  if (options.time_zone !== undefined) requireUtc(options.time_zone, type);
   const missing = options.missing === undefined || options.missing === null ? null : bound(options.missing, 'missing');
   const rangeSource: ValueSource = dates ? { ...source, format: 'date' } : source;
-  return { type: 'range', requestedAs: type, name, subs, source: rangeSource, ranges, keyed, missing, datePattern };
+  return { type: 'range', requestedAs: type, name, subs, source: rangeSource, ranges, keyed, missing, datePattern, timeZone };
 }
 

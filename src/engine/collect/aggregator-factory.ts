@@ -1,18 +1,21 @@
-/** Builds the shard aggregator tree for parsed aggregation specs. */
+/** Builds the shard aggregator tree for parsed aggregation specs (pipelines have none). */
 import type { AggregationSpec } from './aggregation-spec.ts';
 import type { Aggregator } from './aggregator.ts';
 import { AggregatorGroup } from './aggregator.ts';
 import { FilterAggregator, FiltersAggregator, MissingAggregator } from './filter-aggregators.ts';
 import { CardinalityAggregator, PercentilesAggregator, StatsAggregator, ValueCountAggregator } from './metric-aggregators.ts';
 import { HistogramAggregator, RangeAggregator } from './numeric-bucket-aggregators.ts';
+import type { PipelineSpec } from './pipeline-spec.ts';
+import { isPipeline } from './pipelines.ts';
 import { TermsAggregator } from './terms-aggregator.ts';
 
 /** Aggregators for sibling specs, their sub-aggregations built recursively. */
 export function createAggregators(specs: readonly AggregationSpec[]): AggregatorGroup {
-  return new AggregatorGroup(specs.map(createAggregator));
+  // Pipelines read no document: they run on the merged output (pipelines.ts).
+  return new AggregatorGroup(specs.filter((spec): spec is Exclude<AggregationSpec, PipelineSpec> => !isPipeline(spec)).map(createAggregator));
 }
 
-function createAggregator(spec: AggregationSpec): Aggregator {
+function createAggregator(spec: Exclude<AggregationSpec, PipelineSpec>): Aggregator {
   switch (spec.type) {
     case 'terms':
       return new TermsAggregator(spec, createAggregators(spec.subs));

@@ -3,9 +3,10 @@
  * write most (`yyyy`, `yy`, `MM`, `dd`, `HH`, `mm`, `ss`, `SSS`, quoted literals and separators,
  * all in UTC) and the named formats `epoch_millis`, `epoch_second` and the ISO 8601 ones. A pattern
  * both prints (`key`, `from_as_string`, `to_as_string`) and parses (`from` / `to` strings that are
- * not date math).
+ * not date math), in UTC or the aggregation's `time_zone`.
  */
 import { dslError } from '../query/dsl-reader.ts';
+import { TimeZone } from '../query/time-zone.ts';
 import { isoDate } from './value-format.ts';
 
 type Token = { field: 'year' | 'year2' | 'month' | 'day' | 'hour' | 'minute' | 'second' | 'millis' } | { literal: string };
@@ -61,12 +62,12 @@ export class DatePattern {
     return new DatePattern(text, 'pattern', tokens);
   }
 
-  /** Epoch millis in this format. */
-  format(millis: number): string {
-    if (this.kind === 'iso') return isoDate(millis);
+  /** Epoch millis in this format, on the wall clock of `zone`. */
+  format(millis: number, zone: TimeZone = TimeZone.UTC): string {
+    if (this.kind === 'iso') return isoDate(millis, zone);
     if (this.kind === 'epoch_millis') return String(millis);
     if (this.kind === 'epoch_second') return String(millis / 1000);
-    const date = new Date(millis);
+    const date = new Date(zone.toLocal(millis));
     const pad = (value: number, width: number): string => String(value).padStart(width, '0');
     return this.tokens
       .map((token) => {
@@ -93,8 +94,8 @@ export class DatePattern {
       .join('');
   }
 
-  /** Epoch millis of a text in this format (missing fields at their start), or null when it does not fit. */
-  parse(text: string): number | null {
+  /** Epoch millis of a text in this format (missing fields at their start) read on the wall clock of `zone`, or null when it does not fit. */
+  parse(text: string, zone: TimeZone = TimeZone.UTC): number | null {
     if (this.kind === 'iso') return null;
     if (this.kind === 'epoch_millis' || this.kind === 'epoch_second') {
       if (!/^-?\d+(\.\d+)?$/.test(text)) return null;
@@ -118,6 +119,6 @@ export class DatePattern {
     }
     if (position !== text.length) return null;
     const millis = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second, parts.millis);
-    return Number.isNaN(millis) ? null : millis;
+    return Number.isNaN(millis) ? null : zone.toUtc(millis);
   }
 }

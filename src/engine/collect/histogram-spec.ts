@@ -1,13 +1,15 @@
 /**
  * `histogram` and `date_histogram` specs: bucket key rounding (numeric intervals, fixed date
- * intervals, calendar intervals in UTC) and the parsing of their options.
+ * intervals, calendar intervals; dates on the wall clock of the `time_zone`, DST included) and
+ * the parsing of their options.
  */
 import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
-import { addDateUnits, floorDate, type DateUnit } from '../query/date-math.ts';
+import { addDateUnitsIn, floorDateIn, type DateUnit } from '../query/date-math.ts';
+import { readTimeZone, type TimeZone } from '../query/time-zone.ts';
 import { checkKeys, describe, dslError, expectObject, readBoolean, readInteger, readNumber, readString } from '../query/dsl-reader.ts';
 import type { BucketOrder, ValueSource } from './aggregation-options.ts';
-import { parseBucketOrder, parseDateOption, requireUtc, valueSource } from './aggregation-options.ts';
+import { parseBucketOrder, parseDateOption, valueSource } from './aggregation-options.ts';
 import type { AggregationSpec } from './aggregation-spec.ts';
 
 /** `histogram` and `date_histogram`. */
@@ -24,6 +26,8 @@ export interface HistogramSpec {
   extendedBounds: { min: number | null; max: number | null } | null;
   keyed: boolean;
   order: BucketOrder[];
+  /** `time_zone` of a date histogram: bucket boundaries fall on its wall clock (UTC for numbers). */
+  timeZone: TimeZone;
 }
 
 const CALENDAR_UNITS: Record<string, DateUnit> = {
@@ -55,14 +59,24 @@ function parseTimeValue(text: string): number | null {
 
 /** The bucket key of a value. */
 export function histogramKey(spec: HistogramSpec, value: number): number {
-  if (spec.calendarUnit !== null) return floorDate(value - spec.offset, spec.calendarUnit) + spec.offset;
-  return Math.floor((value - spec.offset) / spec.interval) * spec.interval + spec.offset;
+  const zone = spec.timeZone;
+  if (spec.calendarUnit !== null) return floorDateIn(value - spec.offset, spec.calendarUnit, zone) + spec.offset;
+  if (zone.isUtc) return Math.floor((value - spec.offset) / spec.interval) * spec.interval + spec.offset;
+  // Fixed intervals in a zone are counted on its wall clock; a start the clocks skipped keeps the value's offset.
+  const shifted = value - spec.offset;
+  const local = zone.toLocal(shifted);
+  const rounded = Math.floor(local / spec.interval) * spec.interval;
+  const key = zone.toUtc(rounded);
+  return (key <= shifted ? key : shifted - (local - rounded)) + spec.offset;
 }
 
 /** The key of the bucket following `key`. */
 export function nextHistogramKey(spec: HistogramSpec, key: number): number {
-  if (spec.calendarUnit !== null) return addDateUnits(key - spec.offset, spec.calendarUnit, 1) + spec.offset;
-  return key + spec.interval;
+  const zone = spec.timeZone;
+  if (spec.calendarUnit !== null) return addDateUnitsIn(key - spec.offset, spec.calendarUnit, 1, zone) + spec.offset;
+  if (zone.isUtc) return key + spec.interval;
+  const next = zone.toUtc(zone.toLocal(key - spec.offset) + spec.interval) + spec.offset;
+  return next > key ? next : key + spec.interval;
 }
 
 /** Parses the options of a histogram or date histogram. */
@@ -92,6 +106,7 @@ export function parseHistogramSpec(
   let interval = 0;
   let calendarUnit: DateUnit | null = null;
   let offset = 0;
+  const timeZone = readTimeZone(dates ? options.time_zone : undefined, type);
   if (dates) {
     ({ interval, calendarUnit } = parseDateInterval(options));
     if (options.offset !== undefined) {
@@ -99,7 +114,6 @@ export function parseHistogramSpec(
       if (parsed === null || !Number.isFinite(parsed)) throw dslError(`[${type}] invalid [offset] ${describe(options.offset)}`);
       offset = parsed;
     }
-    if (options.time_zone !== undefined) requireUtc(options.time_zone, type);
   } else {
     if (options.interval === undefined) throw dslError('[histogram] Required [interval]');
     interval = readNumber(options.interval, 'interval', type);
@@ -112,7 +126,7 @@ export function parseHistogramSpec(
     const bounds = expectObject(options.extended_bounds, `${type}.extended_bounds`);
     checkKeys(bounds, ['min', 'max'], `${type}.extended_bounds`);
     const bound = (value: unknown, which: string): number | null =>
-      value === undefined || value === null ? null : dates ? parseDateOption(value, which, type, now) : readNumber(value, which, type);
+      value === undefined || value === null ? null : dates ? parseDateOption(value, which, type, now, timeZone) : readNumber(value, which, type);
     extendedBounds = { min: bound(bounds.min, 'min'), max: bound(bounds.max, 'max') };
     if (extendedBounds.min !== null && extendedBounds.max !== null && extendedBounds.min > extendedBounds.max) {
       throw dslError(`[${type}] [extended_bounds.min][${extendedBounds.min}] cannot be greater than [extended_bounds.max][${extendedBounds.max}]`);
@@ -120,7 +134,7 @@ export function parseHistogramSpec(
   }
   const keyed = options.keyed === undefined ? false : readBoolean(options.keyed, 'keyed', type);
   const order = parseBucketOrder(options.order, subs, type, [{ by: '_key', direction: 'asc', aggregation: '', stat: null }]);
-  return { type, name, subs, source, interval, calendarUnit, offset, minDocCount, extendedBounds, keyed, order };
+  return { type, name, subs, source, interval, calendarUnit, offset, minDocCount, extendedBounds, keyed, order, timeZone };
 }
 
 function parseDateInterval(options: Record<string, unknown>): { interval: number; calendarUnit: DateUnit | null } {

@@ -13,8 +13,8 @@ import { rangeKey } from './value-format.ts';
 export function rangeBucketKey(spec: RangeSpec, range: RangeSpec['ranges'][number]): string {
   if (range.key !== null) return range.key;
   const pattern = spec.datePattern;
-  if (pattern === null) return rangeKey(range.from, range.to, spec.source.format);
-  return `${range.from === null ? '*' : pattern.format(range.from)}-${range.to === null ? '*' : pattern.format(range.to)}`;
+  if (pattern === null) return rangeKey(range.from, range.to, spec.source.format, spec.timeZone);
+  return `${range.from === null ? '*' : pattern.format(range.from, spec.timeZone)}-${range.to === null ? '*' : pattern.format(range.to, spec.timeZone)}`;
 }
 
 /** Shard collector of a `range` aggregation: bucket ordinal = owner · ranges + range index. */
@@ -123,12 +123,17 @@ export class HistogramAggregator implements Aggregator {
   }
 
   private keyIdOf(value: number): number {
-    if (this.spec.calendarUnit === null) return this.keys.idOf(histogramKey(this.spec, value));
+    const { spec } = this;
+    if (spec.calendarUnit === null && spec.timeZone.isUtc) return this.keys.idOf(histogramKey(spec, value));
     if (value >= this.cachedStart && value < this.cachedEnd) return this.cachedKeyId;
-    const key = histogramKey(this.spec, value);
-    this.cachedStart = key;
-    this.cachedEnd = nextHistogramKey(this.spec, key);
+    const key = histogramKey(spec, value);
+    const end = nextHistogramKey(spec, key);
     this.cachedKeyId = this.keys.idOf(key);
+    // A fixed interval in a zone with rules is read off the wall clock, which repeats an hour when
+    // clocks go back: only a bucket without a transition is one run of instants.
+    const contiguous = spec.calendarUnit !== null || spec.timeZone.fixed || spec.timeZone.offsetAt(key) === spec.timeZone.offsetAt(end - 1);
+    this.cachedStart = contiguous ? key : NaN;
+    this.cachedEnd = contiguous ? end : NaN;
     return this.cachedKeyId;
   }
 

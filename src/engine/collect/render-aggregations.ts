@@ -4,7 +4,9 @@
  * `*_as_string` forms of dates and booleans. Every rendered bucket is counted against the
  * request's bucket budget (`search.max_buckets`) as it is built.
  */
+import { decodeIp } from '../mapping/ip.ts';
 import { setKey } from '../mapping/json-value.ts';
+import { TimeZone } from '../query/time-zone.ts';
 import type {
   AggregationPartial,
   AggregationPartials,
@@ -31,6 +33,8 @@ import { compareBuckets } from './bucket-order.ts';
 import type { HistogramSpec } from './histogram-spec.ts';
 import { histogramKey, nextHistogramKey } from './histogram-spec.ts';
 import { rangeBucketKey } from './numeric-bucket-aggregators.ts';
+import type { PipelineSpec } from './pipeline-spec.ts';
+import { applyParentPipelines, isPipeline, pipelineResultType, recordOutput, siblingPipelineOutput, type OutputName } from './pipelines.ts';
 import { typedKeyPrefix } from './typed-keys.ts';
 import { formatValue } from './value-format.ts';
 
@@ -60,14 +64,29 @@ function renderSpecs(
   context: RenderContext,
 ): Record<string, unknown> {
   for (const spec of specs) {
+    if (isPipeline(spec)) continue;
     const partial = partialNamed(partials, spec.name) ?? emptyPartial(spec);
-    setKey(rendered, context.typedKeys ? `${typedKeyPrefix(spec, partial)}#${spec.name}` : spec.name, renderOne(spec, partial, context));
+    const output = renderOne(spec, partial, context);
+    setKey(rendered, context.typedKeys ? `${typedKeyPrefix(spec, partial)}#${spec.name}` : spec.name, output);
+    recordOutput(rendered, spec.name, output);
+  }
+  // Sibling pipelines, once the aggregations they read are rendered (parent ones ran inside their parent).
+  for (const spec of specs) {
+    if (!isPipeline(spec) || !spec.type.endsWith('_bucket')) continue;
+    const output = siblingPipelineOutput(spec, rendered, specs);
+    setKey(rendered, pipelineOutputName(context)(spec), output);
+    recordOutput(rendered, spec.name, output);
   }
   return rendered;
 }
 
+/** How a pipeline's output is named in the response. */
+function pipelineOutputName(context: RenderContext): OutputName {
+  return (spec) => (context.typedKeys ? `${pipelineResultType(spec)}#${spec.name}` : spec.name);
+}
+
 /** The partial of an aggregation that saw no document. */
-function emptyPartial(spec: AggregationSpec): AggregationPartial {
+function emptyPartial(spec: Exclude<AggregationSpec, PipelineSpec>): AggregationPartial {
   switch (spec.type) {
     case 'filter':
     case 'missing':
@@ -102,7 +121,7 @@ function emptyPartial(spec: AggregationSpec): AggregationPartial {
   }
 }
 
-function renderOne(spec: AggregationSpec, partial: AggregationPartial, context: RenderContext): Record<string, unknown> {
+function renderOne(spec: Exclude<AggregationSpec, PipelineSpec>, partial: AggregationPartial, context: RenderContext): Record<string, unknown> {
   switch (spec.type) {
     case 'terms':
       return renderTerms(spec, partial as TermsPartial, context);
@@ -146,11 +165,12 @@ function renderKeyedBucket(
   subs: readonly AggregationSpec[],
   keyAsStringFirst: boolean,
   context: RenderContext,
+  zone: TimeZone = TimeZone.UTC,
 ): Record<string, unknown> {
   const rendered: Record<string, unknown> = {};
-  const keyAsString = typeof bucket.key === 'number' && (format === 'date' || format === 'boolean') ? formatValue(bucket.key, format) : null;
+  const keyAsString = typeof bucket.key === 'number' && (format === 'date' || format === 'boolean') ? formatValue(bucket.key, format, zone) : null;
   if (keyAsStringFirst && keyAsString !== null) rendered.key_as_string = keyAsString;
-  rendered.key = bucket.key;
+  rendered.key = format === 'ip' && typeof bucket.key === 'string' ? decodeIp(bucket.key) : bucket.key;
   if (!keyAsStringFirst && keyAsString !== null) rendered.key_as_string = keyAsString;
   rendered.doc_count = bucket.docCount;
   return renderSpecs(rendered, subs, bucket.aggs, context);
@@ -164,18 +184,19 @@ function renderTerms(spec: TermsSpec, partial: TermsPartial, context: RenderCont
   let totalCount = partial.otherDocCount;
   for (const bucket of shown) shownCount += bucket.docCount;
   for (const bucket of partial.buckets) totalCount += bucket.docCount;
+  const buckets = shown.map((bucket) => renderKeyedBucket(bucket, partial.format, spec.subs, false, context));
   return {
     doc_count_error_upper_bound: partial.errorBound,
     sum_other_doc_count: totalCount - shownCount,
-    buckets: shown.map((bucket) => renderKeyedBucket(bucket, partial.format, spec.subs, false, context)),
+    buckets: applyParentPipelines(spec.subs, buckets, pipelineOutputName(context)),
   };
 }
 
 function renderRange(spec: RangeSpec, partial: RangePartial, context: RenderContext): Record<string, unknown> {
   const dates = partial.format === 'date';
-  const asString = (value: number): string => (spec.datePattern === null ? formatValue(value, 'date') : spec.datePattern.format(value));
+  const asString = (value: number): string => (spec.datePattern === null ? formatValue(value, 'date', spec.timeZone) : spec.datePattern.format(value, spec.timeZone));
   context.budget.consume(partial.buckets.length);
-  const buckets = partial.buckets.map((bucket) => {
+  const allBuckets = partial.buckets.map((bucket) => {
     const rendered: Record<string, unknown> = { key: bucket.key };
     if (bucket.from !== null) {
       rendered.from = bucket.from;
@@ -188,6 +209,7 @@ function renderRange(spec: RangeSpec, partial: RangePartial, context: RenderCont
     rendered.doc_count = bucket.docCount;
     return renderSpecs(rendered, spec.subs, bucket.aggs, context);
   });
+  const buckets = applyParentPipelines(spec.subs, allBuckets, pipelineOutputName(context));
   if (!spec.keyed) return { buckets };
   const keyed: Record<string, unknown> = {};
   for (const bucket of buckets) {
@@ -236,7 +258,11 @@ function renderHistogram(spec: HistogramSpec, partial: HistogramPartial, context
   const keyAscending = spec.order[0]!.by === '_key' && spec.order[0]!.direction === 'asc';
   if (!keyAscending) buckets = [...buckets].sort((left, right) => compareBuckets(spec.order, left, right));
   const format: ValueFormat = spec.type === 'date_histogram' ? 'date' : 'number';
-  const rendered = buckets.map((bucket) => renderKeyedBucket(bucket, format, spec.subs, true, context));
+  const rendered = applyParentPipelines(
+    spec.subs,
+    buckets.map((bucket) => renderKeyedBucket(bucket, format, spec.subs, true, context, spec.timeZone)),
+    pipelineOutputName(context),
+  );
   if (!spec.keyed) return { buckets: rendered };
   const keyed: Record<string, unknown> = {};
   for (const bucket of rendered) setKey(keyed, String(bucket.key_as_string ?? bucket.key), bucket);

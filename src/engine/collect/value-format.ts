@@ -1,4 +1,5 @@
 /** Text forms of aggregation values as Elasticsearch prints them (`key_as_string`, range keys). */
+import { TimeZone } from '../query/time-zone.ts';
 import type { ValueFormat } from './aggregation-partials.ts';
 
 /** A double as Java's Double.toString prints it: `10.0`, `1.5`, `1.0E7`. */
@@ -14,17 +15,20 @@ export function javaDouble(value: number): string {
   return `${digits}E${Number(exponent)}`;
 }
 
-/** ISO 8601 form of epoch millis in UTC, like ES's default date format. */
-export function isoDate(millis: number): string {
+/** ISO 8601 form of epoch millis, like ES's default date format: in UTC (`…Z`), or on the wall clock of `zone` with its offset. */
+export function isoDate(millis: number, zone: TimeZone = TimeZone.UTC): string {
   const date = new Date(millis);
-  return Number.isNaN(date.getTime()) ? String(millis) : date.toISOString();
+  if (Number.isNaN(date.getTime())) return String(millis);
+  if (zone.isUtc) return date.toISOString();
+  const local = new Date(zone.toLocal(millis));
+  return Number.isNaN(local.getTime()) ? date.toISOString() : `${local.toISOString().slice(0, -1)}${zone.offsetTextAt(millis)}`;
 }
 
-/** A value in its format's text form. */
-export function formatValue(value: number, format: ValueFormat): string {
+/** A value in its format's text form (dates in `zone`, UTC by default). */
+export function formatValue(value: number, format: ValueFormat, zone: TimeZone = TimeZone.UTC): string {
   switch (format) {
     case 'date':
-      return isoDate(value);
+      return isoDate(value, zone);
     case 'boolean':
       return value !== 0 ? 'true' : 'false';
     default:
@@ -33,7 +37,7 @@ export function formatValue(value: number, format: ValueFormat): string {
 }
 
 /** Default key of a range bucket: `from-to` with `*` for open ends. */
-export function rangeKey(from: number | null, to: number | null, format: ValueFormat): string {
-  const side = (value: number | null): string => (value === null ? '*' : formatValue(value, format));
+export function rangeKey(from: number | null, to: number | null, format: ValueFormat, zone: TimeZone = TimeZone.UTC): string {
+  const side = (value: number | null): string => (value === null ? '*' : formatValue(value, format, zone));
   return `${side(from)}-${side(to)}`;
 }

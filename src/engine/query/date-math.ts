@@ -1,10 +1,12 @@
 /**
- * Dates in queries and aggregations, in UTC: ISO 8601 strings (date, date-time, optional
- * fraction and offset), epoch millis, and Elasticsearch date math — an anchor (`now` or
- * `<date>||`) followed by `+N<unit>`, `-N<unit>` and `/<unit>` (round) with units
- * y M w d h H m s. Rounding and partial dates round down, or up to the unit's last millisecond
- * when `roundUp` is set (used for gt and lte bounds, like Elasticsearch).
+ * Dates in queries and aggregations: ISO 8601 strings (date, date-time, optional fraction and
+ * offset), epoch millis, and Elasticsearch date math — an anchor (`now` or `<date>||`) followed by
+ * `+N<unit>`, `-N<unit>` and `/<unit>` (round) with units y M w d h H m s. Rounding and partial
+ * dates round down, or up to the unit's last millisecond when `roundUp` is set (used for gt and
+ * lte bounds, like Elasticsearch). Dates without an offset, calendar arithmetic and rounding are
+ * in UTC unless a time zone is given (time-zone.ts).
  */
+import { TimeZone } from './time-zone.ts';
 
 /** Calendar units of date math and date histograms. */
 export type DateUnit = 'year' | 'quarter' | 'month' | 'week' | 'day' | 'hour' | 'minute' | 'second';
@@ -74,11 +76,29 @@ export function addDateUnits(millis: number, unit: DateUnit, amount: number): nu
   return millis + FIXED_UNIT_MILLIS[unit]! * amount;
 }
 
+/** Start of the unit containing `millis` on the wall clock of `zone` (sub-day units keep the instant's offset). */
+export function floorDateIn(millis: number, unit: DateUnit, zone: TimeZone): number {
+  if (zone.isUtc) return floorDate(millis, unit);
+  const local = zone.toLocal(millis);
+  const floored = floorDate(local, unit);
+  if (unit === 'hour' || unit === 'minute' || unit === 'second') return millis - (local - floored);
+  return zone.toUtc(floored);
+}
+
+/** `millis` moved by `amount` units; days and longer on the wall clock of `zone` (a DST day is 23 or 25 hours). */
+export function addDateUnitsIn(millis: number, unit: DateUnit, amount: number, zone: TimeZone): number {
+  if (zone.isUtc || unit === 'hour' || unit === 'minute' || unit === 'second') return addDateUnits(millis, unit, amount);
+  return zone.toUtc(addDateUnits(zone.toLocal(millis), unit, amount));
+}
+
 const ISO_DATE =
   /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 
-/** Parses an ISO 8601 date; partial dates mean their first (or, with roundUp, last) millisecond. */
-export function parseIsoDate(text: string, roundUp = false): number | null {
+/**
+ * Parses an ISO 8601 date; partial dates mean their first (or, with roundUp, last) millisecond.
+ * A date without an offset is read on the wall clock of `zone`.
+ */
+export function parseIsoDate(text: string, roundUp = false, zone: TimeZone = TimeZone.UTC): number | null {
   const match = ISO_DATE.exec(text);
   if (match === null) return null;
   const [, year, month, day, hour, minute, second, fraction, offset] = match;
@@ -102,14 +122,16 @@ export function parseIsoDate(text: string, roundUp = false): number | null {
       month === undefined ? 'year' : day === undefined ? 'month' : hour === undefined ? 'day' : minute === undefined ? 'hour' : second === undefined ? 'minute' : 'second';
     millis = addDateUnits(millis, unit, 1) - 1;
   }
+  if (offset === undefined && !zone.isUtc) return zone.toUtc(millis);
   return millis;
 }
 
 /**
  * Resolves a date value (epoch millis number, ISO string, epoch millis string, or date math)
- * to epoch millis; null when it cannot be parsed.
+ * to epoch millis; null when it cannot be parsed. `zone` reads dates without an offset and
+ * rounds date math (`now/d` is midnight in that zone).
  */
-export function parseDateValue(value: unknown, roundUp: boolean, now: number): number | null {
+export function parseDateValue(value: unknown, roundUp: boolean, now: number, zone: TimeZone = TimeZone.UTC): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value !== 'string') return null;
   const text = value.trim();
@@ -121,18 +143,18 @@ export function parseDateValue(value: unknown, roundUp: boolean, now: number): n
   } else {
     const separator = text.indexOf('||');
     if (separator < 0) {
-      const iso = parseIsoDate(text, roundUp);
+      const iso = parseIsoDate(text, roundUp, zone);
       if (iso !== null) return iso;
       return /^-?\d+$/.test(text) ? Number(text) : null;
     }
-    anchor = parseIsoDate(text.slice(0, separator)) ?? (/^-?\d+$/.test(text.slice(0, separator)) ? Number(text.slice(0, separator)) : null);
+    anchor = parseIsoDate(text.slice(0, separator), false, zone) ?? (/^-?\d+$/.test(text.slice(0, separator)) ? Number(text.slice(0, separator)) : null);
     math = text.slice(separator + 2);
   }
   if (anchor === null) return null;
-  return applyDateMath(anchor, math, roundUp);
+  return applyDateMath(anchor, math, roundUp, zone);
 }
 
-function applyDateMath(anchor: number, math: string, roundUp: boolean): number | null {
+function applyDateMath(anchor: number, math: string, roundUp: boolean, zone: TimeZone): number | null {
   let millis = anchor;
   let index = 0;
   while (index < math.length) {
@@ -142,8 +164,8 @@ function applyDateMath(anchor: number, math: string, roundUp: boolean): number |
       const unit = MATH_UNITS[math[index] ?? ''];
       if (unit === undefined) return null;
       index++;
-      millis = floorDate(millis, unit);
-      if (roundUp) millis = addDateUnits(millis, unit, 1) - 1;
+      millis = floorDateIn(millis, unit, zone);
+      if (roundUp) millis = addDateUnitsIn(millis, unit, 1, zone) - 1;
       continue;
     }
     if (operator !== '+' && operator !== '-') return null;
@@ -153,7 +175,7 @@ function applyDateMath(anchor: number, math: string, roundUp: boolean): number |
     if (unit === undefined) return null;
     index++;
     const amount = digits === '' ? 1 : Number(digits);
-    millis = addDateUnits(millis, unit, operator === '+' ? amount : -amount);
+    millis = addDateUnitsIn(millis, unit, operator === '+' ? amount : -amount, zone);
   }
   return millis;
 }

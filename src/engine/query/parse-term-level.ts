@@ -8,6 +8,10 @@ import { checkKeys, describe, dslError, expectObject, isDslObject, readBoolean, 
 import { isInvertedField, requireColumnValue } from './field-queries.ts';
 import { PrefixQuery, TermRangeQuery, TermSetQuery, type TermBounds } from './multi-term-query.ts';
 import { readBoost } from './parse-full-text.ts';
+import { BooleanQuery } from './boolean-query.ts';
+import { assertSearchable, keywordBounds, keywordTerm, supportsTermPatterns } from './typed-values.ts';
+import { parseDateValue } from './date-math.ts';
+import { readTimeZone } from './time-zone.ts';
 import type { Query } from './scorer.ts';
 import { exactValueQuery } from './field-queries.ts';
 
@@ -80,6 +84,14 @@ export function parseTerms(body: DslObject, fields: ReadonlyMap<string, FlatFiel
   if (path === '_id') return new IdsQuery([...new Set(values.map((value) => idValue(value, 'terms')))], boost);
   const field = fields.get(path);
   if (field === undefined) return new MatchNoneQuery();
+  assertSearchable(field);
+  if (field.type === 'ip' && values.some((value) => typeof value === 'string' && value.includes('/'))) {
+    const clauses = values.map((value) => exactValueQuery(field, value, 1, 'terms', now));
+    return new BooleanQuery({ must: [], should: clauses, filter: [], mustNot: [] }, 1, boost);
+  }
+  if (field.storage === 'keyword') {
+    return new TermSetQuery(field.path, [...new Set(values.map((value) => keywordTerm(field, value, 'terms')))], boost);
+  }
   if (isInvertedField(field)) {
     const terms = values.map((value) => {
       if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
@@ -126,14 +138,12 @@ export function parseRange(body: DslObject, fields: ReadonlyMap<string, FlatFiel
   checkKeys(options, ['gt', 'gte', 'lt', 'lte', 'from', 'to', 'include_lower', 'include_upper', 'format', 'time_zone', 'boost', 'relation'], 'range');
   if (options.format !== undefined) readString(options.format, 'format', 'range');
   if (options.relation !== undefined) readEnum(options.relation, ['intersects', 'contains', 'within'] as const, 'relation', 'range');
-  if (options.time_zone !== undefined) {
-    const zone = readString(options.time_zone, 'time_zone', 'range');
-    if (!['UTC', 'Z', '+00:00', '-00:00', 'Etc/UTC', 'GMT'].includes(zone)) throw dslError(`[range] time_zone [${zone}] is not supported; only UTC is`);
-  }
+  const zone = readTimeZone(options.time_zone, 'range');
   const boost = readBoost(options.boost, 'range');
   const bounds = readRangeBounds(options);
   const field = fields.get(path);
   if (field === undefined) return new MatchNoneQuery();
+  assertSearchable(field);
   if (isInvertedField(field)) {
     const text = (bound: unknown): string | null => {
       if (bound === undefined) return null;
@@ -146,17 +156,24 @@ export function parseRange(body: DslObject, fields: ReadonlyMap<string, FlatFiel
       includeLower: bounds.includeLower,
       includeUpper: bounds.includeUpper,
     };
-    return field.type === 'keyword' ? new KeywordRangeQuery(path, termBounds, boost) : new TermRangeQuery(path, termBounds, boost);
+    return field.storage === 'keyword'
+      ? new KeywordRangeQuery(field.path, keywordBounds(field, termBounds, 'range'), boost)
+      : new TermRangeQuery(path, termBounds, boost);
   }
-  // Date math rounds the lower bound up for gt and the upper bound up for lte (like ES).
+  // Date math rounds the lower bound up for gt and the upper bound up for lte (like ES); dates
+  // without an offset and rounding are on the wall clock of `time_zone`.
+  const columnBound = (value: unknown, roundUp: boolean): number => {
+    const zoned = field.type === 'date' && !zone.isUtc ? parseDateValue(value, roundUp, now, zone) : null;
+    return zoned ?? requireColumnValue(field, value, 'range', now, roundUp);
+  };
   let min = -Infinity;
   let max = Infinity;
   if (bounds.lower !== undefined) {
-    const lower = requireColumnValue(field, bounds.lower, 'range', now, !bounds.includeLower);
+    const lower = columnBound(bounds.lower, !bounds.includeLower);
     min = bounds.includeLower ? lower : nextUp(lower);
   }
   if (bounds.upper !== undefined) {
-    const upper = requireColumnValue(field, bounds.upper, 'range', now, bounds.includeUpper);
+    const upper = columnBound(bounds.upper, bounds.includeUpper);
     max = bounds.includeUpper ? upper : nextDown(upper);
   }
   return new NumericRangeQuery(path, min, max, boost);
@@ -170,10 +187,12 @@ export function parseExists(body: DslObject, fields: ReadonlyMap<string, FlatFie
   const boost = readBoost(body.boost, 'exists');
   if (METADATA_FIELDS_OF_EVERY_DOCUMENT.has(path)) return new MatchAllQuery(boost);
   const direct = fields.get(path);
-  const targets = direct !== undefined ? [direct] : [...fields.values()].filter((field) => field.path.startsWith(`${path}.`));
+  if (direct?.keyPrefix !== undefined) return new PrefixQuery(direct.path, direct.keyPrefix, boost);
+  if (direct?.storage === 'none') throw dslError(`[exists] field [${path}] of type [${direct.type}] is not indexed and has no doc values`);
+  const targets = direct !== undefined ? [direct] : [...fields.values()].filter((field) => field.path.startsWith(`${path}.`) && field.storage !== 'none');
   const sources: ExistsSource[] = targets.map((field) => ({
     field: field.path,
-    kind: field.type === 'text' ? 'norms' : field.type === 'keyword' ? 'keyword' : 'numeric',
+    kind: field.storage === 'text' ? 'norms' : field.storage === 'keyword' ? 'keyword' : 'numeric',
   }));
   return sources.length === 0 ? new MatchNoneQuery() : new ExistsQuery(sources, boost);
 }
@@ -198,8 +217,9 @@ export function parsePrefix(body: DslObject, fields: ReadonlyMap<string, FlatFie
   const boost = readBoost(options.boost, 'prefix');
   const field = fields.get(path);
   if (field === undefined) return new MatchNoneQuery();
-  if (!isInvertedField(field)) {
+  assertSearchable(field);
+  if (!supportsTermPatterns(field)) {
     throw dslError(`[prefix] Can only use prefix queries on keyword and text fields - not on [${path}] which is of type [${field.type}]`);
   }
-  return new PrefixQuery(path, normalizeTerm(field.analyzer, prefix), boost);
+  return new PrefixQuery(field.path, `${field.keyPrefix ?? ''}${normalizeTerm(field.analyzer, prefix)}`, boost);
 }
