@@ -20,6 +20,12 @@ export type EngineErrorCode =
   | 'too_many_buckets'
   /** A `wildcard` or `regexp` pattern whose automaton would pass its state or work bound. */
   | 'too_complex_to_determinize'
+  /** A query that cannot be built, such as `query_string` text that does not parse (ES query_shard_exception). */
+  | 'query_shard'
+  /** A scroll or point-in-time reader context that expired, was cleared, or died with its shard copy or node. */
+  | 'search_context_missing'
+  /** Opening a scroll or point-in-time reader context would pass the node's limit of open ones. */
+  | 'too_many_scroll_contexts'
   /** Replicated records would leave a hole in a copy's history (the first new seq is not lastSeq + 1). */
   | 'replication_gap';
 

@@ -39,7 +39,7 @@ export interface ByQueryOptions {
   batchSize: number;
   /** Documents per second, or null when unthrottled (ES `requests_per_second=-1`). */
   requestsPerSecond: number | null;
-  /** ES `q`: a query string run as `simple_query_string` instead of the body's query. */
+  /** ES `q`: a query string run as `query_string` instead of the body's query. */
   q?: string;
 }
 

@@ -17,7 +17,9 @@ test('defaults and query-string overrides', () => {
   assert.equal(overridden.size, 7);
   assert.equal(overridden.from, 1);
   assert.deepEqual(overridden.sort, ['year:desc', '_id']);
-  assert.deepEqual(overridden.query, { simple_query_string: { query: 'dune' } });
+  assert.deepEqual(overridden.query, { query_string: { query: 'dune' } });
+  const withOptions = parseSearch({}, { q: 'title:dune', qOptions: { df: 'title', defaultOperator: 'AND', lenient: true, analyzeWildcard: true } }, 0);
+  assert.deepEqual(withOptions.query, { query_string: { query: 'title:dune', default_field: 'title', default_operator: 'AND', lenient: true, analyze_wildcard: true } });
   assert.equal(overridden.timeoutMs, 2000);
   assert.equal(parseSearch({}, {}, 500).timeoutMs, 500, 'the node default applies');
 });

@@ -1,16 +1,38 @@
 /**
  * Parsing of a `_search` / `_count` request: the ES JSON body plus the query-string parameters
- * that override it (`size`, `from`, `sort`, `q`, `_source*`, `track_total_hits`, `timeout`).
+ * that override it (`size`, `from`, `sort`, `q` with `df` etc., `_source*`, `track_total_hits`, `timeout`).
  * Shape errors are EngineError('parsing') or ('illegal_argument'), so they surface as 400.
  */
 import { EngineError } from '../engine/errors.ts';
 import { MAX_RESULT_WINDOW } from '../engine/query/search-request.ts';
 import { parseSourceFilter, type SourceFilter } from './source-filter.ts';
 
+/** The URL parameters that go with `q` (ES `df`, `default_operator`, `analyzer`, `lenient`, `analyze_wildcard`). */
+export interface QueryStringParams {
+  df?: string;
+  defaultOperator?: string;
+  analyzer?: string;
+  lenient?: boolean;
+  analyzeWildcard?: boolean;
+}
+
+/** The query the `q` URL parameter stands for: a `query_string` query with its companion parameters. */
+export function queryFromQ(q: string, params: QueryStringParams = {}): Record<string, unknown> {
+  const options: Record<string, unknown> = { query: q };
+  if (params.df !== undefined) options.default_field = params.df;
+  if (params.defaultOperator !== undefined) options.default_operator = params.defaultOperator;
+  if (params.analyzer !== undefined) options.analyzer = params.analyzer;
+  if (params.lenient !== undefined) options.lenient = params.lenient;
+  if (params.analyzeWildcard !== undefined) options.analyze_wildcard = params.analyzeWildcard;
+  return { query_string: options };
+}
+
 /** Query-string parameters of `_search` (already typed by the HTTP layer). */
 export interface SearchParams {
-  /** Query string, run as a `simple_query_string` over all fields. */
+  /** Query string in Lucene syntax, run as a `query_string` query (with `qOptions`). */
   q?: string;
+  /** `df`, `default_operator`, `analyzer`, `lenient`, `analyze_wildcard` for `q`. */
+  qOptions?: QueryStringParams;
   from?: number;
   size?: number;
   /** `field:asc,other:desc` or `field` (comma list). */
@@ -118,7 +140,7 @@ export function parseSearch(body: unknown, params: SearchParams, defaultTimeoutM
       `Result window is too large, from + size must be less than or equal to: [${MAX_RESULT_WINDOW}] but was [${from + size}]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting.`,
     );
   }
-  const query = params.q !== undefined ? { simple_query_string: { query: params.q } } : request.query;
+  const query = params.q !== undefined ? queryFromQ(params.q, params.qOptions) : request.query;
   if (query !== undefined && !isPlainObject(query)) throw new EngineError('parsing', '[query] must be an object');
   const sort = params.sort !== undefined ? params.sort.split(',').map((part) => part.trim()).filter((part) => part !== '') : request.sort;
   const searchAfter = request.search_after;
@@ -164,13 +186,13 @@ export function parseSearch(body: unknown, params: SearchParams, defaultTimeoutM
 }
 
 /** Validates a `_count` body (`{query}`) and the `q` override; returns the query. */
-export function parseCount(body: unknown, params: { q?: string }): unknown {
+export function parseCount(body: unknown, params: { q?: string; qOptions?: QueryStringParams }): unknown {
   const request = body === undefined || body === null ? {} : body;
   if (!isPlainObject(request)) throw new EngineError('parsing', 'the count body must be a JSON object');
   for (const key of Object.keys(request)) {
     if (key !== 'query') throw new EngineError('parsing', `request does not support [${key}]`);
   }
-  const query = params.q !== undefined ? { simple_query_string: { query: params.q } } : request.query;
+  const query = params.q !== undefined ? queryFromQ(params.q, params.qOptions) : request.query;
   if (query !== undefined && !isPlainObject(query)) throw new EngineError('parsing', '[query] must be an object');
   return query;
 }

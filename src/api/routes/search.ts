@@ -8,6 +8,7 @@ import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { SearchParams } from '../../node/node-service.ts';
 import type { CountParams } from '../../node/search.ts';
+import type { QueryStringParams } from '../../node/search-body.ts';
 import type { SearchService } from '../../node/search-service.ts';
 import { AnyObject, CollectionParams, FlagParam, SOURCE_QUERY, commaList, flagSet, optionalBody, querySchema } from '../params.ts';
 
@@ -19,10 +20,20 @@ const TARGET_QUERY = {
   expand_wildcards: Type.Optional(Type.String()),
 };
 
+/** `q` and the parameters that go with it. */
+const Q_QUERY = {
+  q: Type.Optional(Type.String()),
+  df: Type.Optional(Type.String({ minLength: 1 })),
+  default_operator: Type.Optional(Type.String()),
+  analyzer: Type.Optional(Type.String()),
+  lenient: Type.Optional(FlagParam),
+  analyze_wildcard: Type.Optional(FlagParam),
+};
+
 const SearchQuery = querySchema({
   ...TARGET_QUERY,
   ...SOURCE_QUERY,
-  q: Type.Optional(Type.String()),
+  ...Q_QUERY,
   from: Type.Optional(Type.Integer({ minimum: 0 })),
   size: Type.Optional(Type.Integer({ minimum: 0 })),
   sort: Type.Optional(Type.String({ minLength: 1 })),
@@ -35,7 +46,15 @@ const SearchQuery = querySchema({
   version: Type.Optional(FlagParam),
 });
 
-const CountQuery = querySchema({ ...TARGET_QUERY, q: Type.Optional(Type.String()) });
+const CountQuery = querySchema({ ...TARGET_QUERY, ...Q_QUERY });
+
+/** The `qOptions` of search and count from the URL. */
+function qOptions(query: Static<typeof CountQuery>): QueryStringParams {
+  const options: QueryStringParams = { df: query.df, defaultOperator: query.default_operator, analyzer: query.analyzer };
+  if (query.lenient !== undefined) options.lenient = flagSet(query.lenient);
+  if (query.analyze_wildcard !== undefined) options.analyzeWildcard = flagSet(query.analyze_wildcard);
+  return options;
+}
 
 const SearchBody = Type.Object(
   {
@@ -60,12 +79,13 @@ const SearchBody = Type.Object(
 const CountBody = Type.Object({ query: Type.Optional(AnyObject) }, { additionalProperties: false });
 
 function countParams(query: Static<typeof CountQuery>): CountParams {
-  return { q: query.q, ignoreUnavailable: flagSet(query.ignore_unavailable) };
+  return { q: query.q, qOptions: qOptions(query), ignoreUnavailable: flagSet(query.ignore_unavailable) };
 }
 
 function searchParams(query: Static<typeof SearchQuery>): SearchParams {
   const params: SearchParams = {
     q: query.q,
+    qOptions: qOptions(query),
     from: query.from,
     size: query.size,
     sort: query.sort,

@@ -38,14 +38,19 @@ export function tooComplex(nfaStates: number, nfaTransitions: number, maxStates:
   );
 }
 
-/** Thompson NFA under construction: per state, epsilon targets and flat (from, to, target) triples. */
-class Nfa {
+/**
+ * NFA under construction: per state, epsilon targets and flat (low, high, target) triples. Pattern
+ * trees compile into it (Thompson's construction); other automata (Levenshtein's, fuzzy-automaton.ts)
+ * add their states and edges directly, then `determinizeNfa`.
+ */
+export class Nfa {
   readonly epsilons: number[][] = [];
   readonly ranges: number[][] = [];
   transitions = 0;
 
   constructor(private readonly maxDeterminizedStates: number) {}
 
+  /** Adds a state and returns its number; too_complex_to_determinize past MAX_NFA_STATES. */
   addState(): number {
     if (this.epsilons.length >= MAX_NFA_STATES) throw tooComplex(this.epsilons.length, this.transitions, this.maxDeterminizedStates);
     this.epsilons.push([]);
@@ -53,11 +58,13 @@ class Nfa {
     return this.epsilons.length - 1;
   }
 
+  /** Adds an edge that consumes nothing. */
   addEpsilon(from: number, to: number): void {
     this.epsilons[from]!.push(to);
     this.transitions++;
   }
 
+  /** Adds an edge consuming one code point in [low, high]. */
   addRange(from: number, low: number, high: number, to: number): void {
     this.ranges[from]!.push(low, high, to);
     this.transitions++;
@@ -196,6 +203,11 @@ export function compilePattern(node: PatternNode, limits: AutomatonLimits = {}):
   const nfa = new Nfa(maxStates);
   const [start, accept] = nfa.compile(node);
   return determinize(nfa, start, accept, maxStates);
+}
+
+/** Determinizes an NFA built state by state (one start, one accepting state), within the same bounds as patterns. */
+export function determinizeNfa(nfa: Nfa, start: number, accept: number, limits: AutomatonLimits = {}): Dfa {
+  return determinize(nfa, start, accept, limits.maxDeterminizedStates ?? DEFAULT_MAX_DETERMINIZED_STATES);
 }
 
 /** Subset construction; states unreachable to acceptance are dropped at the end. */

@@ -4,13 +4,18 @@
  * value parsing for numeric, date and boolean columns.
  */
 import { analyze } from '../analysis/analyzer.ts';
-import type { AnalyzerName, FlatField } from '../mapping/mapping.ts';
+import { DATE_TYPES, type AnalyzerName, type FlatField } from '../mapping/mapping.ts';
 import { MatchAllQuery, MatchNoneQuery } from './basic-queries.ts';
 import { BooleanQuery } from './boolean-query.ts';
-import { NumericSetQuery } from './column-queries.ts';
+import { parseDateWithFormats } from '../mapping/date.ts';
+import { roundToHalfFloat } from '../mapping/field-value.ts';
+import { encodeIp } from '../mapping/ip.ts';
+import { KeywordRangeQuery, NumericSetQuery } from './column-queries.ts';
+import { assertSearchable, cidrBounds, keywordTerm } from './typed-values.ts';
 import { parseDateValue } from './date-math.ts';
 import { describe, dslError } from './dsl-reader.ts';
 import { resolveMinimumShouldMatch } from './dsl-reader.ts';
+import { editsFor, fuzzyTermQuery, type FuzzyOptions } from './fuzzy-query.ts';
 import { PrefixQuery } from './multi-term-query.ts';
 import { PhrasePrefixQuery } from './phrase-prefix-query.ts';
 import { PhraseQuery } from './phrase-query.ts';
@@ -30,6 +35,8 @@ export interface MatchOptions {
   zeroTermsQuery: 'none' | 'all';
   /** Values that do not fit a numeric/date/boolean field match nothing instead of failing. */
   lenient: boolean;
+  /** Fuzzy matching of each analysed term (`fuzziness` and its options); null: exact terms. */
+  fuzzy: FuzzyOptions | null;
 }
 
 /** Default match options (ES defaults). */
@@ -40,11 +47,17 @@ export const DEFAULT_MATCH_OPTIONS: MatchOptions = {
   analyzer: null,
   zeroTermsQuery: 'none',
   lenient: false,
+  fuzzy: null,
 };
 
-/** Whether a field is answered from an inverted index (text, keyword) rather than a column. */
+/** One analysed term of a match: exact, or fuzzy when the options ask for it. */
+function analysedTermQuery(field: FlatField, term: string, options: MatchOptions, boost = 1): Query {
+  return options.fuzzy === null ? new TermQuery(field.path, term, boost) : fuzzyTermQuery(field.path, term, options.fuzzy, boost);
+}
+
+/** Whether a field is answered from an inverted index (text and keyword-like types) rather than a column. */
 export function isInvertedField(field: FlatField): boolean {
-  return field.type === 'text' || field.type === 'keyword';
+  return field.storage === 'text' || field.storage === 'keyword';
 }
 
 /**
@@ -57,13 +70,21 @@ export function columnValue(field: FlatField, value: unknown, roundUp: boolean, 
     if (value === false || value === 'false') return 0;
     return null;
   }
-  if (field.type === 'date') return parseDateValue(value, roundUp, now);
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'string' && value.trim() !== '') {
-    const number = Number(value);
-    return Number.isFinite(number) ? number : null;
+  if (DATE_TYPES.has(field.type)) {
+    const formatted = field.dateFormats === undefined ? null : parseDateWithFormats(value, field.dateFormats, field.path);
+    return formatted ?? parseDateValue(value, roundUp, now);
   }
-  return null;
+  let number: number | null = null;
+  if (typeof value === 'number') number = Number.isFinite(value) ? value : null;
+  else if (typeof value === 'string' && value.trim() !== '') {
+    const parsed = Number(value);
+    number = Number.isFinite(parsed) ? parsed : null;
+  }
+  if (number === null) return null;
+  // Values are compared as the column holds them: rounded to the field's precision.
+  if (field.type === 'half_float') return roundToHalfFloat(number);
+  if (field.type === 'scaled_float') return Math.round(number * (field.scalingFactor ?? 1)) / (field.scalingFactor ?? 1);
+  return number;
 }
 
 /** Like `columnValue`, but a value that does not fit is a parsing error naming the query. */
@@ -77,6 +98,10 @@ export function requireColumnValue(field: FlatField, value: unknown, owner: stri
 
 /** Exact-value query (ES `term`): the raw term on inverted fields, the parsed value on columns. */
 export function exactValueQuery(field: FlatField, value: unknown, boost: number, owner: string, now: number): Query {
+  assertSearchable(field);
+  const cidr = cidrBounds(field, value, owner);
+  if (cidr !== null) return new KeywordRangeQuery(field.path, cidr, boost);
+  if (field.storage === 'keyword') return new TermQuery(field.path, keywordTerm(field, value, owner), boost);
   if (isInvertedField(field)) {
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
       throw dslError(`[${owner}] value of field [${field.path}] must be a string, number or boolean, got ${describe(value)}`);
@@ -88,7 +113,16 @@ export function exactValueQuery(field: FlatField, value: unknown, boost: number,
 
 /** Analysed match of `text` in one field (ES `match` on that field). */
 export function matchQuery(field: FlatField, text: string, options: MatchOptions, owner: string, now: number): Query {
+  assertSearchable(field);
+  if (field.type === 'ip' || (field.keyPrefix !== undefined && options.fuzzy === null)) {
+    if (options.lenient && field.type === 'ip' && !text.includes('/') && encodeIp(text) === null) return new MatchNoneQuery();
+    return exactValueQuery(field, text, options.boost, owner, now);
+  }
   if (!isInvertedField(field)) {
+    if (options.fuzzy !== null && editsFor(options.fuzzy.fuzziness, text) > 0) {
+      if (options.lenient) return new MatchNoneQuery();
+      throw dslError(`[${owner}] Can only use fuzzy queries on keyword and text fields - not on [${field.path}] which is of type [${field.type}]`);
+    }
     const value = columnValue(field, text, false, now);
     if (value === null) {
       if (options.lenient) return new MatchNoneQuery();
@@ -98,18 +132,19 @@ export function matchQuery(field: FlatField, text: string, options: MatchOptions
   }
   const tokens = analyze(options.analyzer ?? field.analyzer, text);
   if (tokens.length === 0) return options.zeroTermsQuery === 'all' ? new MatchAllQuery(options.boost) : new MatchNoneQuery();
-  const terms = tokens.map((token) => new TermQuery(field.path, token.term));
+  const terms = tokens.map((token) => analysedTermQuery(field, token.term, options));
   if (options.operator === 'and') return new BooleanQuery({ must: terms, should: [], filter: [], mustNot: [] }, 0, options.boost);
   const minimum =
     options.minimumShouldMatch === undefined ? 1 : Math.max(1, resolveMinimumShouldMatch(options.minimumShouldMatch, terms.length, owner));
   if (minimum > terms.length) return new MatchNoneQuery();
-  if (terms.length === 1) return new TermQuery(field.path, tokens[0]!.term, options.boost);
+  if (terms.length === 1) return analysedTermQuery(field, tokens[0]!.term, options, options.boost);
   return new BooleanQuery({ must: [], should: terms, filter: [], mustNot: [] }, minimum, options.boost);
 }
 
 /** Phrase match of `text` in one field (ES `match_phrase`). */
 export function phraseQuery(field: FlatField, text: string, slop: number, options: MatchOptions, owner: string, now: number): Query {
-  if (!isInvertedField(field)) return matchQuery(field, text, options, owner, now);
+  assertSearchable(field);
+  if (!isInvertedField(field) || field.type === 'ip' || field.keyPrefix !== undefined) return matchQuery(field, text, options, owner, now);
   const tokens = analyze(options.analyzer ?? field.analyzer, text);
   if (tokens.length === 0) return options.zeroTermsQuery === 'all' ? new MatchAllQuery(options.boost) : new MatchNoneQuery();
   if (tokens.length === 1) return new TermQuery(field.path, tokens[0]!.term, options.boost);
@@ -133,7 +168,8 @@ export function phrasePrefixQuery(
   owner: string,
   now: number,
 ): Query {
-  if (!isInvertedField(field)) return matchQuery(field, text, options, owner, now);
+  assertSearchable(field);
+  if (!isInvertedField(field) || field.type === 'ip' || field.keyPrefix !== undefined) return matchQuery(field, text, options, owner, now);
   const tokens = analyze(options.analyzer ?? field.analyzer, text);
   if (tokens.length === 0) return options.zeroTermsQuery === 'all' ? new MatchAllQuery(options.boost) : new MatchNoneQuery();
   const first = tokens[0]!.position;
@@ -154,10 +190,11 @@ export function phrasePrefixQuery(
  * (constant-score) prefix query, combined by `operator` and `minimum_should_match`.
  */
 export function boolPrefixQuery(field: FlatField, text: string, options: MatchOptions, owner: string, now: number): Query {
-  if (!isInvertedField(field)) return matchQuery(field, text, options, owner, now);
+  assertSearchable(field);
+  if (!isInvertedField(field) || field.type === 'ip' || field.keyPrefix !== undefined) return matchQuery(field, text, options, owner, now);
   const tokens = analyze(options.analyzer ?? field.analyzer, text);
   if (tokens.length === 0) return new MatchNoneQuery();
-  const clauses: Query[] = tokens.slice(0, -1).map((token) => new TermQuery(field.path, token.term));
+  const clauses: Query[] = tokens.slice(0, -1).map((token) => analysedTermQuery(field, token.term, options));
   clauses.push(new PrefixQuery(field.path, tokens[tokens.length - 1]!.term));
   if (clauses.length === 1) return new PrefixQuery(field.path, tokens[0]!.term, options.boost);
   if (options.operator === 'and') return new BooleanQuery({ must: clauses, should: [], filter: [], mustNot: [] }, 0, options.boost);
@@ -175,6 +212,8 @@ export function expandFieldPattern(pattern: string, fields: ReadonlyMap<string, 
   }
   const expression = new WildcardPattern(pattern);
   const matched: FlatField[] = [];
-  for (const field of fields.values()) if (isInvertedField(field) && expression.matches(field.path)) matched.push(field);
+  for (const field of fields.values()) {
+    if (isInvertedField(field) && field.searchable && field.keyPrefix === undefined && expression.matches(field.path)) matched.push(field);
+  }
   return matched;
 }

@@ -19,6 +19,7 @@ import {
   type DslObject,
 } from './dsl-reader.ts';
 import type { MatchOptions } from './field-queries.ts';
+import { parseFuzziness, readFuzzyOptions, type FuzzyOptions } from './fuzzy-query.ts';
 import { boolPrefixQuery, expandFieldPattern, matchQuery, phrasePrefixQuery, phraseQuery } from './field-queries.ts';
 import { DEFAULT_PHRASE_PREFIX_EXPANSIONS } from './phrase-prefix-query.ts';
 import type { Query } from './scorer.ts';
@@ -34,19 +35,17 @@ export function readBoost(value: unknown, owner: string): number {
   return boost;
 }
 
-/** Rejects fuzziness other than 0 (fuzzy matching is not implemented yet). */
-function checkFuzziness(options: DslObject, owner: string): void {
-  const fuzziness = options.fuzziness;
-  if (fuzziness === undefined || fuzziness === 0 || fuzziness === '0') return;
-  throw dslError(`[${owner}] fuzziness [${String(fuzziness)}] is not supported`);
+/** The fuzzy options of a match-like query: `fuzziness`, `prefix_length`, `max_expansions`, `fuzzy_transpositions`; null without fuzziness. */
+function readMatchFuzziness(options: DslObject, owner: string): FuzzyOptions | null {
+  const transpositions = options.fuzzy_transpositions === undefined ? undefined : readBoolean(options.fuzzy_transpositions, 'fuzzy_transpositions', owner);
+  const fuzzy = readFuzzyOptions({ kind: 'fixed', edits: 0 }, options.prefix_length, options.max_expansions, transpositions, owner);
+  if (options.fuzziness === undefined || options.fuzziness === null) return null;
+  return { ...fuzzy, fuzziness: parseFuzziness(options.fuzziness, owner) };
 }
 
 /** Reads the options match-like queries share. */
 export function readMatchOptions(options: DslObject, owner: string): MatchOptions {
-  checkFuzziness(options, owner);
-  if (options.prefix_length !== undefined) readInteger(options.prefix_length, 'prefix_length', owner);
-  if (options.max_expansions !== undefined) readInteger(options.max_expansions, 'max_expansions', owner, 1);
-  if (options.fuzzy_transpositions !== undefined) readBoolean(options.fuzzy_transpositions, 'fuzzy_transpositions', owner);
+  if (options.fuzzy_rewrite !== undefined) readString(options.fuzzy_rewrite, 'fuzzy_rewrite', owner);
   if (options.auto_generate_synonyms_phrase_query !== undefined) {
     readBoolean(options.auto_generate_synonyms_phrase_query, 'auto_generate_synonyms_phrase_query', owner);
   }
@@ -58,6 +57,7 @@ export function readMatchOptions(options: DslObject, owner: string): MatchOption
     zeroTermsQuery:
       options.zero_terms_query === undefined ? 'none' : readEnum(options.zero_terms_query, ['none', 'all'] as const, 'zero_terms_query', owner),
     lenient: options.lenient === undefined ? false : readBoolean(options.lenient, 'lenient', owner),
+    fuzzy: readMatchFuzziness(options, owner),
   };
 }
 
@@ -74,6 +74,7 @@ export const MATCH_KEYS = [
   'prefix_length',
   'max_expansions',
   'fuzzy_transpositions',
+  'fuzzy_rewrite',
   'auto_generate_synonyms_phrase_query',
   '_name',
 ];
@@ -146,7 +147,6 @@ export function parseMatchBoolPrefix(body: DslObject, fields: ReadonlyMap<string
   checkKeys(options, BOOL_PREFIX_KEYS, owner);
   if (options.query === undefined) throw dslError(`[${owner}] requires query value`);
   const text = readScalarText(options.query, 'query', owner);
-  if (options.fuzzy_rewrite !== undefined) readString(options.fuzzy_rewrite, 'fuzzy_rewrite', owner);
   const matchOptions = readMatchOptions(options, owner);
   const field = fields.get(path);
   return field === undefined ? new MatchNoneQuery() : boolPrefixQuery(field, text, matchOptions, owner, now);

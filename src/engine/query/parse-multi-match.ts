@@ -8,7 +8,7 @@ import type { FlatField } from '../mapping/mapping.ts';
 import { DisMaxQuery, MatchNoneQuery } from './basic-queries.ts';
 import { BooleanQuery } from './boolean-query.ts';
 import { crossFieldsQuery } from './cross-fields-query.ts';
-import { checkKeys, dslError, readEnum, readInteger, readNumber, readScalarText, readString, type DslObject } from './dsl-reader.ts';
+import { checkKeys, dslError, readEnum, readInteger, readNumber, readScalarText, type DslObject } from './dsl-reader.ts';
 import { boolPrefixQuery, matchQuery, phrasePrefixQuery, phraseQuery } from './field-queries.ts';
 import { MATCH_KEYS, readMatchOptions, readMaxExpansions, resolveFieldList } from './parse-full-text.ts';
 import type { Query } from './scorer.ts';
@@ -19,12 +19,14 @@ export const MULTI_MATCH_TYPES = ['best_fields', 'most_fields', 'phrase', 'cross
 /** `{multi_match: {query, fields, type, operator, minimum_should_match, tie_breaker, slop, max_expansions, ...}}`. */
 export function parseMultiMatch(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
   const owner = 'multi_match';
-  checkKeys(body, [...MATCH_KEYS, 'fields', 'type', 'tie_breaker', 'slop', 'fuzzy_rewrite', 'cutoff_frequency'], owner);
+  checkKeys(body, [...MATCH_KEYS, 'fields', 'type', 'tie_breaker', 'slop', 'cutoff_frequency'], owner);
   if (body.query === undefined) throw dslError('[multi_match] requires query value');
   const text = readScalarText(body.query, 'query', owner);
   const type = body.type === undefined ? 'best_fields' : readEnum(body.type, MULTI_MATCH_TYPES, 'type', owner);
   if (body.slop !== undefined && type === 'bool_prefix') throw dslError(`[multi_match] slop not allowed for type [${type}]`);
-  if (body.fuzzy_rewrite !== undefined) readString(body.fuzzy_rewrite, 'fuzzy_rewrite', owner);
+  if (body.fuzziness !== undefined && body.fuzziness !== null && (type === 'phrase' || type === 'phrase_prefix' || type === 'cross_fields')) {
+    throw dslError(`[multi_match] Fuzziness not allowed for type [${type}]`);
+  }
   if (body.cutoff_frequency !== undefined) readNumber(body.cutoff_frequency, 'cutoff_frequency', owner);
   const tieBreaker = body.tie_breaker === undefined ? 0 : readNumber(body.tie_breaker, 'tie_breaker', owner);
   const slop = body.slop === undefined ? 0 : readInteger(body.slop, 'slop', owner);

@@ -1,6 +1,6 @@
 /**
- * DSL parsers of the pattern queries `wildcard` and `regexp` on keyword and text fields (a text
- * field's terms, i.e. its analysed tokens). Both compile to one DFA at parse time (automaton.ts),
+ * DSL parsers of the pattern queries `wildcard`, `regexp` and `fuzzy` on keyword and text fields (a
+ * text field's terms, i.e. its analysed tokens). All compile to one DFA at parse time (automaton.ts),
  * so a pattern too complex to determinize is a 400 before any leaf is read, and each term of the
  * dictionary is then matched in linear time. Scores are constant (the boost), as ES's default
  * `constant_score` rewrite; the other rewrite methods are accepted and run the same way.
@@ -10,8 +10,9 @@ import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import { compilePattern, DEFAULT_MAX_DETERMINIZED_STATES } from './automaton.ts';
 import { MatchNoneQuery } from './basic-queries.ts';
-import { checkKeys, dslError, isDslObject, readBoolean, readInteger, readString, singleEntry, type DslObject } from './dsl-reader.ts';
-import { isInvertedField } from './field-queries.ts';
+import { checkKeys, dslError, isDslObject, readBoolean, readInteger, readScalarText, readString, singleEntry, type DslObject } from './dsl-reader.ts';
+import { assertSearchable, supportsTermPatterns } from './typed-values.ts';
+import { fuzzyTermQuery, parseFuzziness, readFuzzyOptions } from './fuzzy-query.ts';
 import { AutomatonQuery } from './multi-term-query.ts';
 import { readBoost } from './parse-full-text.ts';
 import { parseRegexp, parseWildcard, REGEXP_FLAGS } from './regexp-syntax.ts';
@@ -33,9 +34,11 @@ function checkRewrite(options: DslObject, owner: string): void {
 function patternField(path: string, fields: ReadonlyMap<string, FlatField>, owner: string): FlatField | null {
   const field = fields.get(path);
   if (field === undefined) return null;
-  if (!isInvertedField(field)) {
+  assertSearchable(field);
+  if (!supportsTermPatterns(field)) {
     throw dslError(`[${owner}] Can only use ${owner} queries on keyword and text fields - not on [${path}] which is of type [${field.type}]`);
   }
+  if (field.keyPrefix !== undefined) throw dslError(`[${owner}] queries on a key of a flattened field are not supported (field [${path}]); query the whole flattened field`);
   return field;
 }
 
@@ -98,4 +101,25 @@ export function parseRegexpQuery(body: DslObject, fields: ReadonlyMap<string, Fl
   const field = patternField(path, fields, 'regexp');
   if (field === null) return new MatchNoneQuery();
   return new AutomatonQuery(path, compilePattern(tree, { maxDeterminizedStates }), pattern, boost);
+}
+
+/**
+ * `{fuzzy: {field: value | {value, fuzziness (AUTO), prefix_length (0), max_expansions (50),
+ * transpositions (true), rewrite, boost, _name}}}`: scored as fuzzy-query.ts describes.
+ */
+export function parseFuzzyQuery(body: DslObject, fields: ReadonlyMap<string, FlatField>): Query {
+  const owner = 'fuzzy';
+  const [path, value] = singleEntry(body, owner);
+  const options = isDslObject(value) ? value : { value };
+  checkKeys(options, ['value', 'fuzziness', 'prefix_length', 'max_expansions', 'transpositions', 'rewrite', 'boost', '_name'], owner);
+  if (options.value === undefined || options.value === null) throw dslError('[fuzzy] query requires a value');
+  const text = readScalarText(options.value, 'value', owner);
+  const fuzziness = options.fuzziness === undefined ? parseFuzziness('AUTO', owner) : parseFuzziness(options.fuzziness, owner);
+  const transpositions = options.transpositions === undefined ? undefined : readBoolean(options.transpositions, 'transpositions', owner);
+  const fuzzy = readFuzzyOptions(fuzziness, options.prefix_length, options.max_expansions, transpositions, owner);
+  checkRewrite(options, owner);
+  const boost = readBoost(options.boost, owner);
+  const field = patternField(path, fields, owner);
+  if (field === null) return new MatchNoneQuery();
+  return fuzzyTermQuery(path, normalizeTerm(field.analyzer, text), fuzzy, boost);
 }

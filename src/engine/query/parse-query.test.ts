@@ -25,7 +25,7 @@ test('malformed queries are parsing errors naming the query and key', () => {
   parsingError({ match: { title: {} } }, /\[match\] requires query value/);
   parsingError({ match: { title: { query: ['a'] } } }, /\[match\] \[query\] must be a string, number or boolean/);
   parsingError({ match: { title: { query: 'x', operator: 'xor' } } }, /\[match\] \[operator\] must be one of \[or, and\]/);
-  parsingError({ match: { title: { query: 'x', fuzziness: 'AUTO' } } }, /fuzziness \[AUTO\] is not supported/);
+  parsingError({ match: { title: { query: 'x', fuzziness: 'MANY' } } }, /invalid fuzziness value: \[MANY\]/);
   parsingError({ match: { title: { query: 'x', minimum_should_match: '7x' } } }, /invalid \[minimum_should_match\]/);
   parsingError({ match: { title: { query: 'x', boost: -1 } } }, /negative \[boost\] are not allowed/);
   parsingError({ match_all: { boost: 'high' } }, /\[boost\] must be a number/);

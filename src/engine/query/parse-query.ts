@@ -19,10 +19,11 @@ import {
 } from './function-score-query.ts';
 import { parseMatch, parseMatchBoolPrefix, parseMatchPhrase, parseMatchPhrasePrefix, readBoost } from './parse-full-text.ts';
 import { parseMultiMatch } from './parse-multi-match.ts';
-import { parseRegexpQuery, parseWildcardQuery } from './parse-pattern-queries.ts';
+import { parseFuzzyQuery, parseRegexpQuery, parseWildcardQuery } from './parse-pattern-queries.ts';
 import { parseExists, parseIds, parsePrefix, parseRange, parseTerm, parseTerms } from './parse-term-level.ts';
 import { checkClauseCount, MAX_QUERY_DEPTH, queryTooDeep } from './query-limits.ts';
 import type { Query } from './scorer.ts';
+import { parseQueryString } from './query-string.ts';
 import { parseSimpleQueryString } from './simple-query-string.ts';
 
 /** Query types this engine implements. */
@@ -43,6 +44,8 @@ export const QUERY_TYPES = [
   'prefix',
   'wildcard',
   'regexp',
+  'fuzzy',
+  'query_string',
   'bool',
   'constant_score',
   'function_score',
@@ -105,6 +108,10 @@ function parseNode(dsl: unknown, context: ParseContext, depth: number): Query {
       return parseWildcardQuery(options, fields);
     case 'regexp':
       return parseRegexpQuery(options, fields);
+    case 'fuzzy':
+      return parseFuzzyQuery(options, fields);
+    case 'query_string':
+      return parseQueryString(options, fields, now);
     case 'bool':
       return parseBool(options, context, depth);
     case 'constant_score':

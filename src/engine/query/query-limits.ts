@@ -34,10 +34,15 @@ export function checkClauseCount(query: Query): void {
     if (subQueries.length > 0) {
       for (const subQuery of subQueries) pending.push(subQuery);
     } else if (++count > MAX_CLAUSE_COUNT) {
-      throw new EngineError(
-        'illegal_argument',
-        `Query contains too many clauses: more than [${MAX_CLAUSE_COUNT}] (the limit set by [indices.query.bool.max_clause_count]; every leaf query counts, and so does each term of analysed query text, in each field searched)`,
-      );
+      throw tooManyClauses();
     }
   }
+}
+
+/** The illegal_argument error for a query of more than MAX_CLAUSE_COUNT leaf queries. */
+export function tooManyClauses(): EngineError {
+  return new EngineError(
+    'illegal_argument',
+    `Query contains too many clauses: more than [${MAX_CLAUSE_COUNT}] (the limit set by [indices.query.bool.max_clause_count]; every leaf query counts, and so does each term of analysed query text, in each field searched, and each term a fuzzy term expands to)`,
+  );
 }

@@ -4,6 +4,7 @@
  */
 import type { FlatField } from '../mapping/mapping.ts';
 import type { FieldStats, LeafReader } from '../segment/leaf-reader.ts';
+import { tooManyClauses, MAX_CLAUSE_COUNT } from './query-limits.ts';
 
 /** Shard-level view shared by every weight of one request. */
 export class SearchContext {
@@ -11,6 +12,8 @@ export class SearchContext {
   readonly docBases: number[] = [];
   private readonly fieldStatsCache = new Map<string, FieldStats>();
   private readonly docFreqCache = new Map<string, number>();
+  /** Clauses multi-term queries added when they expanded against this shard. */
+  private expandedClauses = 0;
 
   constructor(
     readonly leaves: readonly LeafReader[],
@@ -55,5 +58,14 @@ export class SearchContext {
       this.docFreqCache.set(key, docFreq);
     }
     return docFreq;
+  }
+
+  /**
+   * Counts `clauses` more leaf queries that a query expanded to against this shard (fuzzy terms);
+   * past MAX_CLAUSE_COUNT in all, the too-many-clauses error.
+   */
+  chargeExpansions(clauses: number): void {
+    this.expandedClauses += clauses;
+    if (this.expandedClauses > MAX_CLAUSE_COUNT) throw tooManyClauses();
   }
 }

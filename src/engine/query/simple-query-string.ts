@@ -5,7 +5,8 @@
  * and builds its tree left to right: consecutive clauses joined by one operator form one boolean
  * query, and a change of operator wraps what was built so far. Each term is matched in every
  * target field and the per-field queries are summed (dis_max with tie_breaker 1).
- * Fuzzy `term~N` is accepted and matched exactly (fuzziness is not implemented yet).
+ * Fuzzy `term~N` matches terms within N edits (`~` alone: 2, more than 2: 2), with the
+ * `fuzzy_prefix_length`, `fuzzy_max_expansions` and `fuzzy_transpositions` options (fuzzy-query.ts).
  * The one syntax error is depth: a tree nested deeper than MAX_QUERY_DEPTH (open groups, or
  * changes of operator, each add a level) is a parsing error, not a stack overflow.
  */
@@ -14,8 +15,10 @@ import type { AnalyzerName, FlatField } from '../mapping/mapping.ts';
 import { MatchAllQuery, MatchNoneQuery } from './basic-queries.ts';
 import { BooleanQuery } from './boolean-query.ts';
 import { NumericSetQuery } from './column-queries.ts';
-import { checkKeys, dslError, readBoolean, readEnum, readInteger, readScalarText, readString, resolveMinimumShouldMatch, type DslObject } from './dsl-reader.ts';
+import { checkKeys, dslError, readBoolean, readEnum, readScalarText, readString, resolveMinimumShouldMatch, type DslObject } from './dsl-reader.ts';
 import { columnValue, DEFAULT_MATCH_OPTIONS, isInvertedField, matchQuery, phraseQuery } from './field-queries.ts';
+import { MAX_EDITS } from './fuzzy-automaton.ts';
+import { fuzzyTermQuery, readFuzzyOptions, type FuzzyOptions } from './fuzzy-query.ts';
 import { PrefixQuery } from './multi-term-query.ts';
 import { readBoost, resolveFieldList, type BoostedFields } from './parse-full-text.ts';
 import { MAX_QUERY_DEPTH, queryTooDeep } from './query-limits.ts';
@@ -25,7 +28,7 @@ type Occur = 'must' | 'should';
 
 /** Syntax tree of a simple query string; `height` counts the bool/not levels of a node. */
 type SyntaxNode =
-  | { kind: 'term'; text: string; prefix: boolean }
+  | { kind: 'term'; text: string; prefix: boolean; fuzzyEdits: number }
   | { kind: 'phrase'; text: string; slop: number }
   | { kind: 'bool'; occur: Occur; clauses: SyntaxNode[]; height: number }
   | { kind: 'not'; node: SyntaxNode; height: number };
@@ -149,13 +152,18 @@ function readTerm(parser: SyntaxParser): SyntaxNode | null {
     index++;
   }
   parser.position = index;
-  const fuzzy = /~\d*$/.exec(term);
-  if (fuzzy !== null) term = term.slice(0, fuzzy.index);
+  const fuzzy = /~(\d*)$/.exec(term);
+  let fuzzyEdits = 0;
+  if (fuzzy !== null) {
+    term = term.slice(0, fuzzy.index);
+    fuzzyEdits = fuzzy[1] === '' ? MAX_EDITS : Math.min(MAX_EDITS, Number(fuzzy[1]));
+  }
   if (term.endsWith('*')) {
     prefix = true;
+    fuzzyEdits = 0;
     term = withoutTrailingStars(term);
   }
-  return term === '' ? null : { kind: 'term', text: term, prefix };
+  return term === '' ? null : { kind: 'term', text: term, prefix, fuzzyEdits };
 }
 
 /** `term` without its trailing `*`s (a loop: the regex `/\*+$/` is quadratic on `**…*x*`). */
@@ -171,6 +179,8 @@ interface BuildContext {
   targets: BoostedFields;
   defaultOperator: Occur;
   analyzer: AnalyzerName | null;
+  /** `fuzzy_prefix_length`, `fuzzy_max_expansions`, `fuzzy_transpositions` (the edits come from each `term~N`). */
+  fuzzy: FuzzyOptions;
   now: number;
 }
 
@@ -194,6 +204,10 @@ function buildNode(node: SyntaxNode, context: BuildContext): Query | null {
           return value === null ? null : new NumericSetQuery(field.path, [value], boost);
         }
         if (node.prefix) return new PrefixQuery(field.path, normalizeTerm(context.analyzer ?? field.analyzer, node.text), boost);
+        if (node.fuzzyEdits > 0) {
+          const fuzzy = { ...context.fuzzy, fuzziness: { kind: 'fixed' as const, edits: node.fuzzyEdits } };
+          return fuzzyTermQuery(field.path, normalizeTerm(context.analyzer ?? field.analyzer, node.text), fuzzy, boost);
+        }
         const operator = context.defaultOperator === 'must' ? 'and' : 'or';
         return matchQuery(field, node.text, { ...DEFAULT_MATCH_OPTIONS, operator, boost, analyzer: context.analyzer }, 'simple_query_string', context.now);
       });
@@ -235,16 +249,17 @@ export function parseSimpleQueryString(body: DslObject, fields: ReadonlyMap<stri
   const text = readScalarText(body.query, 'query', owner);
   const operator = body.default_operator === undefined ? 'or' : readEnum(body.default_operator, ['or', 'and'] as const, 'default_operator', owner);
   if (body.flags !== undefined && typeof body.flags !== 'number') readString(body.flags, 'flags', owner);
-  for (const key of ['lenient', 'analyze_wildcard', 'auto_generate_synonyms_phrase_query', 'fuzzy_transpositions']) {
+  for (const key of ['lenient', 'analyze_wildcard', 'auto_generate_synonyms_phrase_query']) {
     if (body[key] !== undefined) readBoolean(body[key], key, owner);
   }
-  for (const key of ['fuzzy_prefix_length', 'fuzzy_max_expansions']) if (body[key] !== undefined) readInteger(body[key], key, owner);
+  const transpositions = body.fuzzy_transpositions === undefined ? undefined : readBoolean(body.fuzzy_transpositions, 'fuzzy_transpositions', owner);
+  const fuzzy = readFuzzyOptions({ kind: 'fixed', edits: 0 }, body.fuzzy_prefix_length, body.fuzzy_max_expansions, transpositions, owner);
   const analyzer =
     body.analyzer === undefined ? null : readEnum(body.analyzer, ['standard', 'english', 'keyword', 'whitespace'] as const, 'analyzer', owner);
   const boost = readBoost(body.boost, owner);
   const defaultOperator: Occur = operator === 'and' ? 'must' : 'should';
   const syntax = parseSimpleSyntax(text, defaultOperator);
-  const context: BuildContext = { targets: resolveFieldList(body.fields, fields, owner), defaultOperator, analyzer, now };
+  const context: BuildContext = { targets: resolveFieldList(body.fields, fields, owner), defaultOperator, analyzer, fuzzy, now };
   let query = syntax === null ? null : buildNode(syntax, context);
   if (query === null) return new MatchNoneQuery();
   if (body.minimum_should_match !== undefined && query instanceof BooleanQuery && query.clauses.should.length > 0 && query.clauses.must.length === 0) {

@@ -11,6 +11,8 @@ export class TermQuery implements Query {
     readonly field: string,
     readonly term: string,
     readonly boost = 1,
+    /** Document frequency to score with instead of the term's own (a fuzzy expansion's blended one). */
+    readonly blendedDocFreq: number | null = null,
   ) {}
 
   createWeight(context: SearchContext, needsScores: boolean, boost: number): Weight {
@@ -46,6 +48,7 @@ class TermWeight implements Weight {
     if (needsScores) {
       let docFreq = 0;
       for (const cursor of this.cursors) docFreq += cursor ? cursor.docFreq : 0;
+      if (query.blendedDocFreq !== null) docFreq = query.blendedDocFreq;
       const idf = bm25Idf(docFreq, Math.max(context.fieldStats(query.field).docCount, docFreq));
       this.scoring = Bm25Scoring.forField(context, query.field, idf, boost, this.lengthNormalised);
     } else {
