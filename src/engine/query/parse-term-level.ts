@@ -14,6 +14,7 @@ import { parseDateValue } from './date-math.ts';
 import { readTimeZone } from './time-zone.ts';
 import type { Query } from './scorer.ts';
 import { exactValueQuery } from './field-queries.ts';
+import { caseInsensitiveQuery, readCaseInsensitive } from './case-insensitive.ts';
 
 /** Most values a `terms` or `ids` query may list (ES index.max_terms_count). */
 export const MAX_TERMS_COUNT = 65_536;
@@ -53,28 +54,24 @@ function tooManyTerms(owner: string, count: number): EngineError {
   );
 }
 
-/** Rejects `case_insensitive: true` (not implemented). */
-function checkCaseInsensitive(options: DslObject, owner: string): void {
-  if (options.case_insensitive !== undefined && readBoolean(options.case_insensitive, 'case_insensitive', owner)) {
-    throw dslError(`[${owner}] case_insensitive matching is not supported`);
-  }
-}
-
 /** `{term: {field: value | {value, boost}}}`. */
 export function parseTerm(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
   const [path, value] = singleEntry(body, 'term');
   const options = isDslObject(value) ? value : { value };
   checkKeys(options, ['value', 'boost', 'case_insensitive'], 'term');
   if (options.value === undefined || options.value === null) throw dslError('[term] requires a value');
-  checkCaseInsensitive(options, 'term');
+  const caseInsensitive = readCaseInsensitive(options, 'term');
   const boost = readBoost(options.boost, 'term');
   if (path === '_id') return new IdsQuery([idValue(options.value, 'term')], boost);
   const field = fields.get(path);
+  if (field !== undefined && caseInsensitive) return caseInsensitiveQuery(field, field.keyPrefix ?? '', options.value, false, boost, 'term');
   return field === undefined ? new MatchNoneQuery() : exactValueQuery(field, options.value, boost, 'term', now);
 }
 
 /** `{terms: {field: [values], boost}}`. */
 export function parseTerms(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
+  // As in ES, `terms` has no `case_insensitive` (nor other options next to the field).
+  if (body.case_insensitive !== undefined && !Array.isArray(body.case_insensitive)) throw dslError('[terms] query does not support [case_insensitive]');
   const entries = Object.entries(body).filter(([key]) => key !== 'boost' && key !== '_name');
   if (entries.length !== 1) throw dslError(`[terms] query requires exactly one field, found ${entries.length}`);
   const [path, values] = entries[0]!;
@@ -213,10 +210,11 @@ export function parsePrefix(body: DslObject, fields: ReadonlyMap<string, FlatFie
   checkKeys(options, ['value', 'boost', 'rewrite', 'case_insensitive'], 'prefix');
   const prefix = readString(options.value, 'value', 'prefix');
   if (options.rewrite !== undefined) readString(options.rewrite, 'rewrite', 'prefix');
-  checkCaseInsensitive(options, 'prefix');
+  const caseInsensitive = readCaseInsensitive(options, 'prefix');
   const boost = readBoost(options.boost, 'prefix');
   const field = fields.get(path);
   if (field === undefined) return new MatchNoneQuery();
+  if (caseInsensitive) return caseInsensitiveQuery(field, field.keyPrefix ?? '', prefix, true, boost, 'prefix');
   assertSearchable(field);
   if (!supportsTermPatterns(field)) {
     throw dslError(`[prefix] Can only use prefix queries on keyword and text fields - not on [${path}] which is of type [${field.type}]`);
