@@ -5,11 +5,12 @@
  * response shape happens once, after the merge (render-aggregations.ts).
  */
 import { setKey } from '../mapping/json-value.ts';
+import { mergeComposite } from './composite-aggregator.ts';
 import { HyperLogLog } from './hyperloglog.ts';
 import { mergeDigests } from './percentiles.ts';
 
 /** How bucket keys and metric values render (`key_as_string`, `value_as_string`). */
-export type ValueFormat = 'number' | 'date' | 'boolean' | 'string';
+export type ValueFormat = 'number' | 'date' | 'boolean' | 'string' | 'ip';
 
 /** A bucket key: a keyword term or a number (numeric terms, histogram keys). */
 export type BucketKey = string | number;
@@ -115,6 +116,12 @@ export interface FiltersPartial {
   buckets: { key: string; docCount: number; aggs: AggregationPartials }[];
 }
 
+/** `composite`: a shard's first `size` keys after `after` (source values, null for a missing bucket). */
+export interface CompositePartial {
+  type: 'composite';
+  buckets: { key: (string | number | null)[]; docCount: number; aggs: AggregationPartials }[];
+}
+
 /** `value_count`. */
 export interface ValueCountPartial {
   type: 'value_count';
@@ -139,7 +146,8 @@ export type AggregationPartial =
   | ExtendedStatsPartial
   | DigestPartial
   | SingleBucketPartial
-  | FiltersPartial;
+  | FiltersPartial
+  | CompositePartial;
 
 /** Distinct values kept exactly before `cardinality` switches to a sketch (ES's maximum precision_threshold). */
 export const EXACT_CARDINALITY_LIMIT = 40_000;
@@ -226,6 +234,8 @@ function mergePartial(left: AggregationPartial, right: AggregationPartial): Aggr
     }
     case 'value_count':
       return { type: 'value_count', count: left.count + (right as ValueCountPartial).count };
+    case 'composite':
+      return mergeComposite(left, right as CompositePartial, mergeAggregations);
     case 'cardinality':
       return mergeCardinality(left, right as CardinalityPartial);
   }

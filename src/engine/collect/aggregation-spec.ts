@@ -24,6 +24,7 @@ import {
   valueSource,
 } from './aggregation-options.ts';
 import type { BucketKey } from './aggregation-partials.ts';
+import { parseCompositeSpec, type CompositeSpec } from './composite-spec.ts';
 import { DatePattern } from './date-pattern.ts';
 import { readTimeZone, type TimeZone } from '../query/time-zone.ts';
 import { parseFilterSpec, parseFiltersSpec, parseMissingSpec, type FilterSpec, type FiltersSpec, type MissingSpec } from './filter-spec.ts';
@@ -77,7 +78,7 @@ export interface MetricSpec extends SpecBase {
 }
 
 /** Any aggregation spec. */
-export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec | PipelineSpec;
+export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec | PipelineSpec | CompositeSpec;
 
 /**
  * Most ranges one `range` / `date_range` aggregation may list. Each document is tested against
@@ -87,7 +88,7 @@ export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec
 export const MAX_AGGREGATION_RANGES = 1000;
 
 /** Aggregation types this engine implements. */
-export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', 'filter', 'filters', 'missing', ...METRIC_TYPES, ...PIPELINE_TYPES];
+export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', 'filter', 'filters', 'missing', 'composite', ...METRIC_TYPES, ...PIPELINE_TYPES];
 
 /**
  * Parses a request's `aggs` object against the mapping; `now` anchors date math. With `fields`
@@ -152,6 +153,8 @@ function parseAggregation(
       return parseFiltersSpec(name, options, fields, subs, now);
     case 'missing':
       return parseMissingSpec(name, options, fields, subs);
+    case 'composite':
+      return parseCompositeSpec(name, options, fields, subs, now, depth);
     case 'terms':
       return parseTerms(name, options, fields, subs, now);
     case 'range':

@@ -2,6 +2,7 @@
 import type { AggregationSpec } from './aggregation-spec.ts';
 import type { Aggregator } from './aggregator.ts';
 import { AggregatorGroup } from './aggregator.ts';
+import { CompositeAggregator } from './composite-aggregator.ts';
 import { FilterAggregator, FiltersAggregator, MissingAggregator } from './filter-aggregators.ts';
 import { CardinalityAggregator, PercentilesAggregator, StatsAggregator, ValueCountAggregator } from './metric-aggregators.ts';
 import { HistogramAggregator, RangeAggregator } from './numeric-bucket-aggregators.ts';
@@ -30,6 +31,8 @@ function createAggregator(spec: Exclude<AggregationSpec, PipelineSpec>): Aggrega
       return new FiltersAggregator(spec, createAggregators(spec.subs));
     case 'missing':
       return new MissingAggregator(spec, createAggregators(spec.subs));
+    case 'composite':
+      return new CompositeAggregator(spec, createAggregators(spec.subs));
     case 'percentiles':
     case 'percentile_ranks':
       return new PercentilesAggregator(spec);

@@ -10,6 +10,7 @@ import { TimeZone } from '../query/time-zone.ts';
 import type {
   AggregationPartial,
   AggregationPartials,
+  CompositePartial,
   DigestPartial,
   ExtendedStatsPartial,
   FiltersPartial,
@@ -33,6 +34,7 @@ import { compareBuckets } from './bucket-order.ts';
 import type { HistogramSpec } from './histogram-spec.ts';
 import { histogramKey, nextHistogramKey } from './histogram-spec.ts';
 import { rangeBucketKey } from './numeric-bucket-aggregators.ts';
+import { compareCompositeKeys, renderCompositeKey, type CompositeSpec } from './composite-spec.ts';
 import type { PipelineSpec } from './pipeline-spec.ts';
 import { applyParentPipelines, isPipeline, pipelineResultType, recordOutput, siblingPipelineOutput, type OutputName } from './pipelines.ts';
 import { typedKeyPrefix } from './typed-keys.ts';
@@ -93,6 +95,8 @@ function emptyPartial(spec: Exclude<AggregationSpec, PipelineSpec>): Aggregation
       return { type: 'single_bucket', docCount: 0, aggs: {} };
     case 'filters':
       return { type: 'filters', buckets: filtersBucketKeys(spec).map((key) => ({ key, docCount: 0, aggs: {} })) };
+    case 'composite':
+      return { type: 'composite', buckets: [] };
   }
   const format: ValueFormat = spec.source.format;
   switch (spec.type) {
@@ -138,6 +142,8 @@ function renderOne(spec: Exclude<AggregationSpec, PipelineSpec>, partial: Aggreg
     }
     case 'filters':
       return renderFilters(spec, partial as FiltersPartial, context);
+    case 'composite':
+      return renderComposite(spec, partial as CompositePartial, context);
     case 'percentiles':
     case 'percentile_ranks':
       return renderPercentiles(spec, partial as DigestPartial);
@@ -146,6 +152,17 @@ function renderOne(spec: Exclude<AggregationSpec, PipelineSpec>, partial: Aggreg
     default:
       return renderMetric(spec, partial);
   }
+}
+
+/** `composite`: the first `size` keys of the merged shards' keys, and `after_key` to ask for the next page. */
+function renderComposite(spec: CompositeSpec, partial: CompositePartial, context: RenderContext): Record<string, unknown> {
+  const kept = [...partial.buckets].sort((left, right) => compareCompositeKeys(spec.sources, left.key, right.key)).slice(0, spec.size);
+  context.budget.consume(kept.length);
+  const buckets = kept.map((bucket) => renderSpecs({ key: renderCompositeKey(spec.sources, bucket.key), doc_count: bucket.docCount }, spec.subs, bucket.aggs, context));
+  const rendered: Record<string, unknown> = {};
+  if (kept.length > 0) rendered.after_key = renderCompositeKey(spec.sources, kept[kept.length - 1]!.key);
+  rendered.buckets = applyParentPipelines(spec.subs, buckets, pipelineOutputName(context));
+  return rendered;
 }
 
 /** `filters` buckets: an object by key for named filters (unless `keyed: false`), a list for anonymous ones. */
