@@ -13,7 +13,8 @@ import type { ExternalVersion, StoredDocument, UpdateOperation, WriteOp, WriteRe
 import { documentSeqNo, operationSeq } from '../engine/shard/seq-no.ts';
 import type { MappingCandidate } from './mapping-updater.ts';
 import type { NodeContext } from './node-context.ts';
-import { applySourceFilter, parseSourceFilter, WHOLE_SOURCE, type SourceFilter, type SourceOptions } from './source-filter.ts';
+import type { SourceOptions as MappingSourceOptions } from '../engine/mapping/mapping.ts';
+import { applySourceFilter, mappedSourceView, parseSourceFilter, WHOLE_SOURCE, type SourceFilter, type SourceOptions } from './source-filter.ts';
 
 /** Longest `_id` accepted, in UTF-8 bytes (as Elasticsearch). */
 export const MAX_ID_BYTES = 512;
@@ -347,7 +348,7 @@ export async function executeWrite(context: NodeContext, prepared: PreparedWrite
 }
 
 /** Renders a stored document as a get response. */
-export function renderGet(collection: string, id: string, document: StoredDocument | null, filter: SourceFilter): GetResponse {
+export function renderGet(collection: string, id: string, document: StoredDocument | null, filter: SourceFilter, mappingSource?: MappingSourceOptions): GetResponse {
   if (!document) return { _index: collection, _id: id, found: false };
   const response: GetResponse = {
     _index: collection,
@@ -357,7 +358,8 @@ export function renderGet(collection: string, id: string, document: StoredDocume
     _seq_no: documentSeqNo(document.seqNo),
     _primary_term: document.primaryTerm,
   };
-  const source = applySourceFilter(document.source, filter);
+  const visible = mappedSourceView(document.source, mappingSource);
+  const source = visible === undefined ? undefined : applySourceFilter(visible, filter);
   if (source !== undefined) response._source = source;
   return response;
 }
@@ -368,5 +370,5 @@ export async function getDocument(context: NodeContext, collection: string, id: 
   checkId(id);
   const filter = params.source ? parseSourceFilter(params.source) : WHOLE_SOURCE;
   const { handle } = context.router.document(hosted, id, params.routing);
-  return renderGet(hosted.meta.name, id, await handle.get(id), filter);
+  return renderGet(hosted.meta.name, id, await handle.get(id), filter, hosted.meta.mapping._source);
 }

@@ -4,6 +4,7 @@
  * missing gets an error entry; a missing document gets `found: false`.
  */
 import type { ShardHandle } from '../cluster/shard-handle.ts';
+import type { SourceOptions as MappingSourceOptions } from '../engine/mapping/mapping.ts';
 import { EngineError, TroveError } from '../engine/errors.ts';
 import { checkId, renderGet, type GetResponse } from './documents.ts';
 import type { NodeContext } from './node-context.ts';
@@ -65,7 +66,7 @@ export async function multiGet(context: NodeContext, body: unknown, params: Mult
   const entries = parseEntries(body, params);
   if (entries.length === 0) throw new EngineError('action_request_validation', 'Validation Failed: 1: no documents to get;');
   const docs: Array<GetResponse | MultiGetFailure | null> = entries.map(() => null);
-  const byShard = new Map<ShardHandle, Array<{ position: number; collection: string; id: string; filter: SourceFilter }>>();
+  const byShard = new Map<ShardHandle, Array<{ position: number; collection: string; id: string; filter: SourceFilter; mappingSource: MappingSourceOptions | undefined }>>();
   const fail = (position: number, error: unknown): void => {
     if (!(error instanceof TroveError)) throw error;
     const entry = entries[position]!;
@@ -79,7 +80,7 @@ export async function multiGet(context: NodeContext, body: unknown, params: Mult
       const filter = entry.source ? parseSourceFilter(entry.source) : WHOLE_SOURCE;
       const { handle } = context.router.document(hosted, entry.id, entry.routing);
       const group = byShard.get(handle) ?? [];
-      group.push({ position, collection: hosted.meta.name, id: entry.id, filter });
+      group.push({ position, collection: hosted.meta.name, id: entry.id, filter, mappingSource: hosted.meta.mapping._source });
       byShard.set(handle, group);
     } catch (error) {
       fail(position, error);
@@ -89,7 +90,7 @@ export async function multiGet(context: NodeContext, body: unknown, params: Mult
     [...byShard].map(async ([handle, group]) => {
       try {
         const found = await handle.multiGet(group.map((item) => item.id));
-        group.forEach((item, index) => (docs[item.position] = renderGet(item.collection, item.id, found[index] ?? null, item.filter)));
+        group.forEach((item, index) => (docs[item.position] = renderGet(item.collection, item.id, found[index] ?? null, item.filter, item.mappingSource)));
       } catch (error) {
         for (const item of group) fail(item.position, error);
       }

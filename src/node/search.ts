@@ -5,6 +5,7 @@
  * hits are fetched; a search of one shard takes one call (query-and-fetch). Aggregation partials
  * are merged across shards, then rendered once.
  */
+import { displaySortValues } from '../engine/collect/sort-spec.ts';
 import type { ShardTarget } from '../cluster/router.ts';
 import type { QueryPhase } from '../cluster/shard-handle.ts';
 import { mergeAggregations, mergeTopHits, mergeTotals, renderAggregations, type MergedHit } from '../engine/collect/merge.ts';
@@ -16,7 +17,7 @@ import { resolveCollections, type ResolveOptions } from './collections.ts';
 import type { NodeContext } from './node-context.ts';
 import { NodeError } from './node-error.ts';
 import { parseCount, parseSearch, type SearchParams } from './search-body.ts';
-import { applySourceFilter } from './source-filter.ts';
+import { applySourceFilter, mappedSourceView } from './source-filter.ts';
 
 /** `_shards` section of search and count responses. */
 export interface SearchShardsHeader {
@@ -126,9 +127,10 @@ export async function search(context: NodeContext, target: string, body: unknown
       rendered._seq_no = documentSeqNo(document.seqNo);
       rendered._primary_term = document.primaryTerm;
     }
-    const source = document.source === undefined ? undefined : applySourceFilter(document.source, request.source);
+    const visible = document.source === undefined ? undefined : mappedSourceView(document.source, collection.meta.mapping._source);
+    const source = visible === undefined ? undefined : applySourceFilter(visible, request.source);
     if (source !== undefined) rendered._source = source;
-    if (hit.sort !== undefined) rendered.sort = hit.sort;
+    if (hit.sort !== undefined) rendered.sort = displaySortValues(hit.sort, request.sort, collection.fields);
     if (request.highlight && document.source) {
       const fragments = highlight(document.source, request.highlight, request.query, collection.fields);
       if (Object.keys(fragments).length > 0) rendered.highlight = fragments;

@@ -8,6 +8,7 @@
  */
 import { EngineError } from '../engine/errors.ts';
 import { getOwn, setKey } from '../engine/mapping/json-value.ts';
+import type { SourceOptions as MappingSourceOptions } from '../engine/mapping/mapping.ts';
 import { WildcardPattern } from '../engine/query/wildcard-pattern.ts';
 
 /** Most `_source` patterns (includes and excludes together) one request may give. */
@@ -141,6 +142,20 @@ function filterObject(
     if (kept !== undefined) setKey(out, key, kept);
   }
   return out;
+}
+
+/**
+ * The part of a stored source that reads show under the collection mapping's root `_source`
+ * options: nothing when `enabled: false`, else its `includes` minus its `excludes` (the whole
+ * source without options). Requests then filter this view further.
+ */
+export function mappedSourceView(source: Record<string, unknown>, options: MappingSourceOptions | undefined): Record<string, unknown> | undefined {
+  if (options === undefined) return source;
+  if (options.enabled === false) return undefined;
+  const includes = options.includes ?? [];
+  const excludes = options.excludes ?? [];
+  if (includes.length === 0 && excludes.length === 0) return source;
+  return applySourceFilter(source, { kind: 'filter', includes, excludes });
 }
 
 /** Applies a filter to a document source; returns undefined for `_source: false`. */

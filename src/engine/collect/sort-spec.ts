@@ -6,7 +6,9 @@
  */
 import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
-import { COLUMN_NUMERIC_TYPES } from '../mapping/mapping.ts';
+import { COLUMN_NUMERIC_TYPES, DATE_TYPES } from '../mapping/mapping.ts';
+import { decodeIp, encodeIp } from '../mapping/ip.ts';
+import { assertDocValues } from '../query/typed-values.ts';
 import { parseDateValue } from '../query/date-math.ts';
 import {
   checkKeys,
@@ -88,15 +90,17 @@ function sortKey(field: string, options: Record<string, unknown>, fields: Readon
     }
     readString(options.unmapped_type, 'unmapped_type', 'sort');
     kind = 'unmapped';
-  } else if (mapped.type === 'text') {
+  } else if (mapped.storage === 'text') {
     throw new EngineError(
       'illegal_argument',
       `Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [${field}] in order to load field data by uninverting the inverted index.`,
     );
-  } else if (mapped.type === 'keyword') {
+  } else if (mapped.storage === 'keyword') {
+    assertDocValues(mapped, field);
     kind = 'keyword';
     if (mode !== 'min' && mode !== 'max') throw dslError(`[sort] mode [${mode}] is not supported on keyword field [${field}]`);
   } else if (COLUMN_NUMERIC_TYPES.has(mapped.type)) {
+    assertDocValues(mapped, field);
     kind = 'numeric';
   } else {
     throw dslError(`[sort] cannot sort on field [${field}] of type [${mapped.type}]`);
@@ -127,7 +131,7 @@ function coerceNumericSortValue(value: unknown, mapped: FlatField | undefined): 
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (typeof value !== 'string') return null;
   if (mapped?.type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true' ? 1 : 0;
-  if (mapped?.type === 'date') return parseDateValue(value, false, Date.now());
+  if (mapped !== undefined && DATE_TYPES.has(mapped.type)) return parseDateValue(value, false, Date.now());
   const number = value.trim() === '' ? NaN : Number(value);
   return Number.isFinite(number) ? number : null;
 }
@@ -146,6 +150,11 @@ export function parseSearchAfter(
     const value = values[index];
     if (value === null) return null;
     if (key.kind === 'keyword' || key.kind === 'unmapped') {
+      if (typeof value === 'string' && fields.get(key.field)?.type === 'ip') {
+        const term = encodeIp(value);
+        if (term === null) throw dslError(`[search_after] value ${describe(value)} for [${key.field}] is not an IP address`);
+        return term;
+      }
       if (typeof value === 'string') return value;
       if (key.kind === 'unmapped') return null;
       throw dslError(`[search_after] value ${describe(value)} for [${key.field}] must be a string`);
@@ -153,6 +162,19 @@ export function parseSearchAfter(
     const number = coerceNumericSortValue(value, fields.get(key.field));
     if (number === null) throw dslError(`[search_after] value ${describe(value)} for [${key.field}] must be a number`);
     return number;
+  });
+}
+
+/**
+ * Sort values as a hit shows them: the addresses of `ip` keys (which sort by their 16-byte terms);
+ * other values as they are.
+ */
+export function displaySortValues(values: readonly unknown[], sort: unknown, fields: ReadonlyMap<string, FlatField>): unknown[] {
+  if (sort === undefined || !values.some((value) => typeof value === 'string')) return [...values];
+  const keys = parseSort(sort, null);
+  return values.map((value, index) => {
+    const key = keys[index];
+    return typeof value === 'string' && key !== undefined && fields.get(key.field)?.type === 'ip' ? decodeIp(value) : value;
   });
 }
 

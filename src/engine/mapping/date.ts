@@ -8,7 +8,15 @@
  * - Epoch millis: a number, or a string of digits (optionally signed, optionally with a fraction).
  *   Like Elasticsearch, the ISO form is tried first, so a four-digit string such as `"2020"` is a
  *   year, not 2020 milliseconds.
+ *
+ * A field's `format` (`||`-separated, tried in order) may name `strict_date_optional_time`,
+ * `date_optional_time`, `strict_date_optional_time_nanos`, `strict_date_time`, `date_time`,
+ * `strict_date_time_no_millis` (the ISO form above), `strict_date` / `date` (`yyyy-MM-dd`),
+ * `epoch_millis`, `epoch_second`, or a Java pattern of the letters `yyyy uuuu yy MM dd HH mm ss SSS`.
  */
+
+import { DatePattern } from '../collect/date-pattern.ts';
+import { EngineError } from '../errors.ts';
 
 /** Largest distance from the epoch a JavaScript Date can represent, in milliseconds. */
 const MAX_EPOCH_MILLIS = 8.64e15;
@@ -92,4 +100,69 @@ function daysFromCivil(year: number, month: number, day: number): number {
   const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
   const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
   return era * 146_097 + dayOfEra - 719_468;
+}
+
+const ISO_FORMATS = new Set([
+  'strict_date_optional_time',
+  'date_optional_time',
+  'strict_date_optional_time_nanos',
+  'strict_date_time',
+  'date_time',
+  'strict_date_time_no_millis',
+]);
+
+const DAY_FORMATS = new Set(['strict_date', 'date']);
+const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** One parsed entry of a `format` list. */
+type DateFormat = { kind: 'iso' | 'epoch_millis' | 'epoch_second' | 'day' } | { kind: 'pattern'; pattern: DatePattern };
+
+const formatCache = new Map<string, DateFormat>();
+
+/** Parses one format name or pattern; an unknown one is a mapper_parsing error naming the field. */
+export function parseDateFormat(text: string, field: string): DateFormat {
+  const cached = formatCache.get(text);
+  if (cached !== undefined) return cached;
+  let format: DateFormat;
+  if (ISO_FORMATS.has(text)) format = { kind: 'iso' };
+  else if (DAY_FORMATS.has(text)) format = { kind: 'day' };
+  else if (text === 'epoch_millis' || text === 'epoch_second') format = { kind: text };
+  else {
+    try {
+      format = { kind: 'pattern', pattern: DatePattern.parse(text, 'format') };
+    } catch (error) {
+      throw new EngineError('mapper_parsing', `Invalid format: [${text}] for field [${field}]: ${(error as Error).message}`);
+    }
+  }
+  if (formatCache.size < 1000) formatCache.set(text, format);
+  return format;
+}
+
+/** Epoch millis of a date value under a field's formats (tried in order); null when none fits. */
+export function parseDateWithFormats(value: unknown, formats: readonly string[] | undefined, field: string): number | null {
+  if (formats === undefined) return parseDate(value);
+  for (const text of formats) {
+    const millis = parseOneFormat(value, parseDateFormat(text, field));
+    if (millis !== null) return millis;
+  }
+  return null;
+}
+
+function parseOneFormat(value: unknown, format: DateFormat): number | null {
+  switch (format.kind) {
+    case 'iso':
+      return typeof value === 'string' ? parseIsoDate(value) : null;
+    case 'day':
+      return typeof value === 'string' && DAY_ONLY.test(value) ? parseIsoDate(value) : null;
+    case 'epoch_millis':
+    case 'epoch_second': {
+      const number = typeof value === 'number' ? value : typeof value === 'string' && EPOCH_MILLIS_STRING.test(value) ? Number(value) : NaN;
+      return Number.isNaN(number) ? null : epochMillis(format.kind === 'epoch_second' ? number * 1000 : number);
+    }
+    default: {
+      if (typeof value !== 'string') return null;
+      const millis = format.pattern.parse(value);
+      return millis === null ? null : epochMillis(millis);
+    }
+  }
 }

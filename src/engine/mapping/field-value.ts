@@ -7,11 +7,19 @@
  *   beyond are refused (`strictNumbers`), since they would be rounded silently; documents written
  *   before this rule still load (WAL replay parses without it).
  * - `boolean` accepts `true`, `false`, `"true"`, `"false"` (indexed as 1 and 0); `""` is missing.
- * - `date` accepts what `parseDate` accepts (indexed as epoch millis).
- * - `text` and `keyword` accept strings, numbers and booleans (converted with `String`).
+ * - `byte`, `short` truncate like `integer` within their ranges; `unsigned_long` takes 0 to
+ *   2^64 - 1 (held as float64, so like `long` new values beyond 2^53 - 1 are refused);
+ *   `half_float` is rounded to half precision (|value| ≤ 65504); `scaled_float` is held as
+ *   round(value × scaling_factor) / scaling_factor.
+ * - `date` and `date_nanos` accept what the field's `format` list accepts (default: what
+ *   `parseDate` accepts), indexed as epoch millis; `date_nanos` must lie within 1970 to 2262.
+ * - `text`, `keyword` and `wildcard` accept strings, numbers and booleans (converted with `String`);
+ *   `ip` accepts an IPv4 or IPv6 address string (indexed as its 16-byte term, see ip.ts);
+ *   `binary` accepts a base64 string (not indexed).
  */
 import { EngineError } from '../errors.ts';
-import { parseDate } from './date.ts';
+import { parseDateWithFormats } from './date.ts';
+import { encodeIp } from './ip.ts';
 import { previewJson } from './json-value.ts';
 import type { FlatField } from './mapping.ts';
 
@@ -22,6 +30,22 @@ export const FLOAT_MAX = 3.4028234663852886e38;
 export const INTEGER_MIN = -2_147_483_648;
 /** Largest value of an `integer` field. */
 export const INTEGER_MAX = 2_147_483_647;
+
+/** Ranges of the small integer types. */
+const SMALL_INTEGER_RANGES: Record<string, readonly [number, number]> = {
+  integer: [INTEGER_MIN, INTEGER_MAX],
+  short: [-32_768, 32_767],
+  byte: [-128, 127],
+};
+
+/** Largest finite half-precision float, the range of a `half_float` field. */
+export const HALF_FLOAT_MAX = 65_504;
+
+/** Latest epoch millis a `date_nanos` field holds (2262-04-11T23:47:16.854Z, 2^63 - 1 nanoseconds). */
+const DATE_NANOS_MAX_MILLIS = 9_223_372_036_854;
+
+/** 2^64, the float64 nearest to 2^64 - 1, the bound of an `unsigned_long` without `strictNumbers`. */
+const UNSIGNED_LONG_BOUND = 18_446_744_073_709_551_616;
 
 /** 2^63, the float64 nearest to 2^63-1: without `strictNumbers` (replay), longs must lie within ±2^63. */
 const LONG_BOUND = 9_223_372_036_854_775_808;
@@ -47,29 +71,66 @@ export function coerceColumnValue(field: FlatField, value: unknown, strictNumber
   switch (field.type) {
     case 'boolean':
       return coerceBoolean(field, value);
-    case 'date': {
-      if (typeof value !== 'number' && typeof value !== 'string') {
-        throw fieldValueError(field, value, 'is not a date (expected ISO 8601 or epoch millis)');
+    case 'date':
+    case 'date_nanos': {
+      const expected = field.dateFormats === undefined ? 'ISO 8601 or epoch millis' : `format [${field.dateFormats.join('||')}]`;
+      if (typeof value !== 'number' && typeof value !== 'string') throw fieldValueError(field, value, `is not a date (expected ${expected})`);
+      const millis = parseDateWithFormats(value, field.dateFormats, field.path);
+      if (millis === null) throw fieldValueError(field, value, `is not a date (expected ${expected})`);
+      if (field.type === 'date_nanos' && (millis < 0 || millis > DATE_NANOS_MAX_MILLIS)) {
+        throw fieldValueError(field, value, 'is out of range for date_nanos (1970-01-01 to 2262-04-11)');
       }
-      const millis = parseDate(value);
-      if (millis === null) throw fieldValueError(field, value, 'is not a date (expected ISO 8601 or epoch millis)');
       return millis;
     }
     case 'long':
     case 'integer':
+    case 'short':
+    case 'byte':
+    case 'unsigned_long':
     case 'double':
     case 'float':
+    case 'half_float':
+    case 'scaled_float':
       return coerceNumber(field, value, strictNumbers);
     default:
       throw fieldValueError(field, value, 'cannot go into a column');
   }
 }
 
-/** String indexed for a scalar in a `text` or `keyword` field; throws mapper_parsing for other JSON values. */
+/**
+ * String indexed for a scalar in a text or keyword-like field (an `ip` field indexes the address
+ * term); throws mapper_parsing for other JSON values.
+ */
 export function coerceStringValue(field: FlatField, value: unknown): string {
+  if (field.type === 'ip') {
+    const term = typeof value === 'string' ? encodeIp(value) : null;
+    if (term === null) throw fieldValueError(field, value, 'is not an IP string literal');
+    return term;
+  }
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   throw fieldValueError(field, value, 'is not a string, number or boolean');
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Checks a `binary` value: a base64 string (whitespace such as MIME line breaks allowed). */
+export function checkBinaryValue(field: FlatField, value: unknown): void {
+  if (typeof value !== 'string' || !BASE64.test(value.replace(/\s+/g, ''))) {
+    throw fieldValueError(field, value, 'is not a base64 string');
+  }
+}
+
+/** `value` rounded to the nearest half-precision float (ties to even). */
+export function roundToHalfFloat(value: number): number {
+  if (value === 0 || !Number.isFinite(value)) return value;
+  const exponent = Math.max(Math.floor(Math.log2(Math.abs(value))), -14);
+  const quantum = 2 ** (exponent - 10);
+  const scaled = value / quantum;
+  let rounded = Math.floor(scaled);
+  const rest = scaled - rounded;
+  if (rest > 0.5 || (rest === 0.5 && rounded % 2 !== 0)) rounded++;
+  return rounded * quantum;
 }
 
 function coerceBoolean(field: FlatField, value: unknown): number | null {
@@ -103,15 +164,39 @@ function coerceNumber(field: FlatField, value: unknown, strictNumbers: boolean):
         );
       }
       return number;
-    case 'integer':
+    case 'unsigned_long':
       number = Math.trunc(number);
-      if (number > INTEGER_MAX || number < INTEGER_MIN) {
-        throw fieldValueError(field, value, 'is out of range for an integer');
+      if (number < 0 || number > UNSIGNED_LONG_BOUND) throw fieldValueError(field, value, 'is out of range for an unsigned_long');
+      if (strictNumbers && !Number.isSafeInteger(number)) {
+        throw fieldValueError(
+          field,
+          value,
+          `cannot be held exactly: an unsigned_long must be at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1), beyond which it would be rounded`,
+        );
       }
-      return number;
+      return number === 0 ? 0 : number;
+    case 'integer':
+    case 'short':
+    case 'byte': {
+      number = Math.trunc(number);
+      const [min, max] = SMALL_INTEGER_RANGES[field.type]!;
+      if (number > max || number < min) {
+        throw fieldValueError(field, value, `is out of range for ${field.type === 'integer' ? 'an integer' : `a ${field.type}`}`);
+      }
+      return number === 0 ? 0 : number;
+    }
     case 'float':
       if (Math.abs(number) > FLOAT_MAX) throw fieldValueError(field, value, 'is out of range for a float');
       return number;
+    case 'half_float':
+      if (Math.abs(number) > HALF_FLOAT_MAX) throw fieldValueError(field, value, 'is out of range for a half_float');
+      return roundToHalfFloat(number);
+    case 'scaled_float': {
+      const factor = field.scalingFactor ?? 1;
+      const scaled = Math.round(number * factor);
+      if (Math.abs(scaled) > LONG_BOUND) throw fieldValueError(field, value, 'is out of range for a scaled_float');
+      return scaled / factor;
+    }
     default:
       return number;
   }

@@ -1,13 +1,25 @@
-/** Field types a collection mapping can declare (PRODUCT.md section 2). */
+/** Field types a collection mapping can declare (PRODUCT.md section 2, docs/api.md "Field types"). */
 export type FieldType =
   | 'text'
+  | 'match_only_text'
   | 'keyword'
+  | 'wildcard'
   | 'long'
   | 'integer'
+  | 'short'
+  | 'byte'
+  | 'unsigned_long'
   | 'double'
   | 'float'
+  | 'half_float'
+  | 'scaled_float'
   | 'boolean'
   | 'date'
+  | 'date_nanos'
+  | 'ip'
+  | 'binary'
+  | 'flattened'
+  | 'flat_object'
   | 'object';
 
 /** Analyzer names understood by the analysis module. */
@@ -26,6 +38,29 @@ export interface FieldMapping {
   properties?: Record<string, FieldMapping>;
   /** Longest keyword indexed (longer values are stored but not indexed), ES `ignore_above`. */
   ignore_above?: number;
+  /** `scaled_float`: values are held as round(value × factor) / factor. */
+  scaling_factor?: number;
+  /** Date formats of a `date` / `date_nanos` field, `||`-separated (ES `format`). */
+  format?: string;
+  /** Kept for `stored_fields` compatibility; the source always holds the value. */
+  store?: boolean;
+  /** Free metadata about the field (ES `meta`: string values). */
+  meta?: Record<string, string>;
+  /** False: the field cannot be queried (still in the source, and sortable with doc values). */
+  index?: boolean;
+  /** False: the field cannot be sorted on or aggregated. */
+  doc_values?: boolean;
+  /** Value indexed in place of an explicit JSON `null`. */
+  null_value?: unknown;
+  /** Other fields each value is also indexed into. */
+  copy_to?: string[];
+}
+
+/** The root `_source` options of a mapping: whether and which parts of documents come back. */
+export interface SourceOptions {
+  enabled?: boolean;
+  includes?: string[];
+  excludes?: string[];
 }
 
 /** Dynamic-mapping policy: detect new fields (`true`), ignore them (`false`), or reject (`strict`). */
@@ -34,8 +69,17 @@ export type DynamicPolicy = true | false | 'strict';
 /** A collection's mapping, as `PUT /{collection}` accepts it under `mappings`. */
 export interface Mapping {
   dynamic?: DynamicPolicy;
+  /** Root `_source` options (absent: whole documents come back). */
+  _source?: SourceOptions;
   properties: Record<string, FieldMapping>;
 }
+
+/**
+ * How a field's values are held: an inverted index with positions (`text`), an inverted index
+ * plus ordinal doc values (`keyword`), a float64 column (`numeric`), or not at all (`none`: the
+ * value lives only in the source, as for `binary`).
+ */
+export type FieldStorage = 'text' | 'keyword' | 'numeric' | 'none';
 
 /** A leaf field after flattening `object`s and multi-fields: its full dotted path and mapping. */
 export interface FlatField {
@@ -44,24 +88,126 @@ export interface FlatField {
   analyzer: AnalyzerName;
   inplace: boolean;
   ignoreAbove?: number;
+  /** How values are held (derived from the type). */
+  storage: FieldStorage;
+  /** False for `index: false` and `binary`: a query on the field is a 400. */
+  searchable: boolean;
+  /** False for `doc_values: false` and `binary`: sorting and aggregating on the field is a 400. */
+  docValues: boolean;
+  scalingFactor?: number;
+  /** Date formats (`format` split on `||`); absent: `strict_date_optional_time||epoch_millis`. */
+  dateFormats?: readonly string[];
+  nullValue?: unknown;
+  copyTo?: readonly string[];
+  /**
+   * Set on the hidden companion of a `flattened` field (which indexes `key\0value` terms) and on
+   * the views of one of its keys (`field.key`): the term prefix of that key, `''` for the companion.
+   */
+  keyPrefix?: string;
+  /** The path a user named, when it differs from `path` (a key of a `flattened` field). */
+  displayPath?: string;
 }
 
 /** Numeric field types (stored as float64 in columns; longs are exact up to 2^53). */
-export const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set(['long', 'integer', 'double', 'float']);
-
-/** Types whose values live in numeric columns (numbers, dates as epoch millis, booleans as 0/1). */
-export const COLUMN_NUMERIC_TYPES: ReadonlySet<FieldType> = new Set([
+export const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set([
   'long',
   'integer',
+  'short',
+  'byte',
+  'unsigned_long',
   'double',
   'float',
-  'date',
-  'boolean',
+  'half_float',
+  'scaled_float',
 ]);
 
+/** Types whose values live in numeric columns (numbers, dates as epoch millis, booleans as 0/1). */
+export const COLUMN_NUMERIC_TYPES: ReadonlySet<FieldType> = new Set([...NUMERIC_TYPES, 'date', 'date_nanos', 'boolean']);
+
+/** Types indexed as keywords (inverted index and ordinal doc values). */
+export const KEYWORD_TYPES: ReadonlySet<FieldType> = new Set(['keyword', 'wildcard', 'ip', 'flattened', 'flat_object']);
+
+/** The `flattened` types: an object indexed as keyword values, also by dotted key path. */
+export const FLATTENED_TYPES: ReadonlySet<FieldType> = new Set(['flattened', 'flat_object']);
+
+/** Date types (values are epoch millis in columns). */
+export const DATE_TYPES: ReadonlySet<FieldType> = new Set(['date', 'date_nanos']);
+
+/** How values of a type are held. */
+export function storageOf(type: Exclude<FieldType, 'object'>): FieldStorage {
+  if (type === 'text' || type === 'match_only_text') return 'text';
+  if (KEYWORD_TYPES.has(type)) return 'keyword';
+  if (COLUMN_NUMERIC_TYPES.has(type)) return 'numeric';
+  return 'none';
+}
+
+/** Path of the hidden field holding the `key\0value` terms of a flattened field. */
+export function keyedCompanionPath(path: string): string {
+  return `${path}\u0000keyed`;
+}
+
+/** Separator between a key and its value in a flattened field's keyed terms. */
+export const KEYED_SEPARATOR = '\u0000';
+
+/**
+ * Leaf fields by dotted path. `get` also answers the keys of `flattened` fields: `tags.color`,
+ * with `tags` flattened, is a keyword view of the companion restricted to the key `color`.
+ */
+export class FieldMap extends Map<string, FlatField> {
+  readonly #flattenedPaths: string[] = [];
+  readonly #keyViews = new Map<string, FlatField>();
+
+  override set(path: string, field: FlatField): this {
+    if (FLATTENED_TYPES.has(field.type)) this.#flattenedPaths.push(path);
+    return super.set(path, field);
+  }
+
+  override get(path: string): FlatField | undefined {
+    const direct = super.get(path);
+    if (direct !== undefined || this.#flattenedPaths.length === 0) return direct;
+    const cached = this.#keyViews.get(path);
+    if (cached !== undefined) return cached;
+    for (const root of this.#flattenedPaths) {
+      if (path.length <= root.length + 1 || !path.startsWith(root) || path.charCodeAt(root.length) !== 46 /* . */) continue;
+      const owner = super.get(root)!;
+      const view: FlatField = {
+        ...owner,
+        path: keyedCompanionPath(root),
+        type: 'keyword',
+        keyPrefix: `${path.slice(root.length + 1)}${KEYED_SEPARATOR}`,
+        displayPath: path,
+      };
+      if (this.#keyViews.size < 10_000) this.#keyViews.set(path, view);
+      return view;
+    }
+    return undefined;
+  }
+}
+
+/** The leaf view of one field mapping at `path`; `multiField` fields are never inplace. */
+export function flatField(path: string, field: FieldMapping, multiField = false): FlatField {
+  const type = field.type as Exclude<FieldType, 'object'>;
+  const storage = storageOf(type);
+  const flat: FlatField = {
+    path,
+    type,
+    analyzer: field.analyzer ?? (storage === 'text' ? 'standard' : 'keyword'),
+    inplace: !multiField && field.inplace === true,
+    ignoreAbove: field.ignore_above,
+    storage,
+    searchable: storage !== 'none' && field.index !== false,
+    docValues: storage !== 'none' && storage !== 'text' && field.doc_values !== false,
+  };
+  if (field.scaling_factor !== undefined) flat.scalingFactor = field.scaling_factor;
+  if (field.format !== undefined) flat.dateFormats = field.format.split('||');
+  if (field.null_value !== undefined) flat.nullValue = field.null_value;
+  if (field.copy_to !== undefined && !multiField) flat.copyTo = field.copy_to;
+  return flat;
+}
+
 /** Flattens a mapping into leaf fields keyed by dotted path (multi-fields as `path.sub`). */
-export function flattenMapping(mapping: Mapping): Map<string, FlatField> {
-  const out = new Map<string, FlatField>();
+export function flattenMapping(mapping: Mapping): FieldMap {
+  const out = new FieldMap();
   const walk = (props: Record<string, FieldMapping>, prefix: string): void => {
     for (const [name, field] of Object.entries(props)) {
       const path = prefix ? `${prefix}.${name}` : name;
@@ -69,22 +215,15 @@ export function flattenMapping(mapping: Mapping): Map<string, FlatField> {
         walk(field.properties ?? {}, path);
         continue;
       }
-      out.set(path, {
-        path,
-        type: field.type,
-        analyzer: field.analyzer ?? (field.type === 'text' ? 'standard' : 'keyword'),
-        inplace: field.inplace === true,
-        ignoreAbove: field.ignore_above,
-      });
+      const flat = flatField(path, field, false);
+      out.set(path, flat);
+      if (FLATTENED_TYPES.has(field.type)) {
+        const companion = keyedCompanionPath(path);
+        out.set(companion, { ...flat, path: companion, type: 'keyword', keyPrefix: '' });
+      }
       for (const [sub, subField] of Object.entries(field.fields ?? {})) {
         if (subField.type === 'object') continue;
-        out.set(`${path}.${sub}`, {
-          path: `${path}.${sub}`,
-          type: subField.type,
-          analyzer: subField.analyzer ?? (subField.type === 'text' ? 'standard' : 'keyword'),
-          inplace: false,
-          ignoreAbove: subField.ignore_above,
-        });
+        out.set(`${path}.${sub}`, flatField(`${path}.${sub}`, subField, true));
       }
     }
   };

@@ -2,8 +2,10 @@
  * Merging mappings (`PUT /{collection}/_mapping`): new fields are added, existing fields keep
  * their type, analyzer and `inplace` flag. As in Elasticsearch, a parameter left out of the
  * update means its default, so re-sending a field without its analyzer conflicts when the field
- * has a non-default one. `ignore_above` may change (the update's value, or none, wins);
- * multi-fields and object properties merge recursively; `dynamic` changes only when given.
+ * has a non-default one. `index`, `doc_values`, `store`, `scaling_factor`, `format` and
+ * `null_value` may not change either; `ignore_above`, `meta` and `copy_to` may (the update's
+ * value, or none, wins); multi-fields and object properties merge recursively; `dynamic` and the
+ * root `_source` change only when given.
  */
 import { EngineError, type EngineErrorCode } from '../errors.ts';
 import { cloneJson, getOwn, setKey } from './json-value.ts';
@@ -14,6 +16,14 @@ import type { FieldMapping, Mapping } from './mapping.ts';
 export function mergeMappings(current: Mapping, update: Mapping): Mapping {
   const merged: Mapping = { ...current, properties: cloneJson(current.properties) };
   if (update.dynamic !== undefined) merged.dynamic = update.dynamic;
+  if (update._source !== undefined) {
+    const before = current._source?.enabled !== false;
+    const after = update._source.enabled !== false;
+    if (before !== after) {
+      throw new EngineError('illegal_argument', `Cannot update parameter [enabled] from [${before}] to [${after}] (mapper [_source])`);
+    }
+    merged._source = cloneJson(update._source);
+  }
   for (const name of Object.keys(update.properties)) {
     mergeFieldInto(merged.properties, name, cloneJson(update.properties[name] as FieldMapping), name, 'illegal_argument');
   }
@@ -51,13 +61,26 @@ export function mergeFieldInto(
   const defaultAnalyzer = existing.type === 'text' ? 'standard' : 'keyword';
   checkUnchanged(path, 'analyzer', existing.analyzer ?? defaultAnalyzer, incoming.analyzer ?? defaultAnalyzer, code);
   checkUnchanged(path, 'inplace', existing.inplace === true, incoming.inplace === true, code);
-  if (incoming.ignore_above === undefined) delete existing.ignore_above;
-  else existing.ignore_above = incoming.ignore_above;
+  checkUnchanged(path, 'index', existing.index !== false, incoming.index !== false, code);
+  checkUnchanged(path, 'doc_values', existing.doc_values !== false, incoming.doc_values !== false, code);
+  checkUnchanged(path, 'store', existing.store === true, incoming.store === true, code);
+  checkUnchanged(path, 'scaling_factor', String(existing.scaling_factor), String(incoming.scaling_factor), code);
+  checkUnchanged(path, 'format', existing.format ?? 'strict_date_optional_time||epoch_millis', incoming.format ?? 'strict_date_optional_time||epoch_millis', code);
+  checkUnchanged(path, 'null_value', JSON.stringify(existing.null_value ?? null), JSON.stringify(incoming.null_value ?? null), code);
+  replaceUpdatable(existing, incoming, 'ignore_above');
+  replaceUpdatable(existing, incoming, 'meta');
+  replaceUpdatable(existing, incoming, 'copy_to');
   const subFields = incoming.fields ?? {};
   for (const sub of Object.keys(subFields)) {
     if (existing.fields === undefined) existing.fields = {};
     mergeFieldInto(existing.fields, sub, subFields[sub] as FieldMapping, `${path}.${sub}`, code);
   }
+}
+
+/** Sets an updatable parameter to the update's value, or removes it when the update leaves it out. */
+function replaceUpdatable<K extends 'ignore_above' | 'meta' | 'copy_to'>(existing: FieldMapping, incoming: FieldMapping, parameter: K): void {
+  if (incoming[parameter] === undefined) delete existing[parameter];
+  else existing[parameter] = incoming[parameter];
 }
 
 function checkUnchanged(

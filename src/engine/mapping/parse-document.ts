@@ -7,15 +7,21 @@
  * `{"a": {"b": 1}}`; fields that are not mapped are skipped (they stay in the stored source); a
  * value that does not fit its mapped type, an object where a leaf is mapped, or a concrete value
  * where an object is mapped throws mapper_parsing. An `inplace` field holds at most one value.
+ * A `null` (alone or in an array) indexes the field's `null_value` when it has one; each value
+ * is also indexed into the field's `copy_to` targets (mapped leaves; others are skipped). A
+ * `flattened` field takes any JSON below it: every scalar is indexed as a keyword value of the
+ * field and as `key\0value` in its keyed companion (`key` the dotted path below the field).
+ * A `binary` value is checked (base64) and not indexed.
  * New writes parse with `strictNumbers` (a `long` must be a safe integer); the WAL replay of a
  * shard parses without it, so that a document admitted before that rule never stops a shard opening.
  */
 import { EngineError } from '../errors.ts';
-import { coerceColumnValue, coerceStringValue, fieldValueError } from './field-value.ts';
+import { checkBinaryValue, coerceColumnValue, coerceStringValue, fieldValueError } from './field-value.ts';
 import { fieldIndexOf, leafAncestor, type FieldIndex } from './field-index.ts';
 import { isPlainObject, type JsonObject } from './json-value.ts';
 import { assertNotMetadataField } from './limits.ts';
-import type { FlatField } from './mapping.ts';
+import { DEPTH_LIMIT } from './limits.ts';
+import { FLATTENED_TYPES, KEYED_SEPARATOR, keyedCompanionPath, type FlatField } from './mapping.ts';
 
 /** The values a document contributes to each mapped field, grouped by how they are indexed. */
 export interface ParsedDocument {
@@ -23,7 +29,7 @@ export interface ParsedDocument {
   text: Map<string, string[]>;
   /** Keyword field path (including multi-fields like `title.keyword`) → values, except those longer than `ignore_above`. */
   keyword: Map<string, string[]>;
-  /** long/integer/double/float/date/boolean path → values (dates as epoch millis, booleans as 0/1). */
+  /** Numeric, date and boolean field path → values (dates as epoch millis, booleans as 0/1). */
   numeric: Map<string, number[]>;
 }
 
@@ -78,10 +84,15 @@ function walkObject(object: JsonObject, prefix: string, walk: Walk): void {
 }
 
 function walkValue(path: string, value: unknown, walk: Walk): void {
-  if (value === null || value === undefined) return;
   const { index } = walk;
   const leaf = index.leaves.get(path);
+  if (leaf !== undefined && value === null) value = leaf.nullValue;
+  if (value === null || value === undefined) return;
   if (leaf !== undefined) {
+    if (FLATTENED_TYPES.has(leaf.type)) {
+      addFlattenedValues(leaf, value, '', 1, walk);
+      return;
+    }
     const count = addLeafValues(leaf, value, index.subFields.get(path), walk, 0);
     if (leaf.inplace && count > 1) {
       throw fieldValueError(leaf, value, 'has several values, an inplace field holds a single value');
@@ -102,6 +113,10 @@ function walkValue(path: string, value: unknown, walk: Walk): void {
     return;
   }
   const owner = leafAncestor(index, path);
+  if (owner !== undefined && FLATTENED_TYPES.has(owner.type)) {
+    addFlattenedValues(owner, value, path.slice(owner.path.length + 1), 2, walk);
+    return;
+  }
   if (owner !== undefined) {
     throw new EngineError(
       'mapper_parsing',
@@ -113,6 +128,7 @@ function walkValue(path: string, value: unknown, walk: Walk): void {
 
 /** Adds every scalar of `value` (flattening arrays) to the leaf and its multi-fields; returns the running value count. */
 function addLeafValues(leaf: FlatField, value: unknown, subFields: readonly FlatField[] | undefined, walk: Walk, count: number): number {
+  if (value === null) value = leaf.nullValue;
   if (value === null || value === undefined) return count;
   if (Array.isArray(value)) {
     for (const element of value) count = addLeafValues(leaf, element, subFields, walk, count);
@@ -123,16 +139,53 @@ function addLeafValues(leaf: FlatField, value: unknown, subFields: readonly Flat
   if (subFields !== undefined) {
     for (const subField of subFields) addScalar(subField, value, walk);
   }
+  if (leaf.copyTo !== undefined) {
+    for (const target of leaf.copyTo) {
+      const targetLeaf = walk.index.leaves.get(target);
+      if (targetLeaf === undefined || FLATTENED_TYPES.has(targetLeaf.type)) continue;
+      addScalar(targetLeaf, value, walk);
+      for (const subField of walk.index.subFields.get(target) ?? []) addScalar(subField, value, walk);
+    }
+  }
   return count;
+}
+
+/** Indexes every scalar below a flattened field, by its key path (`''` at the field itself). */
+function addFlattenedValues(leaf: FlatField, value: unknown, key: string, depth: number, walk: Walk): void {
+  if (value === null) value = leaf.nullValue;
+  if (value === null || value === undefined) return;
+  if (depth > DEPTH_LIMIT) {
+    throw fieldValueError(leaf, value, `is nested deeper than the flattened depth limit [${DEPTH_LIMIT}]`);
+  }
+  if (Array.isArray(value)) {
+    for (const element of value) addFlattenedValues(leaf, element, key, depth, walk);
+    return;
+  }
+  if (isPlainObject(value)) {
+    for (const child of Object.keys(value)) {
+      if (child === '') throw fieldValueError(leaf, value, 'has an empty key');
+      addFlattenedValues(leaf, value[child], key === '' ? child : `${key}.${child}`, depth + 1, walk);
+    }
+    return;
+  }
+  const text = coerceStringValue(leaf, value);
+  if (leaf.ignoreAbove !== undefined && text.length > leaf.ignoreAbove) return;
+  if (walk.parsed === null) return;
+  append(walk.parsed.keyword, leaf.path, text);
+  if (key !== '') append(walk.parsed.keyword, keyedCompanionPath(leaf.path), `${key}${KEYED_SEPARATOR}${text}`);
 }
 
 /** Coerces one scalar for a field and records it; returns false when the value counts as missing. */
 function addScalar(field: FlatField, value: unknown, walk: Walk): boolean {
   const { parsed } = walk;
-  if (field.type === 'text' || field.type === 'keyword') {
+  if (field.storage === 'text' || field.storage === 'keyword') {
     const text = coerceStringValue(field, value);
-    if (field.type === 'keyword' && field.ignoreAbove !== undefined && text.length > field.ignoreAbove) return true;
-    if (parsed !== null) append(field.type === 'text' ? parsed.text : parsed.keyword, field.path, text);
+    if (field.storage === 'keyword' && field.ignoreAbove !== undefined && text.length > field.ignoreAbove) return true;
+    if (parsed !== null) append(field.storage === 'text' ? parsed.text : parsed.keyword, field.path, text);
+    return true;
+  }
+  if (field.storage === 'none') {
+    checkBinaryValue(field, value);
     return true;
   }
   const number = coerceColumnValue(field, value, walk.strictNumbers);

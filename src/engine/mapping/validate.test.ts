@@ -83,7 +83,7 @@ test('unknown types, parameters and analyzers are rejected', () => {
   const cases: [unknown, RegExp][] = [
     [{ properties: { a: { type: 'geo_point' } } }, /No handler for type \[geo_point\] declared on field \[a\]/],
     [{ properties: { a: {} } }, /No type specified for field \[a\]/],
-    [{ properties: { a: { type: 'text', store: true } } }, /unknown parameter \[store\] on mapper \[a\] of type \[text\]/],
+    [{ properties: { a: { type: 'text', similarity: 'BM25' } } }, /unknown parameter \[similarity\] on mapper \[a\] of type \[text\]/],
     [{ properties: { a: { type: 'text', analyzer: 'klingon' } } }, /analyzer \[klingon\] has not been configured/],
     [{ properties: { a: { type: 'long', analyzer: 'standard' } } }, /\[analyzer\] is not allowed on field \[a\] of type \[long\]/],
     [{ properties: { a: { type: 'long', properties: {} } } }, /\[properties\] is not allowed on field \[a\] of type \[long\]/],
@@ -94,7 +94,8 @@ test('unknown types, parameters and analyzers are rejected', () => {
     [{ properties: { a: 'text' } }, /Expected an object for property \[a\]/],
     [{ properties: [] }, /\[properties\] must be an object/],
     [{ dynamic: 'sometimes' }, /\[dynamic\] must be one of/],
-    [{ _source: { enabled: false } }, /Root mapping definition has unsupported parameters: \[_source : \{"enabled":false\}\]/],
+    [{ _routing: { required: true } }, /Root mapping definition has unsupported parameters: \[_routing : \{"required":true\}\]/],
+    [{ _source: { compress: true } }, /unknown parameter \[compress\] on mapper \[_source\]/],
     [[], /Root mapping definition must be an object/],
     [{ properties: { _id: { type: 'keyword' } } }, /\[_id\] is a metadata field/],
   ];

@@ -1,20 +1,23 @@
 /**
  * Validation of a user-supplied `mappings` body (`PUT /{collection}`, `PUT /{collection}/_mapping`).
  *
- * Accepted: root keys `dynamic` (`true`, `false`, `"strict"`, or `"true"`/`"false"`) and
- * `properties`. Per field: `type` (one of the mapping field types; `object` when omitted and
- * `properties` is given), and by type: `analyzer` (text), `ignore_above` (keyword), `inplace`
- * (numeric, boolean, date), `fields` (multi-fields, on any leaf; no dots in their names, no
- * `inplace`, no nested `fields`), `properties` (object). Anything else is a mapper_parsing error
+ * Accepted: root keys `dynamic` (`true`, `false`, `"strict"`, or `"true"`/`"false"`),
+ * `_source` (`enabled`, `includes`, `excludes`) and `properties`. Per field: `type` (one of the
+ * mapping field types; `object` when omitted and `properties` is given), and the parameters of
+ * PARAMETER_TYPES by type (`fields` are multi-fields: no dots in their names, no `inplace`,
+ * `copy_to` or nested `fields`); `scaled_float` requires `scaling_factor`; a `null_value` must
+ * fit the field's type. Anything else is a mapper_parsing error
  * naming the parameter and the field, and so is a field or multi-field name with a reserved
  * segment (`__proto__`, `constructor`, `prototype`; see limits.ts). Field names containing dots
  * expand into objects, as in Elasticsearch: `{"a.b": {"type": "long"}}` is
  * `{"a": {"properties": {"b": {"type": "long"}}}}`.
  */
 import { EngineError } from '../errors.ts';
-import { getOwn, isPlainObject, previewJson, setKey, type JsonObject } from './json-value.ts';
+import { parseDateFormat } from './date.ts';
+import { cloneJson, getOwn, isPlainObject, previewJson, setKey, type JsonObject } from './json-value.ts';
 import { assertDepth, assertNotReserved, assertValidFieldName, checkMappingLimits, METADATA_FIELDS } from './limits.ts';
-import type { AnalyzerName, DynamicPolicy, FieldMapping, FieldType, Mapping } from './mapping.ts';
+import { flattenMapping, type AnalyzerName, type DynamicPolicy, type FieldMapping, type FieldType, type Mapping, type SourceOptions } from './mapping.ts';
+import { checkFieldValue } from './parse-document.ts';
 import { mergeFieldInto } from './merge.ts';
 
 /** Mapping merge for `PUT _mapping` (implemented in merge.ts, offered here beside validation). */
@@ -25,40 +28,74 @@ export { parseDate } from './date.ts';
 /** Every field type, so that a type added to `FieldType` must be added here too. */
 const FIELD_TYPES: Record<FieldType, true> = {
   text: true,
+  match_only_text: true,
   keyword: true,
+  wildcard: true,
   long: true,
   integer: true,
+  short: true,
+  byte: true,
+  unsigned_long: true,
   double: true,
   float: true,
+  half_float: true,
+  scaled_float: true,
   boolean: true,
   date: true,
+  date_nanos: true,
+  ip: true,
+  binary: true,
+  flattened: true,
+  flat_object: true,
   object: true,
 };
 
 /** Every analyzer the analysis module provides. */
 const ANALYZERS: Record<AnalyzerName, true> = { standard: true, english: true, keyword: true, whitespace: true };
 
+const LEAF_TYPES = (Object.keys(FIELD_TYPES) as FieldType[]).filter((type) => type !== 'object');
+const except = (...excluded: FieldType[]): ReadonlySet<FieldType> => new Set(LEAF_TYPES.filter((type) => !excluded.includes(type)));
+
 /** Field parameters and the types that accept each. */
 const PARAMETER_TYPES: Record<string, ReadonlySet<FieldType>> = {
-  analyzer: new Set(['text']),
-  ignore_above: new Set(['keyword']),
+  analyzer: new Set(['text', 'match_only_text']),
+  ignore_above: new Set(['keyword', 'wildcard', 'flattened', 'flat_object']),
   inplace: new Set(['long', 'integer', 'double', 'float', 'boolean', 'date']),
-  fields: new Set(['text', 'keyword', 'long', 'integer', 'double', 'float', 'boolean', 'date']),
+  fields: except('binary', 'flattened', 'flat_object'),
   properties: new Set(['object']),
+  scaling_factor: new Set(['scaled_float']),
+  format: new Set(['date', 'date_nanos']),
+  store: except(),
+  meta: except(),
+  index: except('binary'),
+  doc_values: except('text', 'match_only_text', 'binary'),
+  null_value: except('text', 'match_only_text', 'binary'),
+  copy_to: except('binary', 'flattened', 'flat_object'),
 };
+
+/** Parameters a multi-field may not carry. */
+const TOP_LEVEL_ONLY = new Set(['inplace', 'fields', 'copy_to']);
+
+/** Most entries of a field's `meta`, and the longest key and value (as Elasticsearch). */
+const META_MAX_ENTRIES = 5;
+const META_MAX_KEY_LENGTH = 20;
+const META_MAX_VALUE_LENGTH = 50;
+
+const SOURCE_KEYS = new Set(['enabled', 'includes', 'excludes']);
 
 /** Validates and normalizes a `mappings` body; throws mapper_parsing (or illegal_argument for the total-fields limit). */
 export function validateMapping(mapping: unknown): Mapping {
   if (!isPlainObject(mapping)) {
     throw new EngineError('mapper_parsing', `Root mapping definition must be an object, got ${previewJson(mapping)}`);
   }
-  const unsupported = Object.keys(mapping).filter((key) => key !== 'dynamic' && key !== 'properties');
+  const unsupported = Object.keys(mapping).filter((key) => key !== 'dynamic' && key !== 'properties' && key !== '_source');
   if (unsupported.length > 0) {
     const listed = unsupported.map((key) => `[${key} : ${previewJson(mapping[key])}]`).join(', ');
     throw new EngineError('mapper_parsing', `Root mapping definition has unsupported parameters: ${listed}`);
   }
   const result: Mapping = { properties: {} };
   if (Object.hasOwn(mapping, 'dynamic')) result.dynamic = parseDynamicPolicy(mapping.dynamic);
+  if (Object.hasOwn(mapping, '_source')) result._source = parseSourceOptions(mapping._source);
   const properties = getOwn(mapping, 'properties');
   if (properties !== undefined) {
     if (!isPlainObject(properties)) {
@@ -74,6 +111,26 @@ export function validateMapping(mapping: unknown): Mapping {
   }
   checkMappingLimits(result);
   return result;
+}
+
+function parseSourceOptions(raw: unknown): SourceOptions {
+  if (!isPlainObject(raw)) throw new EngineError('mapper_parsing', `[_source] must be an object, got ${previewJson(raw)}`);
+  const options: SourceOptions = {};
+  for (const key of Object.keys(raw)) {
+    if (!SOURCE_KEYS.has(key)) throw new EngineError('mapper_parsing', `unknown parameter [${key}] on mapper [_source] of type [_source]`);
+    const value = raw[key];
+    if (key === 'enabled') {
+      if (typeof value !== 'boolean') throw new EngineError('mapper_parsing', `[_source.enabled] must be a boolean, got ${previewJson(value)}`);
+      options.enabled = value;
+    } else {
+      const list = typeof value === 'string' ? [value] : value;
+      if (!Array.isArray(list) || !list.every((entry) => typeof entry === 'string' && entry !== '')) {
+        throw new EngineError('mapper_parsing', `[_source.${key}] must be a list of field paths, got ${previewJson(value)}`);
+      }
+      options[key as 'includes' | 'excludes'] = list as string[];
+    }
+  }
+  return options;
 }
 
 function parseDynamicPolicy(value: unknown): DynamicPolicy {
@@ -128,12 +185,33 @@ function parseField(raw: unknown, path: string, depth: number, isMultiField: boo
     if (!allowedTypes.has(type)) {
       throw new EngineError('mapper_parsing', `[${parameter}] is not allowed on field [${path}] of type [${type}]`);
     }
-    if (isMultiField && (parameter === 'inplace' || parameter === 'fields')) {
+    if (isMultiField && TOP_LEVEL_ONLY.has(parameter)) {
       throw new EngineError('mapper_parsing', `[${parameter}] is not allowed on multi-field [${path}]`);
     }
     applyParameter(field, parameter, value, path, depth);
   }
+  if (type === 'scaled_float' && field.scaling_factor === undefined) {
+    throw new EngineError('mapper_parsing', `Field [scaling_factor] is required for field [${path}] of type [scaled_float]`);
+  }
+  if (field.null_value !== undefined) checkNullValue(field, path);
   return field;
+}
+
+/** A `null_value` must be a value of the field's type (checked once the whole field is read, for `format`). */
+function checkNullValue(field: FieldMapping, path: string): void {
+  const flat = flattenMapping({ properties: { field } }).get('field')!;
+  try {
+    checkFieldValue('field', field.null_value, new Map([['field', { ...flat, nullValue: undefined }]]));
+  } catch (error) {
+    throw new EngineError('mapper_parsing', `[null_value] of field [${path}] does not fit its type: ${(error as Error).message}`);
+  }
+}
+
+function readBooleanParameter(parameter: string, value: unknown, path: string): boolean {
+  if (typeof value !== 'boolean') {
+    throw new EngineError('mapper_parsing', `[${parameter}] on field [${path}] must be a boolean, got ${previewJson(value)}`);
+  }
+  return value;
 }
 
 function applyParameter(field: FieldMapping, parameter: string, value: unknown, path: string, depth: number): void {
@@ -156,11 +234,44 @@ function applyParameter(field: FieldMapping, parameter: string, value: unknown, 
       field.ignore_above = value;
       return;
     case 'inplace':
-      if (typeof value !== 'boolean') {
-        throw new EngineError('mapper_parsing', `[inplace] on field [${path}] must be a boolean, got ${previewJson(value)}`);
-      }
-      if (value) field.inplace = true;
+      if (readBooleanParameter(parameter, value, path)) field.inplace = true;
       return;
+    case 'store':
+    case 'index':
+    case 'doc_values':
+      field[parameter] = readBooleanParameter(parameter, value, path);
+      return;
+    case 'scaling_factor':
+      if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+        throw new EngineError('mapper_parsing', `[scaling_factor] on field [${path}] must be a positive finite number, got ${previewJson(value)}`);
+      }
+      field.scaling_factor = value;
+      return;
+    case 'format':
+      if (typeof value !== 'string' || value.split('||').some((part) => part === '')) {
+        throw new EngineError('mapper_parsing', `[format] on field [${path}] must be a non-empty string of formats separated by ||, got ${previewJson(value)}`);
+      }
+      for (const part of value.split('||')) parseDateFormat(part, path);
+      field.format = value;
+      return;
+    case 'meta':
+      field.meta = parseMeta(value, path);
+      return;
+    case 'null_value':
+      if (value !== null) field.null_value = cloneJson(value);
+      return;
+    case 'copy_to': {
+      const targets = typeof value === 'string' ? [value] : value;
+      if (!Array.isArray(targets) || !targets.every((target) => typeof target === 'string' && target !== '')) {
+        throw new EngineError('mapper_parsing', `[copy_to] on field [${path}] must be a field name or a list of them, got ${previewJson(value)}`);
+      }
+      for (const target of targets as string[]) {
+        assertNotReserved(target);
+        if (target === path) throw new EngineError('mapper_parsing', `[copy_to] on field [${path}] cannot name the field itself`);
+      }
+      field.copy_to = [...new Set(targets as string[])];
+      return;
+    }
     case 'fields':
       field.fields = parseMultiFields(value, path, depth);
       return;
@@ -171,6 +282,29 @@ function applyParameter(field: FieldMapping, parameter: string, value: unknown, 
       field.properties = parseProperties(value, path, depth + 1);
       return;
   }
+}
+
+function parseMeta(raw: unknown, path: string): Record<string, string> {
+  if (!isPlainObject(raw)) throw new EngineError('mapper_parsing', `[meta] on field [${path}] must be an object, got ${previewJson(raw)}`);
+  const keys = Object.keys(raw);
+  if (keys.length > META_MAX_ENTRIES) {
+    throw new EngineError('mapper_parsing', `[meta] can't have more than ${META_MAX_ENTRIES} entries, but got ${keys.length} on field [${path}]`);
+  }
+  const meta: Record<string, string> = {};
+  for (const key of keys) {
+    const value = raw[key];
+    if (key.length > META_MAX_KEY_LENGTH) {
+      throw new EngineError('mapper_parsing', `[meta] keys can't be longer than ${META_MAX_KEY_LENGTH} chars, but got [${key}] for field [${path}]`);
+    }
+    if (typeof value !== 'string') {
+      throw new EngineError('mapper_parsing', `[meta] values can only be strings, but got ${previewJson(value)} for field [${path}]`);
+    }
+    if (value.length > META_MAX_VALUE_LENGTH) {
+      throw new EngineError('mapper_parsing', `[meta] values can't be longer than ${META_MAX_VALUE_LENGTH} chars, but got [${value}] for field [${path}]`);
+    }
+    setKey(meta, key, value);
+  }
+  return meta;
 }
 
 function parseMultiFields(raw: unknown, parentPath: string, depth: number): Record<string, FieldMapping> {

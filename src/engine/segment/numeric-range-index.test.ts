@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FlatField } from '../mapping/mapping.ts';
+import { flatField, type FlatField } from '../mapping/mapping.ts';
 import { executeQuery } from '../query/execute.ts';
 import type { LeafReader } from './leaf-reader.ts';
 import { SegmentReader } from './segment-reader.ts';
@@ -20,10 +20,10 @@ const FIELDS = [
 ];
 
 const MAPPING = new Map<string, FlatField>([
-  ['tag', { path: 'tag', type: 'keyword', analyzer: 'keyword', inplace: false }],
-  ['price', { path: 'price', type: 'double', analyzer: 'keyword', inplace: false }],
-  ['sizes', { path: 'sizes', type: 'double', analyzer: 'keyword', inplace: false }],
-  ['views', { path: 'views', type: 'long', analyzer: 'keyword', inplace: true }],
+  ['tag', flatField('tag', { type: 'keyword' })],
+  ['price', flatField('price', { type: 'double' })],
+  ['sizes', flatField('sizes', { type: 'double' })],
+  ['views', flatField('views', { type: 'long', inplace: true })],
 ]);
 
 function tempDir(): string {

@@ -283,13 +283,18 @@ function isDirty(segment: SegmentReader): boolean {
 
 /** How each mapped field is written into a segment. */
 export function segmentFields(fields: ReadonlyMap<string, FlatField>): SegmentFieldInfo[] {
-  return [...fields.values()].map((field) => ({
-    name: field.path,
-    kind: field.type === 'text' ? 'text' : field.type === 'keyword' ? 'keyword' : 'numeric',
-    positions: field.type === 'text',
-    inplace: field.inplace,
-    rangeIndex: field.type !== 'boolean',
-  }));
+  const infos: SegmentFieldInfo[] = [];
+  for (const field of fields.values()) {
+    if (field.storage === 'none') continue;
+    infos.push({
+      name: field.path,
+      kind: field.storage,
+      positions: field.storage === 'text',
+      inplace: field.inplace,
+      rangeIndex: field.type !== 'boolean',
+    });
+  }
+  return infos;
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import type { FlatField } from '../mapping/mapping.ts';
+import { flatField, type FlatField } from '../mapping/mapping.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import { readSource } from './source-overlay.ts';
 
@@ -13,7 +13,7 @@ function leafOf(sourceText: string, columns: Record<string, number>): LeafReader
 }
 
 function inplace(path: string, type: FlatField['type']): FlatField {
-  return { path, type, analyzer: 'keyword', inplace: true };
+  return flatField(path, { type, inplace: true });
 }
 
 const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype);
