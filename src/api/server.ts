@@ -25,6 +25,7 @@ import { installSecurity } from './auth/security-plugin.ts';
 import { internalShardRoutes } from './routes/internal-shards.ts';
 import { requireRouteRoles } from './roles.ts';
 import { bulkRoutes } from './routes/bulk.ts';
+import { aliasRoutes } from './routes/aliases.ts';
 import { catRoutes } from './routes/cat.ts';
 import { catSegmentsRoutes } from './routes/cat-segments.ts';
 import { clusterRoutes } from './routes/cluster.ts';
@@ -141,6 +142,7 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(collectionStatsRoutes, { collections: node.collections });
   await instance.register(recoveryRoutes, { recoveries: node.recoveries });
   await instance.register(collectionRoutes, { collections: node.collections });
+  await instance.register(aliasRoutes, { collections: node.collections });
 }
 
 /** Bounds connections by `http.max_connections` and by the descriptors the node keeps for itself (connection-budget.ts). */

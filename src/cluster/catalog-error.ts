@@ -8,6 +8,10 @@ export type CatalogErrorCode =
   | 'index_not_found'
   | 'resource_already_exists'
   | 'invalid_index_name'
+  /** An alias name that breaks the naming rules or is taken by a collection. */
+  | 'invalid_alias_name'
+  /** An alias a request names does not exist. */
+  | 'alias_not_found'
   | 'namespace_not_found'
   | 'illegal_argument'
   /** A compare-and-set lost against a concurrent change; re-read and retry. */

@@ -15,6 +15,8 @@ import {
 } from './catalog.ts';
 import { CatalogError } from './catalog-error.ts';
 import { COUNT_SETTINGS, type CountSetting } from './collection-settings.ts';
+import { buildAliasIndex } from './aliases.ts';
+import { checkAliasInvariants, fitRestoredAliases } from './alias-rules.ts';
 import type { CreateCollectionRequest, DynamicCollectionSettings, PutMappingOptions, RestoreCollectionsRequest } from './coordinator.ts';
 import { invalidNameReason } from './names.ts';
 import { assignShards, DEFAULT_MAX_SHARDS_PER_NODE, nodeLoad, shardLimitExcess } from './placement.ts';
@@ -65,6 +67,13 @@ export function checkCount(name: CountSetting, value: number): number {
   return value;
 }
 
+/** Refuses a collection name an alias holds (Elasticsearch: one namespace of names). */
+function checkNotAlias(draft: Catalog, name: string): void {
+  if (buildAliasIndex(Object.values(draft.collections)).has(name)) {
+    throw new CatalogError('invalid_index_name', `Invalid index name [${name}], already exists as alias`);
+  }
+}
+
 /** Adds a namespace; `resource_already_exists` when the name is taken. */
 export function createNamespaceIn(draft: Catalog, name: string, now: number): NamespaceMeta {
   checkName(name, 'namespace');
@@ -101,6 +110,7 @@ export function createCollectionIn(draft: Catalog, request: CreateCollectionRequ
   if (existing) {
     throw new CatalogError('resource_already_exists', `index [${name}/${existing.uuid}] already exists`);
   }
+  checkNotAlias(draft, name);
   if (!Object.hasOwn(draft.namespaces, namespace)) {
     throw new CatalogError('namespace_not_found', `no such namespace [${namespace}]`);
   }
@@ -120,7 +130,9 @@ export function createCollectionIn(draft: Catalog, request: CreateCollectionRequ
     createdAt: now,
     version: 1,
   };
+  if (request.aliases && Object.keys(request.aliases).length > 0) collection.aliases = structuredClone(request.aliases);
   draft.collections[name] = collection;
+  checkAliasInvariants(draft);
   return collection;
 }
 
@@ -158,6 +170,9 @@ export function restoreCollectionsIn(draft: Catalog, request: RestoreCollections
     if (existing) {
       throw new CatalogError('resource_already_exists', `index [${collection.name}/${existing.uuid}] already exists`);
     }
+    if (buildAliasIndex(Object.values(draft.collections)).has(collection.name)) {
+      throw new CatalogError('resource_already_exists', `[${collection.name}] is the name of an alias`);
+    }
     if (!Object.hasOwn(draft.namespaces, collection.namespace)) {
       throw new CatalogError('namespace_not_found', `no such namespace [${collection.namespace}]`);
     }
@@ -166,6 +181,7 @@ export function restoreCollectionsIn(draft: Catalog, request: RestoreCollections
       liveUuids.add(uuid);
     }
     const copy = structuredClone(collection);
+    fitRestoredAliases(draft, copy);
     draft.collections[copy.name] = copy;
     restored.push(copy);
   }

@@ -54,6 +54,21 @@ export function inSyncOf(placement: ShardPlacement): string[] {
   return placement.primary === null ? [] : [placement.primary];
 }
 
+/**
+ * One alias of a collection (an Elasticsearch index alias), under the alias's name in the
+ * collection's `aliases`; the field names are Elasticsearch's, so the API shows them as stored.
+ */
+export interface AliasMeta {
+  /** Query DSL object ANDed into every read through the alias. */
+  filter?: Record<string, unknown>;
+  /** Routing value of writes through the alias (when they carry none). */
+  index_routing?: string;
+  /** Routing values (comma list) that limit searches through the alias to their shards. */
+  search_routing?: string;
+  /** Whether writes through an alias of several collections go to this one. */
+  is_write_index?: boolean;
+}
+
 /** A collection (ES index) as the catalog records it. */
 export interface CollectionMeta {
   name: string;
@@ -65,8 +80,10 @@ export interface CollectionMeta {
   placements: ShardPlacement[];
   /** Creation time, epoch millis. */
   createdAt: number;
-  /** Starts at 1, incremented by every change to the collection (mapping, placements). */
+  /** Starts at 1, incremented by every change to the collection (mapping, placements, aliases). */
   version: number;
+  /** Aliases of the collection by alias name; absent means none (catalogs written before aliases). */
+  aliases?: Record<string, AliasMeta>;
 }
 
 /** A live node in the registry; the record disappears when the node's lease ends. */

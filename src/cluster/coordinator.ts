@@ -11,7 +11,9 @@
  * waits until it has processed the returned revision.
  */
 import type { Mapping } from '../engine/mapping/mapping.ts';
+import type { AliasAction } from './alias-rules.ts';
 import type {
+  AliasMeta,
   ApiKeyRecord,
   Catalog,
   CatalogEvent,
@@ -29,6 +31,8 @@ export interface CreateCollectionRequest {
   namespace?: string;
   settings: CollectionSettings;
   mapping: Mapping;
+  /** Aliases the collection starts with (the `aliases` of `PUT /{collection}`), by alias name. */
+  aliases?: Record<string, AliasMeta>;
 }
 
 /**
@@ -122,6 +126,11 @@ export interface Coordinator {
   restoreCollections(request: RestoreCollectionsRequest): Promise<CollectionMeta[]>;
   /** Replaces a collection's mapping (the caller merged and validated it) and bumps its version. */
   putMapping(name: string, mapping: Mapping, options?: PutMappingOptions): Promise<CollectionMeta>;
+  /**
+   * Applies alias actions (`POST /_aliases`) in order as one catalog change, all or nothing (rules:
+   * alias-rules.ts); returns the collections a `remove_index` action took out of the catalog.
+   */
+  updateAliases(actions: readonly AliasAction[]): Promise<CollectionMeta[]>;
   /** Changes a collection's dynamic settings (the caller parsed them) and bumps its version when one changes. */
   updateCollectionSettings(name: string, update: DynamicCollectionSettings): Promise<CollectionMeta>;
 

@@ -24,7 +24,7 @@ export function invalidNameReason(name: string): string | null {
 
 /** A parsed search target: concrete names that must exist, and wildcard patterns that may match none. */
 export interface ResolvedTarget {
-  /** Matching collection names, each once, in the order the target first selects them. */
+  /** Matching collection (and alias) names, each once, in the order the target first selects them. */
   names: string[];
   /** Concrete names in the target that do not exist. */
   missing: string[];
@@ -37,11 +37,14 @@ function compileWildcard(pattern: string): WildcardPattern {
 
 /**
  * Resolves a comma-separated target (`a,b*`, `*`, `_all`, `-excluded` after a wildcard) against
- * existing collection names, as Elasticsearch resolves index expressions.
+ * existing collection names and alias names, as Elasticsearch resolves index expressions: `_all`
+ * and `*` select every collection, other wildcards and concrete names match collections and
+ * aliases alike (the caller expands an alias into its collections).
  */
-export function resolveTarget(target: string, existing: readonly string[]): ResolvedTarget {
+export function resolveTarget(target: string, existing: readonly string[], aliases: readonly string[] = []): ResolvedTarget {
   const selected = new Set<string>();
   const missing: string[] = [];
+  const known = new Set([...existing, ...aliases]);
   const parts = target
     .split(',')
     .map((part) => part.trim())
@@ -58,10 +61,10 @@ export function resolveTarget(target: string, existing: readonly string[]): Reso
     }
     if (part.includes('*') || part.includes('?')) {
       const include = compileWildcard(part);
-      for (const name of existing) if (include.matches(name)) selected.add(name);
+      for (const name of known) if (include.matches(name)) selected.add(name);
       continue;
     }
-    if (existing.includes(part)) selected.add(part);
+    if (known.has(part)) selected.add(part);
     else missing.push(part);
   }
   return { names: [...selected], missing };

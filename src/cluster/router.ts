@@ -3,6 +3,7 @@
  * serves it. Routes and the node layer reach shards only through it, so nothing above knows
  * whether a shard runs in this thread, in a worker thread, or on another node.
  */
+import { buildAliasIndex, writeMember, type AliasIndex } from './aliases.ts';
 import { inSyncOf, type NodeRecord } from './catalog.ts';
 import { CatalogError } from './catalog-error.ts';
 import type { HostedCollection, LocalShards, StartedShardStats } from './local-shards.ts';
@@ -35,6 +36,8 @@ export interface RemoteShards {
 
 /** See the module comment. */
 export class Router {
+  private aliasView: { revision: number; index: AliasIndex } | null = null;
+
   constructor(
     private readonly shards: LocalShards,
     private readonly nodeId: string,
@@ -42,16 +45,44 @@ export class Router {
     private readonly remote?: RemoteShards,
   ) {}
 
-  /** The collection as this node has applied it; index_not_found when the catalog has none. */
+  /**
+   * The collection as this node has applied it, or the one a write through alias `name` goes to
+   * (aliases.ts `writeMember`); index_not_found when the catalog has neither.
+   */
   collection(name: string): HostedCollection {
-    const hosted = this.shards.collection(name);
+    const hosted = this.findCollection(name);
     if (!hosted) throw new CatalogError('index_not_found', `no such index [${name}]`);
     return hosted;
   }
 
-  /** The collection, or undefined when the catalog (as applied) has none. */
+  /** As `collection`, but undefined when the catalog (as applied) has no collection or alias by that name. */
   findCollection(name: string): HostedCollection | undefined {
-    return this.shards.collection(name);
+    const hosted = this.shards.collection(name);
+    if (hosted) return hosted;
+    const members = this.aliases().get(name);
+    return members ? this.shards.collection(writeMember(name, members).collection) : undefined;
+  }
+
+  /** Alias name → the collections it points to, as this node has applied the catalog. */
+  aliases(): AliasIndex {
+    const revision = this.shards.appliedRevision;
+    if (this.aliasView?.revision !== revision) this.aliasView = { revision, index: buildAliasIndex(this.collections().map((hosted) => hosted.meta)) };
+    return this.aliasView.index;
+  }
+
+  /**
+   * The routing of a single-document request through `name`: the request's own, or the
+   * `index_routing` of alias `name`; illegal_argument when both are given and differ (as ES).
+   */
+  writeRouting(name: string, routing: string | undefined): string | undefined {
+    if (this.shards.collection(name)) return routing;
+    const members = this.aliases().get(name);
+    const aliasRouting = members ? writeMember(name, members).alias.index_routing : undefined;
+    if (aliasRouting === undefined) return routing;
+    if (routing !== undefined && routing !== aliasRouting) {
+      throw new CatalogError('illegal_argument', `Alias [${name}] has index routing associated with it [${aliasRouting}], and was provided with routing value [${routing}], rejecting operation`);
+    }
+    return aliasRouting;
   }
 
   /** Every collection, sorted by name. */

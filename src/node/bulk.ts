@@ -106,7 +106,7 @@ function prepareItem(context: NodeContext, item: BulkItem, defaults: BulkDefault
   if (name === undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: index is missing;');
   const { router } = context;
   const hosted = router.collection(name);
-  const params = { routing: item.routing ?? defaults.routing, ifSeqNo: item.ifSeqNo, ifPrimaryTerm: item.ifPrimaryTerm, version: item.version, versionType: item.versionType };
+  const params = { routing: router.writeRouting(name, item.routing ?? defaults.routing), ifSeqNo: item.ifSeqNo, ifPrimaryTerm: item.ifPrimaryTerm, version: item.version, versionType: item.versionType };
   switch (item.action) {
     case 'index':
     case 'create':

@@ -11,6 +11,7 @@ import { ByQueryRun, parseByQueryBody, type ByQueryKind, type ByQueryOptions, ty
 import type { DocumentService } from './document-service.ts';
 import type { NodeContext } from './node-context.ts';
 import { collectionNotFound } from './node-error.ts';
+import { resolveCollections } from './collections.ts';
 import type { RequestTracker } from './request-tracker.ts';
 import type { SearchService } from './search-service.ts';
 
@@ -38,7 +39,8 @@ export class ByQueryService {
   run(kind: ByQueryKind, collection: string, body: unknown, options: ByQueryRequestOptions): Promise<ByQueryResult> {
     return this.requests.track(async () => {
       const request = parseByQueryBody(kind, body);
-      const meta = this.context.coordinator.getCollection(collection);
+      // An alias or pattern reads all its collections (the alias's filter applies); the job is listed under the first.
+      const meta = resolveCollections(this.context, collection)[0]?.meta;
       if (!meta) throw collectionNotFound(collection);
       const services: ByQueryServices = {
         search: (target, searchBody, params) => this.search.search(target, searchBody, params),

@@ -6,6 +6,8 @@
 import type { DeleteCollectionsResponse, DeleteNamespaceResponse, TrashService } from '../trash/trash-service.ts';
 import { getCollectionSettings, putCollectionSettings } from './collection-settings-api.ts';
 import { collectionStats, type CollectionStatsResponse } from './collection-stats.ts';
+import * as aliases from './aliases-api.ts';
+import { EngineError } from '../engine/errors.ts';
 import * as collections from './collections.ts';
 import type { ResolveOptions } from './collections.ts';
 import type { NodeContext } from './node-context.ts';
@@ -62,6 +64,49 @@ export class CollectionService {
   /** `PUT /{target}/_settings`: dynamic settings applied, static ones refused. */
   putSettings(target: string, body: unknown): Promise<{ acknowledged: true }> {
     return this.requests.track(() => putCollectionSettings(this.context, target, body));
+  }
+
+  /** `PUT|POST /{target}/_alias/{name}` with the optional body `{filter?, routing?, index_routing?, search_routing?, is_write_index?}`. */
+  putAlias(target: string, name: string, body: unknown): Promise<aliases.AliasesAcknowledged> {
+    return this.requests.track(async () => {
+      await aliases.applyAliasActions(this.context, [aliases.putAliasAction(this.context, target, name, body)]);
+      return { acknowledged: true };
+    });
+  }
+
+  /** `DELETE /{target}/_alias/{names}`: 404 aliases_not_found when no alias matches. */
+  deleteAlias(target: string, names: string): Promise<aliases.AliasesAcknowledged> {
+    return this.requests.track(async () => {
+      await aliases.applyAliasActions(this.context, [{ kind: 'remove', indices: target.split(','), aliases: names.split(',') }]);
+      return { acknowledged: true };
+    });
+  }
+
+  /**
+   * `POST /_aliases`: the actions as one catalog change. A `remove_index` moves its collection to
+   * the trash (one collection per request: the trash records it before the change commits).
+   */
+  updateAliases(body: unknown): Promise<aliases.AliasesAcknowledged> {
+    return this.requests.track(async () => {
+      const actions = aliases.parseAliasActions(this.context, body);
+      const removed = aliases.removedByActions(this.context, actions);
+      if (removed.length > 1) {
+        throw new EngineError('illegal_argument', `[remove_index] removes one collection per request, got [${removed.join(', ')}]; send one request per collection`);
+      }
+      if (removed.length === 0) await aliases.applyAliasActions(this.context, actions);
+      else await this.trash.deleteCollectionThrough(removed[0]!, () => aliases.applyAliasActions(this.context, actions));
+      return { acknowledged: true };
+    });
+  }
+
+  /** `GET [/{target}]/_alias[/{names}]` over the collections `visible` accepts. */
+  getAliases(target: string | undefined, names: string | undefined, visible: (collection: string) => boolean): Promise<aliases.AliasesView> {
+    return this.requests.track(async () => aliases.getAliases(this.context, target, names, visible));
+  }
+
+  /** `_cat/aliases` rows of the collections `visible` accepts. */
+  aliasRows(visible: (collection: string) => boolean): Promise<aliases.AliasRow[]> {
+    return this.requests.track(async () => aliases.aliasRows(this.context, visible));
   }
 
   /** `PUT /_namespace/{name}`. */

@@ -4,18 +4,21 @@
  * call returns once this node has applied the resulting catalog revision (shards opened, closed
  * or remapped), so a client can use the collection as soon as it gets the answer.
  */
-import { DEFAULT_NAMESPACE, type CollectionMeta, type NamespaceMeta } from '../cluster/catalog.ts';
+import { DEFAULT_NAMESPACE, type AliasMeta, type CollectionMeta, type NamespaceMeta } from '../cluster/catalog.ts';
 import { CatalogError } from '../cluster/catalog-error.ts';
 import { parseCollectionSettings } from '../cluster/collection-settings.ts';
-import { resolveTarget } from '../cluster/names.ts';
 import { EngineError } from '../engine/errors.ts';
-import type { Mapping } from '../engine/mapping/mapping.ts';
+import { flattenMapping, type Mapping } from '../engine/mapping/mapping.ts';
+import { checkCreateAliasFilters, parseCreateAliases } from './aliases-api.ts';
 import { mergeMappings, validateMapping } from '../engine/mapping/validate.ts';
 import type { HostedCollection } from '../cluster/local-shards.ts';
 import type { ShardHandle } from '../cluster/shard-handle.ts';
 import type { ShardStats } from '../engine/shard/shard.ts';
 import type { NodeContext } from './node-context.ts';
-import { NodeError, asNodeError, collectionNotFound } from './node-error.ts';
+import { NodeError, asNodeError } from './node-error.ts';
+import { resolveReadTargets, type ResolveOptions } from './read-targets.ts';
+
+export type { ResolveOptions } from './read-targets.ts';
 
 /** Collection health as Elasticsearch reports it. */
 export type Health = 'green' | 'yellow' | 'red';
@@ -55,23 +58,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Parses the body of `PUT /{collection}`. */
-export function parseCreateBody(body: unknown): { namespace: string; numberOfShards: number; numberOfReplicas: number; mapping: Mapping } {
+export function parseCreateBody(body: unknown): { namespace: string; numberOfShards: number; numberOfReplicas: number; mapping: Mapping; aliases: Record<string, AliasMeta> } {
   const request = body === undefined || body === null ? {} : body;
   if (!isPlainObject(request)) throw new EngineError('parsing', 'the create-collection body must be a JSON object');
   for (const key of Object.keys(request)) {
     if (!CREATE_BODY_KEYS.has(key)) throw new EngineError('parsing', `unknown key [${key}] for create index`);
   }
-  if (request.aliases !== undefined && !(isPlainObject(request.aliases) && Object.keys(request.aliases).length === 0)) {
-    throw new EngineError('illegal_argument', 'aliases are not supported');
-  }
   if (request.namespace !== undefined && typeof request.namespace !== 'string') {
     throw new EngineError('parsing', '[namespace] must be a string');
   }
-  return {
-    namespace: request.namespace ?? DEFAULT_NAMESPACE,
-    ...parseCollectionSettings(request.settings),
-    mapping: validateMapping(request.mappings ?? { properties: {} }),
-  };
+  const mapping = validateMapping(request.mappings ?? { properties: {} });
+  const aliases = request.aliases === undefined ? {} : parseCreateAliases(request.aliases);
+  checkCreateAliasFilters(aliases, flattenMapping(mapping));
+  return { namespace: request.namespace ?? DEFAULT_NAMESPACE, ...parseCollectionSettings(request.settings), mapping, aliases };
 }
 
 /** Runs a coordinator change and waits until this node applied it; catalog errors become NodeErrors. */
@@ -95,6 +94,7 @@ export async function createCollection(context: NodeContext, name: string, body:
       namespace: request.namespace,
       settings: { number_of_shards: request.numberOfShards, number_of_replicas: request.numberOfReplicas },
       mapping: request.mapping,
+      aliases: request.aliases,
     }),
   );
   return { acknowledged: true, shards_acknowledged: await primariesStarted(context, meta.name), index: meta.name };
@@ -114,23 +114,9 @@ async function primariesStarted(context: NodeContext, name: string): Promise<boo
   return misses.length === 0 && answers.every((answer) => answer.status === 'fulfilled');
 }
 
-/** How a target's unknown names are treated. */
-export interface ResolveOptions {
-  /** ES `ignore_unavailable=true`: unknown concrete names are left out instead of index_not_found. */
-  ignoreUnavailable?: boolean;
-}
-
-/** Names a target selects; unknown concrete names are index_not_found unless `ignoreUnavailable`. */
+/** Names a target selects (aliases stand for their collections); unknown concrete names are index_not_found unless `ignoreUnavailable`. */
 export function resolveCollections(context: NodeContext, target: string, options: ResolveOptions = {}): HostedCollection[] {
-  if (!/[,*?]/.test(target) && target !== '_all' && !target.startsWith('-')) {
-    if (options.ignoreUnavailable !== true) return [context.router.collection(target)];
-    const hosted = context.router.findCollection(target);
-    return hosted ? [hosted] : [];
-  }
-  const existing = context.router.collections();
-  const resolved = resolveTarget(target, existing.map((hosted) => hosted.meta.name));
-  if (resolved.missing.length > 0 && options.ignoreUnavailable !== true) throw collectionNotFound(resolved.missing[0]);
-  return resolved.names.map((name) => existing.find((hosted) => hosted.meta.name === name)!);
+  return resolveReadTargets(context, target, options).map((selected) => selected.hosted);
 }
 
 /** The `settings.index` object ES shows for a collection (values as strings, as ES renders them). */
@@ -146,7 +132,7 @@ export function indexSettingsOf(meta: CollectionMeta): Record<string, string> {
 
 function describe(meta: CollectionMeta): Record<string, unknown> {
   return {
-    aliases: {},
+    aliases: meta.aliases ?? {},
     mappings: meta.mapping,
     settings: { index: indexSettingsOf(meta) },
     namespace: meta.namespace,

@@ -56,7 +56,7 @@ export class DocumentService {
   index(collection: string, id: string | undefined, source: unknown, params: IndexParams = {}, requireNamespace?: NamespaceCheck): Promise<WriteResponse> {
     return this.requests.track(async () => {
       const hosted = await collectionForWrite(this.context, collection, { documents: [source], requireNamespace });
-      return executeWrite(this.context, prepareIndex(this.context.router, hosted, id, source, params));
+      return executeWrite(this.context, prepareIndex(this.context.router, hosted, id, source, this.routed(collection, params)));
     });
   }
 
@@ -68,15 +68,21 @@ export class DocumentService {
   /** `DELETE /{collection}/_doc/{id}`; `result: 'not_found'` when missing. */
   delete(collection: string, id: string, params: WriteParams = {}): Promise<WriteResponse> {
     const { router } = this.context;
-    return this.requests.track(() => executeWrite(this.context, prepareDelete(router, router.collection(collection), id, params)));
+    return this.requests.track(async () => executeWrite(this.context, prepareDelete(router, router.collection(collection), id, this.routed(collection, params))));
   }
 
   /** `POST /{collection}/_update/{id}` with the body `{doc?, ops?, upsert?, doc_as_upsert?, detect_noop?, _source?}`. */
   update(collection: string, id: string, body: unknown, params: UpdateParams = {}, requireNamespace?: NamespaceCheck): Promise<UpdateResponse> {
     return this.requests.track(async () => {
       const hosted = await collectionForWrite(this.context, collection, { documents: upsertDocuments(body), requireNamespace });
-      return executeWrite(this.context, prepareUpdate(this.context.router, hosted, id, body, params));
+      return executeWrite(this.context, prepareUpdate(this.context.router, hosted, id, body, this.routed(collection, params)));
     });
+  }
+
+  /** `params` with the routing of a write through alias `collection` (its `index_routing`) when it names one. */
+  private routed<T extends { routing?: string }>(collection: string, params: T): T {
+    const routing = this.context.router.writeRouting(collection, params.routing);
+    return routing === params.routing ? params : { ...params, routing };
   }
 
   /**
@@ -89,7 +95,7 @@ export class DocumentService {
       // Only the items of a missing collection are looked at (their lines parsed here): the others go to their shards untouched.
       const writes = items.map((item) => {
         const collection = item.collection ?? defaults.collection;
-        const missing = collection !== undefined && item.action !== 'delete' && !this.context.router.findCollection(collection);
+        const missing = collection !== undefined && item.action !== 'delete' && !this.exists(collection);
         if (!missing) return { collection, document: undefined };
         return { collection, document: item.action === 'update' ? upsertDocuments(item.body)[0] : (item.body ?? parsedText(item)) };
       });
@@ -102,6 +108,15 @@ export class DocumentService {
       );
       return { took: rest.took, errors: true, items: results };
     });
+  }
+
+  /** Whether a write to `name` has a collection to go to (an alias without a write index has one: its items fail in the bulk). */
+  private exists(name: string): boolean {
+    try {
+      return this.context.router.findCollection(name) !== undefined;
+    } catch {
+      return true;
+    }
   }
 
   /** The current `indexing.max_document_bytes`: the largest document (or bulk line) a write takes, checked by the routes on its bytes. */

@@ -369,6 +369,6 @@ export async function getDocument(context: NodeContext, collection: string, id: 
   const hosted = context.router.collection(collection);
   checkId(id);
   const filter = params.source ? parseSourceFilter(params.source) : WHOLE_SOURCE;
-  const { handle } = context.router.document(hosted, id, params.routing);
+  const { handle } = context.router.document(hosted, id, context.router.writeRouting(collection, params.routing));
   return renderGet(hosted.meta.name, id, await handle.get(id), filter, hosted.meta.mapping._source);
 }

@@ -78,7 +78,7 @@ export async function multiGet(context: NodeContext, body: unknown, params: Mult
       const hosted = context.router.collection(entry.collection);
       checkId(entry.id);
       const filter = entry.source ? parseSourceFilter(entry.source) : WHOLE_SOURCE;
-      const { handle } = context.router.document(hosted, entry.id, entry.routing);
+      const { handle } = context.router.document(hosted, entry.id, context.router.writeRouting(entry.collection, entry.routing));
       const group = byShard.get(handle) ?? [];
       group.push({ position, collection: hosted.meta.name, id: entry.id, filter, mappingSource: hosted.meta.mapping._source });
       byShard.set(handle, group);

@@ -13,7 +13,7 @@ import { highlight } from '../engine/query/highlight.ts';
 import type { ShardQueryResult, ShardSearchRequest } from '../engine/query/search-request.ts';
 import type { FetchedDocument } from '../engine/shard/searcher.ts';
 import { documentSeqNo } from '../engine/shard/seq-no.ts';
-import { resolveCollections, type ResolveOptions } from './collections.ts';
+import { filteredQuery, resolveReadTargets, type ResolveOptions } from './read-targets.ts';
 import type { NodeContext } from './node-context.ts';
 import { NodeError } from './node-error.ts';
 import { parseCount, parseSearch, type SearchParams } from './search-body.ts';
@@ -73,9 +73,17 @@ export interface CountParams {
 /** What the phases need of a search request to cut the page. */
 type PageRequest = { from: number; size: number; sort?: unknown };
 
-/** The shard copies a search goes to, and the `_shards` header that reports the others. */
-function openTargets(context: NodeContext, target: string, options: ResolveOptions): { targets: ShardTarget[]; header: SearchShardsHeader } {
-  const { targets, misses } = context.router.searchCopies(resolveCollections(context, target, options));
+/**
+ * The shard copies a search goes to (those its aliases' `search_routing` selects), the `_shards`
+ * header that reports the others, and the query each copy runs (with its aliases' filter).
+ */
+function openTargets(context: NodeContext, target: string, options: ResolveOptions): { targets: ShardTarget[]; header: SearchShardsHeader; queryOf: (target: ShardTarget, query: unknown) => unknown } {
+  const selected = new Map(resolveReadTargets(context, target, options).map((read) => [read.hosted, read]));
+  const inRouting = (shard: { collection: ShardTarget['collection']; shardId: number }): boolean => selected.get(shard.collection)?.shards?.has(shard.shardId) ?? true;
+  const copies = context.router.searchCopies([...selected.keys()]);
+  const targets = copies.targets.filter(inRouting);
+  const misses = copies.misses.filter(inRouting);
+  const queryOf = (shard: ShardTarget, query: unknown): unknown => filteredQuery(query, selected.get(shard.collection) ?? { filter: null });
   const header: SearchShardsHeader = { total: targets.length + misses.length, successful: targets.length, skipped: 0, failed: misses.length };
   if (misses.length > 0) {
     header.failures = misses.map((miss) => ({ shard: miss.shardId, index: miss.collection.meta.name, reason: { type: 'unavailable_shards_exception', reason: miss.reason } }));
@@ -83,7 +91,7 @@ function openTargets(context: NodeContext, target: string, options: ResolveOptio
   if (header.total > 0 && header.successful === 0) {
     throw new NodeError('shard_unavailable', `all shards failed: ${header.failures?.[0]?.reason.reason ?? ''}`);
   }
-  return { targets, header };
+  return { targets, header, queryOf };
 }
 
 /** Runs `phase` on every target concurrently; if any fails, undoes the others with `undo` and throws the first failure. */
@@ -103,7 +111,7 @@ async function everyShard<T>(targets: readonly ShardTarget[], phase: (target: Sh
 export async function search(context: NodeContext, target: string, body: unknown, params: SearchParams = {}): Promise<SearchResponse> {
   const started = performance.now();
   const request = parseSearch(body, params, context.settings()['search.default_timeout_ms']);
-  const { targets, header } = openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable });
+  const { targets, header, queryOf } = openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable });
   const shardRequest: ShardSearchRequest = {
     query: request.query,
     from: 0,
@@ -117,7 +125,7 @@ export async function search(context: NodeContext, target: string, body: unknown
     // Only `_source` and highlighting read the stored source; ids and versions come from the doc meta.
     fetchSource: request.source.kind !== 'none' || request.highlight !== undefined,
   };
-  const { results, page, documents } = await searchPhases(targets, shardRequest, request);
+  const { results, page, documents } = await searchPhases(targets, (shard) => ({ ...shardRequest, query: queryOf(shard, shardRequest.query) }), request);
   const hits = page.map(({ shard, hit }, position): SearchHit => {
     const { collection } = targets[shard]!;
     const document = documents[position]!;
@@ -182,12 +190,12 @@ type ShardPhase = { result: ShardQueryResult; context: number; documents?: undef
  * their search context when they have none (query-then-fetch; with several shards in this node's
  * threads, fetching hits the page drops costs more than the second call, measured on e-mails).
  */
-async function searchPhases(targets: readonly ShardTarget[], shardRequest: ShardSearchRequest, request: PageRequest): Promise<SearchPhases> {
+async function searchPhases(targets: readonly ShardTarget[], shardRequest: (target: ShardTarget) => ShardSearchRequest, request: PageRequest): Promise<SearchPhases> {
   const pageSize = request.from + request.size;
   const fetchesAtOnce = (target: ShardTarget): boolean => targets.length === 1 || (!target.local && pageSize <= REMOTE_QUERY_AND_FETCH_MAX_PAGE);
   const phases = await everyShard<ShardPhase>(
     targets,
-    (target) => (fetchesAtOnce(target) ? target.handle.queryAndFetch(shardRequest) : target.handle.query(shardRequest)),
+    (target) => (fetchesAtOnce(target) ? target.handle.queryAndFetch(shardRequest(target)) : target.handle.query(shardRequest(target))),
     (target, phase) => (phase.context === undefined ? Promise.resolve() : target.handle.freeContext(phase.context)),
   );
   const results = phases.map((phase) => phase.result);
@@ -219,7 +227,7 @@ async function fetchWinners(targets: readonly ShardTarget[], phases: readonly Sh
 /** Executes `_count` over a target. */
 export async function count(context: NodeContext, target: string, body: unknown, params: CountParams = {}): Promise<CountResponse> {
   const query = parseCount(body, params);
-  const { targets, header } = openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable });
-  const counts = await everyShard(targets, (shard) => shard.handle.count(query), async () => undefined);
+  const { targets, header, queryOf } = openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable });
+  const counts = await everyShard(targets, (shard) => shard.handle.count(queryOf(shard, query)), async () => undefined);
   return { count: counts.reduce((sum, value) => sum + value, 0), _shards: header };
 }

@@ -124,17 +124,34 @@ export class TrashService {
       throw new EngineError('illegal_argument', 'Wildcard expressions or all indices are not allowed');
     }
     const { coordinator } = this.options;
-    for (const name of names) if (!coordinator.getCollection(name)) throw collectionNotFound(name);
+    for (const name of names) {
+      if (coordinator.getCollection(name)) continue;
+      if (Object.values(coordinator.catalog().collections).some((collection) => collection.aliases !== undefined && Object.hasOwn(collection.aliases, name))) {
+        throw new EngineError('illegal_argument', `The provided expression [${name}] matches an alias, specify the corresponding concrete indices instead.`);
+      }
+      throw collectionNotFound(name);
+    }
     const items: DeleteCollectionsResponse['trash_items'] = [];
     for (const name of names) {
-      const meta = coordinator.getCollection(name);
-      if (!meta) throw collectionNotFound(name);
-      const namespace = coordinator.getNamespace(meta.namespace) ?? { name: meta.namespace, uuid: '', createdAt: 0 };
-      const intent = this.intent('collection', name, namespace, [meta]);
-      await this.moveToTrash(intent, () => coordinator.deleteCollection(name));
-      items.push({ collection: name, item_id: intent.itemId });
+      const { itemId } = await this.deleteCollectionThrough(name, () => coordinator.deleteCollection(name));
+      items.push({ collection: name, item_id: itemId });
     }
     return { acknowledged: true, trash_items: items };
+  }
+
+  /**
+   * Moves collection `name` to the trash (one item), `commit` being the catalog change that takes
+   * it out of the catalog: a plain delete, or `POST /_aliases` with `remove_index` (its alias
+   * changes commit in the same change).
+   */
+  async deleteCollectionThrough<T>(name: string, commit: () => Promise<T>): Promise<{ result: T; itemId: string }> {
+    const { coordinator } = this.options;
+    const meta = coordinator.getCollection(name);
+    if (!meta) throw collectionNotFound(name);
+    const namespace = coordinator.getNamespace(meta.namespace) ?? { name: meta.namespace, uuid: '', createdAt: 0 };
+    const intent = this.intent('collection', name, namespace, [meta]);
+    const result = await this.moveToTrash(intent, commit);
+    return { result, itemId: intent.itemId };
   }
 
   /** `DELETE /_namespace/{name}`: the namespace and all its collections become one trash item. */

@@ -11,6 +11,7 @@
  * namespaces and says the rest is "outside the key's namespaces".
  */
 import type { Coordinator } from '../../cluster/coordinator.ts';
+import { aliasIndexOf } from '../../cluster/aliases.ts';
 import { resolveTarget } from '../../cluster/names.ts';
 import type { AuthCounters } from '../../ops/security/auth-counters.ts';
 import { SecurityError } from '../../ops/security/security-error.ts';
@@ -91,13 +92,21 @@ export class AuthScope {
     throw this.denied('the namespace concerned is outside the key\'s namespaces');
   }
 
-  /** Refuses (403) an existing collection in a namespace the caller may not reach. */
+  /**
+   * Refuses (403) an existing collection, or alias, in a namespace the caller may not reach (an
+   * alias belongs to the namespace of its collections).
+   */
   requireCollection(name: string): void {
     if (this.namespaceSet === null) return;
-    const collection = this.coordinator.getCollection(name);
-    if (collection !== null && !this.namespaceSet.has(collection.namespace)) {
+    const namespace = this.coordinator.getCollection(name)?.namespace ?? this.aliasNamespace(name);
+    if (namespace !== undefined && !this.namespaceSet.has(namespace)) {
       throw this.denied(`collection [${name}] is outside the key's namespaces`);
     }
+  }
+
+  /** The namespace of alias `name`, or undefined when no alias has that name. */
+  aliasNamespace(name: string): string | undefined {
+    return aliasIndexOf(this.coordinator.catalog().collections).get(name)?.[0]?.namespace;
   }
 
   /** Refuses (403) an operation that reaches every namespace at once, for a caller limited to some. */
@@ -141,7 +150,10 @@ export class AuthScope {
       .listCollections()
       .filter((collection) => this.namespaceSet!.has(collection.namespace))
       .map((collection) => collection.name);
-    const resolved = resolveTarget(target, visible);
+    const visibleAliases = [...aliasIndexOf(this.coordinator.catalog().collections)]
+      .filter(([, members]) => this.namespaceSet!.has(members[0]!.namespace))
+      .map(([name]) => name);
+    const resolved = resolveTarget(target, visible, visibleAliases);
     const names = [...resolved.names, ...resolved.missing];
     return names.length > 0 ? names.join(',') : EMPTY_TARGET;
   }

@@ -20,6 +20,7 @@ import { Etcd3 } from 'etcd3';
 import type { Mapping } from '../../engine/mapping/mapping.ts';
 import { emptyCatalog, type ApiKeyRecord, type Catalog, type CatalogEvent, type CollectionMeta, type NamespaceMeta, type NodeRecord } from '../catalog.ts';
 import { CatalogError } from '../catalog-error.ts';
+import { updateAliasesIn, type AliasAction } from '../alias-rules.ts';
 import {
   createCollectionIn,
   createNamespaceIn,
@@ -192,6 +193,10 @@ export class EtcdCoordinator implements Coordinator {
 
   putMapping(name: string, mapping: Mapping, options: PutMappingOptions = {}): Promise<CollectionMeta> {
     return this.changeCatalog((draft) => putMappingIn(draft, name, mapping, options));
+  }
+
+  updateAliases(actions: readonly AliasAction[]): Promise<CollectionMeta[]> {
+    return this.changeCatalog((draft) => updateAliasesIn(draft, actions));
   }
 
   updateCollectionSettings(name: string, update: DynamicCollectionSettings): Promise<CollectionMeta> {

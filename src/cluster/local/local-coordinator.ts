@@ -35,6 +35,7 @@ import type {
   PutMappingOptions,
   RestoreCollectionsRequest,
 } from '../coordinator.ts';
+import { updateAliasesIn, type AliasAction } from '../alias-rules.ts';
 import {
   createApiKeyIn,
   createCollectionIn,
@@ -161,6 +162,10 @@ export class LocalCoordinator implements Coordinator {
 
   putMapping(name: string, mapping: Mapping, options: PutMappingOptions = {}): Promise<CollectionMeta> {
     return this.mutate((draft) => putMappingIn(draft, name, mapping, options));
+  }
+
+  updateAliases(actions: readonly AliasAction[]): Promise<CollectionMeta[]> {
+    return this.mutate((draft) => updateAliasesIn(draft, actions));
   }
 
   updateCollectionSettings(name: string, update: DynamicCollectionSettings): Promise<CollectionMeta> {

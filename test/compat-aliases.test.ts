@@ -1,0 +1,241 @@
+/**
+ * Aliases, `_reindex`, automatic collection creation and `_cluster/health` waits (issue 17),
+ * through real HTTP on one node and through the OpenSearch JS client: alias CRUD, `_aliases`
+ * actions applied as one change, filtered and routed aliases in every read, writes through a
+ * write index, names shared with collections, restart, delete and trash restore; reindex with its
+ * options; health of one collection. The two-node etcd part is in compat-aliases-cluster.test.ts.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@opensearch-project/opensearch';
+import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+
+let server: TroveServer;
+let client: Client;
+const NDJSON = { 'content-type': 'application/x-ndjson' };
+
+const MAPPING = { properties: { title: { type: 'text' }, genre: { type: 'keyword' }, year: { type: 'integer' } } };
+const FILMS = [
+  { title: 'the red shoes', genre: 'drama', year: 1948 },
+  { title: 'red river', genre: 'western', year: 1948 },
+  { title: 'the third man', genre: 'noir', year: 1949 },
+  { title: 'rio bravo', genre: 'western', year: 1959 },
+];
+
+async function load(name: string, shards = 1): Promise<void> {
+  const created = await call(server, 'PUT', `/${name}`, { json: { settings: { number_of_shards: shards }, mappings: MAPPING } });
+  assert.equal(created.status, 200, created.text);
+  const loaded = await call(server, 'POST', `/${name}/_bulk`, { body: ndjson(FILMS.flatMap((film, index) => [{ index: { _id: `f${index}` } }, film])), headers: NDJSON });
+  assert.equal(loaded.body.errors, false, loaded.text);
+}
+
+before(async () => {
+  server = await startServer();
+  client = new Client({ node: server.url });
+  await load('films-a');
+  await load('films-b', 2);
+});
+
+after(async () => {
+  await client?.close();
+  await server?.cleanup();
+});
+
+test('PUT, GET, HEAD and DELETE of one alias; aliases in GET /{collection} and _cat/aliases', async () => {
+  assert.equal((await call(server, 'PUT', '/films-a/_alias/classics')).status, 200);
+  const got = await call(server, 'GET', '/_alias/classics');
+  assert.equal(got.status, 200, got.text);
+  assert.deepEqual(got.body, { 'films-a': { aliases: { classics: {} } } });
+  assert.equal((await call(server, 'HEAD', '/_alias/classics')).status, 200);
+  assert.equal((await call(server, 'HEAD', '/films-a/_alias/classics')).status, 200);
+  assert.equal((await call(server, 'HEAD', '/films-b/_alias/classics')).status, 404);
+  assert.equal((await call(server, 'HEAD', '/_alias/nothing')).status, 404);
+  const all = await call(server, 'GET', '/_alias');
+  assert.deepEqual(all.body['films-b'], { aliases: {} });
+  assert.deepEqual((await call(server, 'GET', '/films-a/_alias')).body, { 'films-a': { aliases: { classics: {} } } });
+  assert.deepEqual((await call(server, 'GET', '/films-a')).body['films-a'].aliases, { classics: {} });
+  const cat = await call(server, 'GET', '/_cat/aliases?format=json');
+  assert.deepEqual(cat.body, [{ alias: 'classics', index: 'films-a', filter: '-', 'routing.index': '-', 'routing.search': '-', is_write_index: '-' }]);
+  const missing = await call(server, 'GET', '/_alias/classics,nothing');
+  assert.equal(missing.status, 404);
+  assert.equal(missing.body.error, 'alias [nothing] missing');
+  assert.deepEqual(missing.body['films-a'], { aliases: { classics: {} } });
+
+  assert.equal((await call(server, 'DELETE', '/films-a/_alias/classics')).status, 200);
+  assert.equal((await call(server, 'HEAD', '/_alias/classics')).status, 404);
+  const gone = await call(server, 'DELETE', '/films-a/_alias/classics');
+  assert.equal(gone.status, 404);
+  assert.equal(gone.body.error.type, 'aliases_not_found_exception');
+});
+
+test('reads through an alias: search, count, get, mget, msearch, stats, mapping, by-query; a filter is ANDed in', async () => {
+  const added = await call(server, 'POST', '/_aliases', {
+    json: {
+      actions: [
+        { add: { indices: ['films-a', 'films-b'], alias: 'all-films' } },
+        { add: { index: 'films-b', alias: 'westerns', filter: { term: { genre: 'western' } } } },
+        { add: { index: 'films-a', alias: 'one-film' } },
+      ],
+    },
+  });
+  assert.equal(added.status, 200, added.text);
+  const searched = await call(server, 'POST', '/all-films/_search', { json: { size: 20 } });
+  assert.equal(searched.body.hits.total.value, 8, searched.text);
+  assert.deepEqual(new Set(searched.body.hits.hits.map((hit: { _index: string }) => hit._index)), new Set(['films-a', 'films-b']));
+  const westerns = await call(server, 'POST', '/westerns/_search', { json: { query: { match: { title: 'red' } } } });
+  assert.equal(westerns.body.hits.total.value, 1, westerns.text);
+  assert.equal(westerns.body.hits.hits[0]._source.title, 'red river');
+  assert.equal((await call(server, 'GET', '/westerns/_count')).body.count, 2);
+  assert.equal((await call(server, 'POST', '/west*/_count', { json: { query: { match_all: {} } } })).body.count, 2);
+  // Named directly too, the collection is read whole.
+  assert.equal((await call(server, 'GET', '/westerns,films-b/_count')).body.count, 4);
+  const aggregated = await call(server, 'POST', '/westerns/_search', { json: { size: 0, aggs: { genres: { terms: { field: 'genre' } } } } });
+  assert.deepEqual(aggregated.body.aggregations.genres.buckets, [{ key: 'western', doc_count: 2 }]);
+  const document = await call(server, 'GET', '/one-film/_doc/f2');
+  assert.equal(document.status, 200);
+  assert.equal(document.body._index, 'films-a');
+  const many = await call(server, 'POST', '/_mget', { json: { docs: [{ _index: 'one-film', _id: 'f0' }] } });
+  assert.equal(many.body.docs[0].found, true, many.text);
+  const ambiguous = await call(server, 'GET', '/all-films/_doc/f0');
+  assert.equal(ambiguous.status, 400);
+  assert.equal(ambiguous.body.error.type, 'illegal_argument_exception');
+  const multi = await call(server, 'POST', '/_msearch', { body: ndjson([{ index: 'westerns' }, { query: { match_all: {} } }]), headers: NDJSON });
+  assert.equal(multi.body.responses[0].hits.total.value, 2, multi.text);
+  const stats = await call(server, 'GET', '/all-films/_stats');
+  assert.equal(stats.status, 200, stats.text);
+  assert.deepEqual(Object.keys(stats.body.indices).sort(), ['films-a', 'films-b']);
+  assert.deepEqual(Object.keys((await call(server, 'GET', '/westerns/_mapping')).body), ['films-b']);
+  assert.equal((await call(server, 'HEAD', '/westerns')).status, 200);
+  const updated = await call(server, 'POST', '/westerns/_update_by_query', { json: { doc: { seen: true } } });
+  assert.equal(updated.status, 200, updated.text);
+  assert.equal(updated.body.updated, 2);
+  assert.equal((await call(server, 'POST', '/films-b/_count', { json: { query: { term: { seen: true } } } })).body.count, 2);
+  const invalid = await call(server, 'POST', '/_aliases', { json: { actions: [{ add: { index: 'films-a', alias: 'bad', filter: { nonsense: {} } } }] } });
+  assert.equal(invalid.status, 400, invalid.text);
+  assert.equal((await call(server, 'HEAD', '/_alias/bad')).status, 404);
+});
+
+test('search_routing limits a search to its shards; index_routing routes writes', async () => {
+  const routed = await call(server, 'PUT', '/films-b/_alias/routed', { json: { routing: 'r1' } });
+  assert.equal(routed.status, 200, routed.text);
+  const written = await call(server, 'PUT', '/routed/_doc/r-doc', { json: { title: 'routed', genre: 'x', year: 2000 } });
+  assert.equal(written.status, 201, written.text);
+  assert.equal((await call(server, 'GET', '/films-b/_doc/r-doc?routing=r1')).body.found, true);
+  assert.equal((await call(server, 'GET', '/routed/_doc/r-doc')).body.found, true);
+  const conflict = await call(server, 'PUT', '/routed/_doc/r-2?routing=other', { json: { title: 'x' } });
+  assert.equal(conflict.status, 400);
+  const searched = await call(server, 'POST', '/routed/_search', { json: { query: { match_all: {} } } });
+  assert.equal(searched.body._shards.total, 1, searched.text);
+  assert.ok(searched.body.hits.hits.some((hit: { _id: string }) => hit._id === 'r-doc'));
+  assert.equal((await call(server, 'DELETE', '/routed/_doc/r-doc')).status, 200);
+  assert.equal((await call(server, 'DELETE', '/films-b/_alias/routed')).status, 200);
+});
+
+test('writes through an alias go to its one collection or its write index; several without one is the ES error', async () => {
+  const single = await call(server, 'PUT', '/one-film/_doc/w1', { json: { title: 'written', genre: 'x', year: 2001 } });
+  assert.equal(single.status, 201, single.text);
+  assert.equal(single.body._index, 'films-a');
+  const refused = await call(server, 'PUT', '/all-films/_doc/w2', { json: { title: 'nowhere' } });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body.error.type, 'illegal_argument_exception');
+  assert.match(refused.body.error.reason, /no write index is defined for alias \[all-films\]/);
+  const bulkRefused = await call(server, 'POST', '/_bulk', { body: ndjson([{ index: { _index: 'all-films', _id: 'w3' } }, { title: 'x' }, { index: { _index: 'one-film', _id: 'w4' } }, { title: 'y' }]), headers: NDJSON });
+  assert.equal(bulkRefused.body.items[0].index.status, 400, bulkRefused.text);
+  assert.equal(bulkRefused.body.items[1].index.status, 201);
+  assert.equal((await call(server, 'HEAD', '/all-films')).status, 200);
+  const writer = await call(server, 'PUT', '/films-b/_alias/all-films', { json: { is_write_index: true } });
+  assert.equal(writer.status, 200, writer.text);
+  const through = await call(server, 'PUT', '/all-films/_doc/w2', { json: { title: 'through the write index', genre: 'x', year: 2002 } });
+  assert.equal(through.status, 201, through.text);
+  assert.equal(through.body._index, 'films-b');
+  const twoWriters = await call(server, 'PUT', '/films-a/_alias/all-films', { json: { is_write_index: true } });
+  assert.equal(twoWriters.status, 400);
+  assert.match(twoWriters.body.error.reason, /more than one write index/);
+  for (const [collection, id] of [['films-a', 'w1'], ['films-a', 'w4'], ['films-b', 'w2']]) {
+    assert.equal((await call(server, 'DELETE', `/${collection}/_doc/${id}`)).status, 200);
+  }
+});
+
+test('aliases and collections share one namespace of names', async () => {
+  const aliasLikeCollection = await call(server, 'PUT', '/films-b/_alias/films-a');
+  assert.equal(aliasLikeCollection.status, 400);
+  assert.equal(aliasLikeCollection.body.error.type, 'invalid_alias_name_exception');
+  const collectionLikeAlias = await call(server, 'PUT', '/all-films', { json: {} });
+  assert.equal(collectionLikeAlias.status, 400);
+  assert.equal(collectionLikeAlias.body.error.type, 'invalid_index_name_exception');
+  const badName = await call(server, 'PUT', '/films-a/_alias/Bad');
+  assert.equal(badName.status, 400);
+  assert.equal(badName.body.error.type, 'invalid_alias_name_exception');
+  const autoCreate = await call(server, 'PUT', '/westerns/_doc/1', { json: { title: 'x' } });
+  assert.equal(autoCreate.status, 201, autoCreate.text);
+  assert.equal(autoCreate.body._index, 'films-b');
+  assert.equal((await call(server, 'DELETE', '/films-b/_doc/1')).status, 200);
+  const deleteAlias = await call(server, 'DELETE', '/westerns');
+  assert.equal(deleteAlias.status, 400);
+  assert.match(deleteAlias.body.error.reason, /matches an alias/);
+});
+
+test('_aliases applies its actions as one change: a failing action changes nothing', async () => {
+  const failed = await call(server, 'POST', '/_aliases', {
+    json: { actions: [{ add: { index: 'films-a', alias: 'partial' } }, { remove: { index: 'films-a', alias: 'never-there' } }] },
+  });
+  assert.equal(failed.status, 404, failed.text);
+  assert.equal((await call(server, 'HEAD', '/_alias/partial')).status, 404);
+  const swapped = await call(server, 'POST', '/_aliases', {
+    json: { actions: [{ remove: { index: 'films-a', alias: 'one-film' } }, { add: { index: 'films-b', alias: 'one-film' } }] },
+  });
+  assert.equal(swapped.status, 200, swapped.text);
+  assert.deepEqual(Object.keys((await call(server, 'GET', '/_alias/one-film')).body), ['films-b']);
+  const wildcardRemove = await call(server, 'POST', '/_aliases', { json: { actions: [{ remove: { index: '*', alias: 'one-*' } }] } });
+  assert.equal(wildcardRemove.status, 200, wildcardRemove.text);
+  assert.equal((await call(server, 'HEAD', '/_alias/one-film')).status, 404);
+  const unknown = await call(server, 'POST', '/_aliases', { json: { actions: [{ rename: { index: 'films-a', alias: 'x' } }] } });
+  assert.equal(unknown.status, 400);
+});
+
+test('aliases in the create body; remove_index swaps a collection for an alias; delete and trash restore', async () => {
+  const created = await call(server, 'PUT', '/films-c', { json: { mappings: MAPPING, aliases: { 'c-alias': {}, 'c-dramas': { filter: { term: { genre: 'drama' } }, is_write_index: true } } } });
+  assert.equal(created.status, 200, created.text);
+  assert.deepEqual((await call(server, 'GET', '/_alias/c-dramas')).body, { 'films-c': { aliases: { 'c-dramas': { filter: { term: { genre: 'drama' } }, is_write_index: true } } } });
+  const badFilter = await call(server, 'PUT', '/films-d', { json: { aliases: { d: { filter: { nonsense: {} } } } } });
+  assert.equal(badFilter.status, 400);
+  assert.equal((await call(server, 'HEAD', '/films-d')).status, 404);
+
+  const swapped = await call(server, 'POST', '/_aliases', { json: { actions: [{ remove_index: { index: 'films-c' } }, { add: { index: 'films-a', alias: 'films-c' } }] } });
+  assert.equal(swapped.status, 200, swapped.text);
+  assert.deepEqual(Object.keys((await call(server, 'GET', '/_alias/films-c')).body), ['films-a']);
+  assert.equal((await call(server, 'HEAD', '/_alias/c-alias')).status, 404);
+  const trash = await call(server, 'GET', '/_cluster/trash');
+  const item = trash.body.namespaces.default.items.find((entry: { name: string }) => entry.name === 'films-c');
+  assert.ok(item, trash.text);
+  // Restored while its name is an alias: refused; once the alias is gone it comes back with its aliases.
+  assert.equal((await call(server, 'POST', `/_cluster/trash/${item.item_id}/_restore`)).status, 409);
+  assert.equal((await call(server, 'DELETE', '/films-a/_alias/films-c')).status, 200);
+  const restored = await call(server, 'POST', `/_cluster/trash/${item.item_id}/_restore`);
+  assert.equal(restored.status, 200, restored.text);
+  assert.deepEqual(Object.keys((await call(server, 'GET', '/films-c/_alias')).body['films-c'].aliases).sort(), ['c-alias', 'c-dramas']);
+
+  const deleted = await call(server, 'DELETE', '/films-c');
+  assert.equal(deleted.status, 200, deleted.text);
+  assert.equal((await call(server, 'HEAD', '/_alias/c-alias')).status, 404);
+});
+
+test('aliases survive a restart', async () => {
+  assert.equal((await call(server, 'PUT', '/films-a/_alias/kept', { json: { filter: { term: { year: 1949 } } } })).status, 200);
+  await server.restart();
+  assert.deepEqual((await call(server, 'GET', '/_alias/kept')).body, { 'films-a': { aliases: { kept: { filter: { term: { year: 1949 } } } } } });
+  assert.equal((await call(server, 'GET', '/kept/_count')).body.count, 1);
+});
+
+test('the OpenSearch client: indices.putAlias, updateAliases, getAlias, existsAlias, deleteAlias', async () => {
+  const put = await client.indices.putAlias({ index: 'films-a', name: 'client-alias', body: { filter: { term: { genre: 'noir' } } } });
+  assert.equal(put.body.acknowledged, true);
+  const updated = await client.indices.updateAliases({ body: { actions: [{ add: { index: 'films-b', alias: 'client-two' } }, { remove: { index: 'films-a', alias: 'client-alias' } }] } });
+  assert.equal(updated.body.acknowledged, true);
+  const got = await client.indices.getAlias({ name: 'client-two' });
+  assert.deepEqual(got.body, { 'films-b': { aliases: { 'client-two': {} } } });
+  assert.equal((await client.indices.existsAlias({ name: 'client-alias' })).body, false);
+  const searched = await client.search({ index: 'client-two', body: { query: { match: { title: 'river' } } } });
+  assert.deepEqual(searched.body.hits.total, { value: 1, relation: 'eq' });
+  assert.equal((await client.indices.deleteAlias({ index: 'films-b', name: 'client-two' })).body.acknowledged, true);
+});
