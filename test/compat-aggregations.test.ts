@@ -1,10 +1,12 @@
 /**
  * The aggregations added for compatibility (extended_stats, filter, filters, missing, percentiles,
- * percentile_ranks, date_range with format, terms include/exclude) through real HTTP: exact values
- * on a small corpus, and the same answers from a 3-shard and a 1-shard collection of the same data.
+ * percentile_ranks, date_range with format, terms include/exclude, top_hits, composite, the
+ * pipelines, time zones) through real HTTP: exact values on a small corpus, and the same answers
+ * from a 3-shard and a 1-shard collection of the same data; some through the OpenSearch client.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Client } from '@opensearch-project/opensearch';
 import { call, ndjson, startServer, type TroveServer } from './harness.ts';
 
 let server: TroveServer;
@@ -36,6 +38,15 @@ after(async () => {
   await server?.cleanup();
 });
 
+/** Creates `name` with its shard count and mapping and loads the documents (ids `e0`, `e1`, ...). */
+async function load(name: string, shards: number, mappings: unknown, sources: readonly Record<string, unknown>[]): Promise<void> {
+  const created = await call(server, 'PUT', `/${name}`, { json: { settings: { number_of_shards: shards }, mappings } });
+  assert.equal(created.status, 200, created.text);
+  const lines = sources.flatMap((source, n) => [{ index: { _id: `e${n}` } }, source]);
+  const loaded = await call(server, 'POST', `/${name}/_bulk?refresh=true`, { body: ndjson(lines), headers: { 'content-type': 'application/x-ndjson' } });
+  assert.equal(loaded.body.errors, false, loaded.text);
+}
+
 /** Runs the aggregations on both collections, checks they agree, and returns the 3-shard answer. */
 async function aggregate(aggs: unknown, query?: unknown): Promise<any> {
   const body = { size: 0, aggs, ...(query === undefined ? {} : { query }) };
@@ -43,7 +54,9 @@ async function aggregate(aggs: unknown, query?: unknown): Promise<any> {
   assert.equal(one.status, 200, one.text);
   assert.equal(three.status, 200, three.text);
   assert.equal(three.body._shards.total, 3);
-  assert.deepEqual(three.body.aggregations, one.body.aggregations, '3 shards answer as 1');
+  // top_hits name the collection of each hit: the only part that may differ.
+  const oneAnswer = JSON.parse(JSON.stringify(one.body.aggregations).replaceAll('"_index":"one"', '"_index":"three"'));
+  assert.deepEqual(three.body.aggregations, oneAnswer, '3 shards answer as 1');
   return three.body.aggregations;
 }
 
@@ -152,4 +165,195 @@ test('typed_keys names the new result types', async () => {
   });
   assert.equal(response.status, 200, response.text);
   assert.deepEqual(Object.keys(response.body.aggregations).sort(), ['extended_stats#e', 'filter#f', 'missing#m', 'tdigest_percentiles#p']);
+});
+
+test('top_hits under terms and date_histogram buckets, merged across shards', async () => {
+  const result = await aggregate({
+    genres: {
+      terms: { field: 'genre', order: { _key: 'asc' } },
+      aggs: { longest: { top_hits: { sort: [{ pages: { order: 'desc' } }], from: 1, size: 2, _source: { includes: ['pages'] }, version: true } } },
+    },
+    years: { date_histogram: { field: 'published', calendar_interval: 'quarter' }, aggs: { first: { top_hits: { sort: ['published'], size: 1, _source: false } } } },
+  });
+  for (const bucket of result.genres.buckets) {
+    const books = BOOKS.filter((book) => book.source.genre === bucket.key).sort((a, b) => (b.source.pages as number) - (a.source.pages as number));
+    const { hits } = bucket.longest;
+    assert.deepEqual(hits.total, { value: books.length, relation: 'eq' });
+    assert.equal(hits.max_score, null);
+    assert.deepEqual(
+      hits.hits,
+      books.slice(1, 3).map((book) => ({ _index: 'three', _id: book.id, _score: null, _version: 1, _source: { pages: book.source.pages }, sort: [book.source.pages] })),
+    );
+  }
+  for (const bucket of result.years.buckets) {
+    const [hit] = bucket.first.hits.hits;
+    assert.equal(hit._source, undefined);
+    assert.ok(hit.sort[0] >= bucket.key && hit.sort[0] === Math.min(...BOOKS.map((book) => book.source.published as number).filter((at) => at >= bucket.key)));
+  }
+});
+
+test('composite pages through every bucket once on 1 and 3 shards', async () => {
+  const seen = new Map<string, number>();
+  let after: unknown;
+  for (let page = 0; page < 100; page++) {
+    const sources = [{ genre: { terms: { field: 'genre', missing_bucket: true } } }, { hundreds: { histogram: { field: 'pages', interval: 100, order: 'desc' } } }];
+    const { pairs } = await aggregate({ pairs: { composite: { size: 3, sources, ...(after === undefined ? {} : { after }) }, aggs: { avg_pages: { avg: { field: 'pages' } } } } });
+    if (pairs.buckets.length === 0) break;
+    for (const bucket of pairs.buckets) {
+      const key = JSON.stringify(bucket.key);
+      assert.ok(!seen.has(key), `${key} twice`);
+      seen.set(key, bucket.doc_count);
+    }
+    assert.deepEqual(pairs.after_key, pairs.buckets[pairs.buckets.length - 1].key);
+    after = pairs.after_key;
+  }
+  const expected = new Map<string, number>();
+  for (const book of BOOKS) {
+    const key = JSON.stringify({ genre: book.source.genre ?? null, hundreds: Math.floor((book.source.pages as number) / 100) * 100 });
+    expected.set(key, (expected.get(key) ?? 0) + 1);
+  }
+  assert.deepEqual(seen, expected);
+});
+
+test('pipelines: derivative, cumulative_sum, bucket_sort and bucket metrics after the merge', async () => {
+  const result = await aggregate({
+    months: {
+      date_histogram: { field: 'published', calendar_interval: 'month' },
+      aggs: {
+        pages: { sum: { field: 'pages' } },
+        change: { derivative: { buckets_path: 'pages' } },
+        running: { cumulative_sum: { buckets_path: 'pages' } },
+      },
+    },
+    busiest: { max_bucket: { buckets_path: 'months>pages' } },
+    quietest: { min_bucket: { buckets_path: 'months>_count' } },
+    average: { avg_bucket: { buckets_path: 'months>pages' } },
+    total: { sum_bucket: { buckets_path: 'months>pages' } },
+    genres: { terms: { field: 'genre' }, aggs: { pages: { stats: { field: 'pages' } }, top: { bucket_sort: { sort: [{ 'pages.avg': 'desc' }], size: 2 } } } },
+  });
+  const perMonth = Array.from({ length: 12 }, (_, month) => BOOKS.filter((book) => new Date(book.source.published as number).getUTCMonth() === month));
+  const sums = perMonth.map((books) => books.reduce((sum, book) => sum + (book.source.pages as number), 0));
+  assert.deepEqual(result.months.buckets.map((bucket: any) => bucket.pages.value), sums);
+  assert.deepEqual(result.months.buckets.slice(1).map((bucket: any) => bucket.change.value), sums.slice(1).map((sum, i) => sum - sums[i]!));
+  assert.deepEqual(result.months.buckets.map((bucket: any) => bucket.running.value), sums.map((_, i) => sums.slice(0, i + 1).reduce((a, b) => a + b, 0)));
+  const best = Math.max(...sums);
+  assert.deepEqual(result.busiest, { value: best, keys: sums.flatMap((sum, month) => (sum === best ? [new Date(Date.UTC(2020, month, 1)).toISOString()] : [])) });
+  assert.equal(result.quietest.value, Math.min(...perMonth.map((books) => books.length)));
+  assert.equal(result.total.value, sums.reduce((a, b) => a + b, 0));
+  assert.equal(result.average.value, result.total.value / 12);
+  const averages = ['novel', 'poetry', 'essay', 'drama'].map((genre) => {
+    const books = BOOKS.filter((book) => book.source.genre === genre);
+    return [genre, books.reduce((sum, book) => sum + (book.source.pages as number), 0) / books.length] as const;
+  });
+  averages.sort((a, b) => b[1] - a[1]);
+  assert.deepEqual(result.genres.buckets.map((bucket: any) => bucket.key), averages.slice(0, 2).map(([genre]) => genre));
+});
+
+test('time zones: date_histogram across DST, range queries and date_range', async () => {
+  // Every 5 hours from 2024-11-01 to 2024-11-05 UTC; New York leaves summer time on 2024-11-03 at 06:00Z.
+  const instants = Array.from({ length: 20 }, (_, n) => Date.UTC(2024, 10, 1) + n * 5 * 3_600_000);
+  const events = instants.map((at, n) => ({ at: new Date(at).toISOString(), title: n % 2 ? 'quiet morning' : 'loud evening' }));
+  const mappings = { properties: { at: { type: 'date' }, title: { type: 'text' } } };
+  await load('events1', 1, mappings, events);
+  await load('events3', 3, mappings, events);
+  const zone = 'America/New_York';
+  const localDay = (at: number): string => new Intl.DateTimeFormat('en-CA', { timeZone: zone }).format(at);
+  const body = {
+    size: 0,
+    // Highlights in top_hits mark the terms of the search's query, as in ES.
+    query: { bool: { filter: { range: { at: { gte: '2024-11-02', lt: '2024-11-04', time_zone: zone } } }, should: { match: { title: 'loud' } } } },
+    aggs: {
+      days: { date_histogram: { field: 'at', calendar_interval: 'day', time_zone: zone } },
+      halves: { date_histogram: { field: 'at', fixed_interval: '12h', time_zone: '+05:30' } },
+      spans: { date_range: { field: 'at', time_zone: zone, ranges: [{ to: '2024-11-03' }, { from: '2024-11-03' }] } },
+      loud: { filter: { match: { title: 'loud' } }, aggs: { latest: { top_hits: { size: 1, sort: [{ at: 'desc' }], highlight: { fields: { title: {} } } } } } },
+    },
+  };
+  const [one, three] = await Promise.all([call(server, 'POST', '/events1/_search', { json: body }), call(server, 'POST', '/events3/_search', { json: body })]);
+  assert.equal(one.status, 200, one.text);
+  const { _index: _ignored, ...oneHit } = one.body.aggregations.loud.latest.hits.hits[0];
+  const { _index: _ignoredToo, ...threeHit } = three.body.aggregations.loud.latest.hits.hits[0];
+  assert.deepEqual(threeHit, oneHit);
+  delete one.body.aggregations.loud.latest.hits.hits;
+  delete three.body.aggregations.loud.latest.hits.hits;
+  assert.deepEqual(three.body.aggregations, one.body.aggregations, '3 shards answer as 1');
+  const inRange = instants.filter((at) => localDay(at) >= '2024-11-02' && localDay(at) < '2024-11-04');
+  assert.equal(one.body.hits.total.value, inRange.length);
+  const { days, halves, spans } = one.body.aggregations;
+  assert.deepEqual(
+    days.buckets.map((bucket: any) => [bucket.key_as_string, bucket.key, bucket.doc_count]),
+    [
+      ['2024-11-02T00:00:00.000-04:00', Date.UTC(2024, 10, 2, 4), inRange.filter((at) => localDay(at) === '2024-11-02').length],
+      // The 25-hour day: midnight is still in summer time, the next one in winter time.
+      ['2024-11-03T00:00:00.000-04:00', Date.UTC(2024, 10, 3, 4), inRange.filter((at) => localDay(at) === '2024-11-03').length],
+    ],
+  );
+  assert.ok(halves.buckets.every((bucket: any) => /T(00|12):00:00\.000\+05:30$/.test(bucket.key_as_string)));
+  const cut = Date.UTC(2024, 10, 3, 4);
+  assert.deepEqual(
+    spans.buckets.map((bucket: any) => [bucket.to_as_string ?? bucket.from_as_string, bucket.doc_count]),
+    [['2024-11-03T00:00:00.000-04:00', inRange.filter((at) => at < cut).length], ['2024-11-03T00:00:00.000-04:00', inRange.filter((at) => at >= cut).length]],
+  );
+  const latest = one.body.aggregations.loud.latest;
+  assert.deepEqual(oneHit.highlight, { title: ['<em>loud</em> evening'] });
+  assert.equal(latest.hits.total.value, inRange.filter((at) => instants.indexOf(at) % 2 === 0).length);
+});
+
+test('bad input to the new aggregations is a 400 with the ES error type', async () => {
+  const cases: [unknown, string][] = [
+    [{ best: { max_bucket: { buckets_path: 'nope>pages' } } }, 'action_request_validation_exception'],
+    [{ m: { date_histogram: { field: 'published', calendar_interval: 'month' }, aggs: { d: { derivative: { buckets_path: 'missing_metric' } } } } }, 'action_request_validation_exception'],
+    [{ g: { terms: { field: 'genre' }, aggs: { d: { cumulative_sum: { buckets_path: '_count' } } } } }, 'action_request_validation_exception'],
+    [{ c: { composite: { sources: [{ g: { terms: { field: 'genre' } } }], after: { nope: 'x' } } } }, 'illegal_argument_exception'],
+    [{ c: { composite: { sources: [{ p: { histogram: { field: 'pages', interval: 10 } } }], after: { p: 'many' } } } }, 'illegal_argument_exception'],
+    [{ g: { terms: { field: 'genre' }, aggs: { c: { composite: { sources: [{ p: { terms: { field: 'pages' } } }] } } } } }, 'illegal_argument_exception'],
+    [{ t: { top_hits: { size: 500 } } }, 'illegal_argument_exception'],
+    [{ t: { top_hits: { sort: [{ nope: { order: 'sideways' } }] } } }, 'parsing_exception'],
+    [{ h: { date_histogram: { field: 'published', calendar_interval: 'day', time_zone: 'Mars/Olympus_Mons' } } }, 'parsing_exception'],
+  ];
+  for (const [aggs, type] of cases) {
+    const response = await call(server, 'POST', '/three/_search', { json: { size: 0, aggs } });
+    assert.equal(response.status, 400, `${JSON.stringify(aggs)}: ${response.text}`);
+    assert.equal(response.body.error.type, type, JSON.stringify(aggs));
+  }
+  const badZone = await call(server, 'POST', '/three/_search', { json: { query: { range: { published: { gte: '2020-01-01', time_zone: 'Nowhere/Land' } } } } });
+  assert.equal(badZone.status, 400, badZone.text);
+});
+
+test('the OpenSearch client pages a composite and reads top_hits and pipelines', async () => {
+  const client = new Client({ node: server.url });
+  try {
+    const buckets: unknown[] = [];
+    let after: Record<string, string> | undefined;
+    for (let page = 0; page < 20; page++) {
+      const response = await client.search({
+        index: 'three',
+        body: {
+          size: 0,
+          aggs: {
+            genres: { composite: { size: 2, sources: [{ genre: { terms: { field: 'genre' } } }], ...(after ? { after } : {}) }, aggs: { top: { top_hits: { size: 1, sort: [{ pages: 'asc' }] } } } },
+          },
+        },
+      });
+      const genres = response.body.aggregations!.genres as any;
+      if (genres.buckets.length === 0) break;
+      buckets.push(...genres.buckets);
+      after = genres.after_key;
+    }
+    assert.deepEqual(buckets.map((bucket: any) => bucket.key.genre), ['drama', 'essay', 'novel', 'poetry']);
+    for (const bucket of buckets as any[]) {
+      const thinnest = BOOKS.filter((book) => book.source.genre === bucket.key.genre).sort((a, b) => (a.source.pages as number) - (b.source.pages as number))[0]!;
+      assert.equal(bucket.top.hits.hits[0]._id, thinnest.id);
+    }
+    const typed = await client.search({
+      index: 'three',
+      typed_keys: true,
+      body: { size: 0, aggs: { m: { histogram: { field: 'pages', interval: 100 }, aggs: { d: { derivative: { buckets_path: '_count' } } } }, s: { sum_bucket: { buckets_path: 'm>_count' } } } },
+    });
+    const aggregations = typed.body.aggregations as any;
+    assert.equal(aggregations['simple_value#s'].value, BOOKS.length);
+    assert.ok(aggregations['histogram#m'].buckets[1]['derivative#d']);
+  } finally {
+    await client.close();
+  }
 });

@@ -45,6 +45,7 @@ import { jobRoutes } from './routes/jobs.ts';
 import { mgetRoutes } from './routes/mget.ts';
 import { namespaceRoutes } from './routes/namespaces.ts';
 import { rootRoutes } from './routes/root.ts';
+import { scrollRoutes } from './routes/scroll.ts';
 import { searchRoutes } from './routes/search.ts';
 import { multiSearchRoutes } from './routes/msearch.ts';
 import { queryToolRoutes } from './routes/query-tools.ts';
@@ -126,6 +127,7 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(forceMergeRoutes, { compaction: node.compaction });
   await instance.register(jobRoutes, { compaction: node.compaction });
   await instance.register(searchRoutes, { search: node.search });
+  await instance.register(scrollRoutes, { search: node.search });
   await instance.register(multiSearchRoutes, { search: node.search });
   await instance.register(queryToolRoutes, { search: node.search });
   await instance.register(bulkRoutes, { documents: node.documents });

@@ -21,6 +21,10 @@ import {
   type ClosedShardFigures,
   type FetchedQueryPhase,
   type QueryPhase,
+  type ReaderContextInfo,
+  type ReaderOpenOptions,
+  type ReaderSelector,
+  type ReaderUse,
   type ReplicationRecord,
   type ShardHandle,
   type ShardHost,
@@ -32,6 +36,18 @@ interface SearchContext {
   expiry: NodeJS.Timeout;
   /** The query's `fetchSource`: whether its fetch reads `_source`. */
   fetchSource: boolean;
+  /** The reader context whose snapshot the query read; null when the searcher is the context's own. */
+  reader: ReaderContext | null;
+}
+
+/** A scroll's or point in time's snapshot of the shard, kept until closed or expired. */
+interface ReaderContext {
+  info: ReaderContextInfo;
+  searcher: Searcher;
+  expiry: NodeJS.Timeout;
+  /** Queries running on it and search contexts waiting to fetch from it: its snapshot outlives a close until they are done. */
+  users: number;
+  closed: boolean;
 }
 
 /** A bulk batch parsed by `prepareBatch`, waiting for `writePrepared`. */
@@ -46,6 +62,7 @@ export class LocalShardHandle implements ShardHandle {
   /** Prepared bulk batches, numbered from the same sequence as search contexts. */
   private readonly batches = new Map<number, KeptBatch>();
   private readonly waits = new Set<() => void>();
+  private readonly readers = new Map<string, ReaderContext>();
   private nextContext = 1;
 
   private constructor(
@@ -128,31 +145,92 @@ export class LocalShardHandle implements ShardHandle {
    * sharing this thread interleave (search lanes then see them as concurrent) and one long query
    * phase never holds the thread (the HTTP thread, with `node.shard_workers: 0`).
    */
-  async query(request: ShardSearchRequest): Promise<QueryPhase> {
+  async query(request: ShardSearchRequest, reader?: ReaderUse): Promise<QueryPhase> {
     await nextTurn();
-    const searcher = this.shard.searcher();
+    const { searcher, held, shardRequest } = this.searchOn(request, reader);
     try {
-      const result = await runInSlices(searcher.startQuery(request));
+      const result = await runInSlices(searcher.startQuery(shardRequest));
       const context = this.nextContext++;
       const expiry = setTimeout(() => this.release(context), SEARCH_CONTEXT_KEEP_ALIVE_MS);
       expiry.unref();
-      this.contexts.set(context, { searcher, expiry, fetchSource: request.fetchSource !== false });
+      this.contexts.set(context, { searcher, expiry, fetchSource: request.fetchSource !== false, reader: held });
       return { context, result };
     } catch (error) {
-      searcher.release();
+      this.endSearch(searcher, held);
       throw error;
     }
   }
 
-  async queryAndFetch(request: ShardSearchRequest): Promise<FetchedQueryPhase> {
+  async queryAndFetch(request: ShardSearchRequest, reader?: ReaderUse): Promise<FetchedQueryPhase> {
     await nextTurn();
-    const searcher = this.shard.searcher();
+    const { searcher, held, shardRequest } = this.searchOn(request, reader);
     try {
-      const result = await runInSlices(searcher.startQuery(request));
+      const result = await runInSlices(searcher.startQuery(shardRequest));
       return { result, documents: result.hits.map((hit) => searcher.fetch(hit, request.fetchSource !== false)) };
     } finally {
-      searcher.release();
+      this.endSearch(searcher, held);
     }
+  }
+
+  async openReader(options: ReaderOpenOptions): Promise<ReaderContextInfo> {
+    if (this.readers.has(options.id)) throw new EngineError('illegal_argument', `reader context [${options.id}] is already open on shard [${this.uuid}]`);
+    const info: ReaderContextInfo = { id: options.id, kind: options.kind, shardIndex: options.shardIndex, createdAt: Date.now(), keepAliveMs: options.keepAliveMs };
+    const searcher = this.shard.snapshot();
+    const reader: ReaderContext = { info, searcher, expiry: this.readerExpiry(info), users: 0, closed: false };
+    this.readers.set(info.id, reader);
+    return { ...info };
+  }
+
+  async closeReaders(selector: ReaderSelector): Promise<number> {
+    const chosen = 'ids' in selector ? selector.ids.map((id) => this.readers.get(id)) : [...this.readers.values()].filter((reader) => reader.info.kind === selector.kind);
+    let closed = 0;
+    for (const reader of chosen) if (reader && this.closeReader(reader)) closed++;
+    return closed;
+  }
+
+  async listReaders(): Promise<ReaderContextInfo[]> {
+    return [...this.readers.values()].map((reader) => ({ ...reader.info }));
+  }
+
+  /** The searcher a search runs on: the reader context's snapshot (held until `endSearch`), or a new point-in-time view. */
+  private searchOn(request: ShardSearchRequest, use: ReaderUse | undefined): { searcher: Searcher; held: ReaderContext | null; shardRequest: ShardSearchRequest } {
+    if (use === undefined) return { searcher: this.shard.searcher(), held: null, shardRequest: request };
+    const reader = this.readers.get(use.id);
+    if (!reader) throw new EngineError('search_context_missing', `No search context found for id [${use.id}]`);
+    if (use.keepAliveMs !== undefined) reader.info.keepAliveMs = use.keepAliveMs;
+    clearTimeout(reader.expiry);
+    reader.expiry = this.readerExpiry(reader.info);
+    reader.users++;
+    return { searcher: reader.searcher, held: reader, shardRequest: { ...request, shardIndex: reader.info.shardIndex } };
+  }
+
+  /** Ends a search begun by `searchOn`. */
+  private endSearch(searcher: Searcher, held: ReaderContext | null): void {
+    if (held === null) {
+      searcher.release();
+      return;
+    }
+    held.users--;
+    if (held.closed && held.users === 0) held.searcher.release();
+  }
+
+  private readerExpiry(info: ReaderContextInfo): NodeJS.Timeout {
+    const expiry = setTimeout(() => {
+      const reader = this.readers.get(info.id);
+      if (reader) this.closeReader(reader);
+    }, info.keepAliveMs);
+    expiry.unref();
+    return expiry;
+  }
+
+  /** Forgets a reader context; its snapshot is released once no search uses it. */
+  private closeReader(reader: ReaderContext): boolean {
+    if (reader.closed) return false;
+    reader.closed = true;
+    this.readers.delete(reader.info.id);
+    clearTimeout(reader.expiry);
+    if (reader.users === 0) reader.searcher.release();
+    return true;
   }
 
   async fetch(context: number, hits: readonly ShardHit[]) {
@@ -262,6 +340,7 @@ export class LocalShardHandle implements ShardHandle {
   /** Figures are read in the same turn in which the shard starts refusing writes, so they are final. */
   async close(): Promise<ClosedShardFigures> {
     for (const context of [...this.contexts.keys(), ...this.batches.keys()]) this.release(context);
+    for (const reader of [...this.readers.values()]) this.closeReader(reader);
     for (const wait of [...this.waits]) wait();
     const stats = this.shard.stats();
     await this.shard.close();
@@ -279,7 +358,7 @@ export class LocalShardHandle implements ShardHandle {
     if (!open) return;
     this.contexts.delete(context);
     clearTimeout(open.expiry);
-    open.searcher.release();
+    this.endSearch(open.searcher, open.reader);
   }
 }
 

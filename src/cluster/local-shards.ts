@@ -14,6 +14,7 @@ import type { Coordinator } from './coordinator.ts';
 import { flattenMapping, type FlatField } from '../engine/mapping/mapping.ts';
 import type { ShardFaultSpec } from '../engine/shard/fault-points.ts';
 import type { EngineSettings, ShardStats } from '../engine/shard/shard.ts';
+import { BudgetedReaders, type ReaderBudget } from './reader-budget.ts';
 import type { ShardHandle, ShardHost } from './shard-handle.ts';
 import { copyRoleOf, CopyRoles, type CopyRole, type ReplicationEnvironment } from './replication/copy-roles.ts';
 
@@ -81,6 +82,8 @@ export interface LocalShardsOptions {
   custodian: ShardCustodian;
   /** Fault points armed on a shard UUID (tests only, see src/node/faults.ts). */
   faults?: (shardUuid: string) => ShardFaultSpec | undefined;
+  /** The node's count of open scroll and point-in-time reader contexts, which every copy opened here counts in (absent: not counted). */
+  readerBudget?: ReaderBudget;
   /** How copies reach the other nodes for replication; absent on a single node. */
   replication?: ReplicationEnvironment;
 }
@@ -243,8 +246,8 @@ export class LocalShards {
     }
   }
 
-  private openCopy(hosted: HostedCollection, local: LocalShard): Promise<ShardHandle> {
-    return this.options.host.open({
+  private async openCopy(hosted: HostedCollection, local: LocalShard): Promise<ShardHandle> {
+    const handle = await this.options.host.open({
       dir: local.dir,
       uuid: local.uuid,
       mapping: hosted.meta.mapping,
@@ -253,6 +256,8 @@ export class LocalShards {
       faults: this.options.faults?.(local.uuid),
       primaryTerm: this.roles.termOf(hosted, local.shardId),
     });
+    const budget = this.options.readerBudget;
+    return budget ? new BudgetedReaders(handle, budget) : handle;
   }
 
   /** Closes a copy, runs `replace` on its directory, and opens it again (file-based recovery). */

@@ -8,7 +8,7 @@ import { inSyncOf, type NodeRecord } from './catalog.ts';
 import { CatalogError } from './catalog-error.ts';
 import type { HostedCollection, LocalShards, StartedShardStats } from './local-shards.ts';
 import { shardFor } from './routing.ts';
-import type { ShardHandle } from './shard-handle.ts';
+import type { ReaderUse, ShardHandle } from './shard-handle.ts';
 
 /** One shard copy a request goes to. */
 export interface ShardTarget {
@@ -17,6 +17,16 @@ export interface ShardTarget {
   handle: ShardHandle;
   /** Whether the copy is on this node: a call to it crosses no network (a search plans its phases by it). */
   local: boolean;
+  /** The reader context a scroll or point-in-time search reads on this copy (absent: a new point-in-time view per search). */
+  reader?: ReaderUse;
+}
+
+/** A copy of a shard and the node that holds it (primary or replica). */
+export interface PlacedCopy {
+  collection: HostedCollection;
+  shardId: number;
+  nodeId: string;
+  handle: ShardHandle;
 }
 
 /** A shard a search could not reach, with the reason. */
@@ -165,6 +175,43 @@ export class Router {
     // Shard order as searchShards gives it (the merge breaks ties by it).
     served.sort((left, right) => collections.indexOf(left.collection) - collections.indexOf(right.collection) || left.shardId - right.shardId);
     return { targets: served, misses: unserved };
+  }
+
+  /** Node id of the copy a search target reads (this node's, or the primary's). */
+  nodeOf(target: ShardTarget): string {
+    return target.local ? this.nodeId : (target.collection.meta.placements[target.shardId]?.primary ?? this.nodeId);
+  }
+
+  /**
+   * The copy of shard `shardId` of collection `name` on node `nodeId`, when it still exists there
+   * as copy `uuid` (a started local copy, or one on a node of the registry); else null.
+   */
+  copyOn(name: string, shardId: number, nodeId: string, uuid: string): { collection: HostedCollection; handle: ShardHandle; local: boolean } | null {
+    const collection = this.shards.collection(name);
+    if (!collection || collection.meta.shards[shardId]?.uuid !== uuid) return null;
+    if (nodeId === this.nodeId) {
+      const local = collection.shards[shardId];
+      return local?.state === 'started' && local.handle ? { collection, handle: local.handle, local: true } : null;
+    }
+    const node = this.remote?.node(nodeId);
+    return node ? { collection, handle: this.remote!.handle(node, uuid), local: false } : null;
+  }
+
+  /** Every copy of every shard the catalog places (primaries and replicas), here and on the other nodes of the registry. */
+  everyCopy(): PlacedCopy[] {
+    const copies: PlacedCopy[] = [];
+    for (const collection of this.collections()) {
+      collection.meta.placements.forEach((placement, shardId) => {
+        const uuid = collection.meta.shards[shardId]?.uuid;
+        if (!placement || uuid === undefined) return;
+        for (const nodeId of new Set([placement.primary, ...placement.replicas])) {
+          if (nodeId === null) continue;
+          const copy = this.copyOn(collection.meta.name, shardId, nodeId, uuid);
+          if (copy) copies.push({ collection, shardId, nodeId, handle: copy.handle });
+        }
+      });
+    }
+    return copies;
   }
 
   /** The figures of every started shard copy this node serves. */

@@ -26,6 +26,34 @@ export { HOLD_TIMEOUT_MS } from '../engine/shard/file-holds.ts';
 /** How long an unfetched search context keeps its point-in-time view. */
 export const SEARCH_CONTEXT_KEEP_ALIVE_MS = 60_000;
 
+/** What a reader context serves: `_all` clears one kind, and each kind has its own limit per node. */
+export type ReaderKind = 'scroll' | 'pit';
+
+/** A reader context: a snapshot of a shard copy that a scroll or point in time reads until it is closed or its keep-alive passes. */
+export interface ReaderContextInfo {
+  /** Random, chosen by the caller; the same on every shard copy of one scroll or point in time. */
+  id: string;
+  kind: ReaderKind;
+  /** Position of the shard in its scroll or point in time: the high part of `_shard_doc` sort values. */
+  shardIndex: number;
+  /** When it opened (epoch ms). */
+  createdAt: number;
+  /** Its keep-alive as last set (ms): it expires that long after its last use. */
+  keepAliveMs: number;
+}
+
+/** What opening a reader context takes: its id (chosen by the caller, the same on every shard of a scroll or point in time), kind, shard position and keep-alive. */
+export type ReaderOpenOptions = Pick<ReaderContextInfo, 'id' | 'kind' | 'shardIndex' | 'keepAliveMs'>;
+
+/** A search on a reader context: its id, and the keep-alive it gets from now on (unchanged when absent). */
+export interface ReaderUse {
+  id: string;
+  keepAliveMs?: number;
+}
+
+/** Which reader contexts `closeReaders` closes: these ids, or every one of a kind. */
+export type ReaderSelector = { ids: readonly string[] } | { kind: ReaderKind };
+
 /** The query phase of one shard, kept as a search context for the fetch phase. */
 export interface QueryPhase {
   /** Search context to fetch from (or free); unique per handle. */
@@ -106,8 +134,11 @@ export interface ShardHandle {
   multiGet(ids: readonly string[]): Promise<Array<StoredDocument | null>>;
   /** Whether a live document with this id exists (nothing is read). */
   exists(id: string): Promise<boolean>;
-  /** Query phase: top hits, total and aggregation partials, on a new search context. */
-  query(request: ShardSearchRequest): Promise<QueryPhase>;
+  /**
+   * Query phase: top hits, total and aggregation partials, on a new search context; with `reader`,
+   * on that reader context's snapshot (search_context_missing when it is gone), renewing its keep-alive.
+   */
+  query(request: ShardSearchRequest, reader?: ReaderUse): Promise<QueryPhase>;
   /** Fetch phase: the documents of hits of `context`, in the order given; frees the context. */
   fetch(context: number, hits: readonly ShardHit[]): Promise<FetchedDocument[]>;
   /**
@@ -115,7 +146,13 @@ export interface ShardHandle {
    * keeping no search context: for small pages, where fetching a few hits more than the page
    * needs costs less than a second round trip.
    */
-  queryAndFetch(request: ShardSearchRequest): Promise<FetchedQueryPhase>;
+  queryAndFetch(request: ShardSearchRequest, reader?: ReaderUse): Promise<FetchedQueryPhase>;
+  /** Opens a reader context on a snapshot of the copy as it is now (see ReaderContextInfo). */
+  openReader(options: ReaderOpenOptions): Promise<ReaderContextInfo>;
+  /** Closes reader contexts (unknown ids are ignored); answers how many it closed. */
+  closeReaders(selector: ReaderSelector): Promise<number>;
+  /** The reader contexts open on this copy. */
+  listReaders(): Promise<ReaderContextInfo[]>;
   /** Frees a search context without fetching (a shard with no winning hit), or a prepared batch without writing it. */
   freeContext(context: number): Promise<void>;
   /** Number of live documents matching an ES query. */

@@ -155,6 +155,27 @@ export const SETTINGS = {
     dynamic: true,
     description: 'Timeout applied to searches that do not set one, in milliseconds (0 means none).',
   },
+  'search.max_open_scroll_context': {
+    type: 'integer',
+    default: 500,
+    min: 0,
+    dynamic: true,
+    description: 'Most scroll reader contexts (one per shard copy a scroll reads) open on this node at once (Elasticsearch); past it, opening a scroll is a 429.',
+  },
+  'search.max_open_pit_context': {
+    type: 'integer',
+    default: 300,
+    min: 0,
+    dynamic: true,
+    description: 'Most point-in-time reader contexts (one per shard copy a point in time reads) open on this node at once (OpenSearch); past it, creating a point in time is a 429.',
+  },
+  'search.max_keep_alive_secs': {
+    type: 'integer',
+    default: 24 * 3600,
+    min: 1,
+    dynamic: true,
+    description: 'Longest keep-alive a scroll or point in time may ask for, in seconds (Elasticsearch search.max_keep_alive, 24h).',
+  },
   'trash.retention_secs': {
     type: 'integer',
     default: 7 * 24 * 3600,

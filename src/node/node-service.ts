@@ -25,6 +25,7 @@ import { lockDataPath, loadNodeIdentity, type DataPathLock } from './data-path.t
 import { DocumentService } from './document-service.ts';
 import { FAULTS_ENV, parseFaults, type NodeFaults } from './faults.ts';
 import { LocalShards } from '../cluster/local-shards.ts';
+import { ReaderBudget } from '../cluster/reader-budget.ts';
 import { InThreadShardHost } from '../cluster/local-shard-handle.ts';
 import { Router } from '../cluster/router.ts';
 import { localShardLookup, RemoteShardDirectory } from '../cluster/remote/remote-shards.ts';
@@ -230,6 +231,7 @@ export class NodeService {
         logger: engineLogger,
         custodian: trash.store,
         faults: (uuid) => faults.shardFaults(uuid),
+        readerBudget: new ReaderBudget(() => ({ scroll: ops.settings.values()['search.max_open_scroll_context'], pit: ops.settings.values()['search.max_open_pit_context'] })),
       });
       await shards.start(coordinator);
       await ops.start();

@@ -52,6 +52,8 @@ export interface SearchParams {
   ignoreUnavailable?: boolean;
   /** ES `rest_total_hits_as_int`: `hits.total` is a number, counted exactly. */
   restTotalHitsAsInt?: boolean;
+  /** ES `scroll` keep-alive (`1m`): the search opens a scroll (src/node/scroll.ts). */
+  scroll?: string;
   /** ES `version` query parameter: hits carry `_version` (overrides the body's `version`). */
   version?: boolean;
 }

@@ -5,19 +5,18 @@
  * hits are fetched; a search of one shard takes one call (query-and-fetch). Aggregation partials
  * are merged across shards, then rendered once.
  */
-import { displaySortValues } from '../engine/collect/sort-spec.ts';
+import { stampTopHitsIndex } from '../engine/collect/top-hits.ts';
 import type { ShardTarget } from '../cluster/router.ts';
 import type { QueryPhase } from '../cluster/shard-handle.ts';
 import { mergeAggregations, mergeTopHits, mergeTotals, renderAggregations, type MergedHit } from '../engine/collect/merge.ts';
-import { highlight } from '../engine/query/highlight.ts';
 import type { ShardQueryResult, ShardSearchRequest } from '../engine/query/search-request.ts';
 import type { FetchedDocument } from '../engine/shard/searcher.ts';
-import { documentSeqNo } from '../engine/shard/seq-no.ts';
 import { filteredQuery, resolveReadTargets, type ResolveOptions } from './read-targets.ts';
 import type { NodeContext } from './node-context.ts';
 import { NodeError } from './node-error.ts';
-import { parseCount, parseSearch, type SearchParams } from './search-body.ts';
-import { applySourceFilter, mappedSourceView } from './source-filter.ts';
+import { parseCount, parseSearch, type QueryStringParams, type SearchParams } from './search-body.ts';
+import { addInnerHits, checkCollapseField, collapsePhases, decorateHits, featuresNeedSource, parseSearchFeatures, renderProfile } from './search-features.ts';
+import { renderSearchHit, topHitRenderer, type HitOptions, type SearchHit } from './search-hit.ts';
 
 /** `_shards` section of search and count responses. */
 export interface SearchShardsHeader {
@@ -29,18 +28,7 @@ export interface SearchShardsHeader {
   failures?: Array<{ shard: number; index: string; reason: { type: string; reason: string } }>;
 }
 
-/** One rendered hit. */
-export interface SearchHit {
-  _index: string;
-  _id: string;
-  _score: number | null;
-  _version?: number;
-  _seq_no?: number;
-  _primary_term?: number;
-  _source?: Record<string, unknown>;
-  sort?: unknown[];
-  highlight?: Record<string, string[]>;
-}
+export type { SearchHit } from './search-hit.ts';
 
 /** The complete Elasticsearch search response body. */
 export interface SearchResponse {
@@ -54,6 +42,8 @@ export interface SearchResponse {
     hits: SearchHit[];
   };
   aggregations?: Record<string, unknown>;
+  /** Per-shard timings, when the request asked to `profile`. */
+  profile?: { shards: unknown[] };
 }
 
 /** The Elasticsearch count response body. */
@@ -64,20 +54,33 @@ export interface CountResponse {
 
 /** Query-string parameters of `_count`. */
 export interface CountParams {
-  /** Query string, run as a `simple_query_string` over all fields. */
+  /** Query string in Lucene syntax, run as a `query_string` query (with `qOptions`). */
   q?: string;
+  /** `df`, `default_operator`, `analyzer`, `lenient`, `analyze_wildcard` for `q`. */
+  qOptions?: QueryStringParams;
   /** ES `ignore_unavailable`: unknown collections of the target are left out instead of a 404. */
   ignoreUnavailable?: boolean;
 }
 
-/** What the phases need of a search request to cut the page. */
-type PageRequest = { from: number; size: number; sort?: unknown };
+/**
+ * A search on reader contexts (a scroll's or a point in time's, see reader-contexts.ts): `targets`
+ * gives the copies to read, each with its reader context, from the copies the target resolves to.
+ */
+export interface ReaderSearch {
+  targets(resolved: readonly ShardTarget[]): Promise<{ targets: ShardTarget[]; header: SearchShardsHeader }> | { targets: ShardTarget[]; header: SearchShardsHeader };
+}
+
+/**
+ * What the phases need of a search request to cut the page; when profiling, every shard queries
+ * then fetches (so the fetch is timed apart) and `fetchNanos` receives each shard's fetch time.
+ */
+type PageRequest = { from: number; size: number; sort?: unknown; profile?: boolean; fetchNanos?: number[] };
 
 /**
  * The shard copies a search goes to (those its aliases' `search_routing` selects), the `_shards`
  * header that reports the others, and the query each copy runs (with its aliases' filter).
  */
-function openTargets(context: NodeContext, target: string, options: ResolveOptions): { targets: ShardTarget[]; header: SearchShardsHeader; queryOf: (target: ShardTarget, query: unknown) => unknown } {
+export function openTargets(context: NodeContext, target: string, options: ResolveOptions): { targets: ShardTarget[]; header: SearchShardsHeader; queryOf: (target: ShardTarget, query: unknown) => unknown } {
   const selected = new Map(resolveReadTargets(context, target, options).map((read) => [read.hosted, read]));
   const inRouting = (shard: { collection: ShardTarget['collection']; shardId: number }): boolean => selected.get(shard.collection)?.shards?.has(shard.shardId) ?? true;
   const copies = context.router.searchCopies([...selected.keys()]);
@@ -108,10 +111,14 @@ async function everyShard<T>(targets: readonly ShardTarget[], phase: (target: Sh
  * every shard concurrently, the pages are merged, then each shard holding winning hits fetches
  * just those (the others free their search context).
  */
-export async function search(context: NodeContext, target: string, body: unknown, params: SearchParams = {}): Promise<SearchResponse> {
+export async function search(context: NodeContext, target: string, body: unknown, params: SearchParams = {}, reading?: ReaderSearch): Promise<SearchResponse> {
   const started = performance.now();
   const request = parseSearch(body, params, context.settings()['search.default_timeout_ms']);
-  const { targets, header, queryOf } = openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable });
+  const features = parseSearchFeatures(body, params.explain, sourceRequested(body, params));
+  const opened = openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable });
+  const { queryOf } = opened;
+  const { targets, header } = reading ? await reading.targets(opened.targets) : opened;
+  if (features.collapse !== null) checkCollapseField(features.collapse, targets.map((shard) => shard.collection));
   const shardRequest: ShardSearchRequest = {
     query: request.query,
     from: 0,
@@ -123,28 +130,30 @@ export async function search(context: NodeContext, target: string, body: unknown
     minScore: request.minScore,
     timeoutMs: request.timeoutMs === undefined ? undefined : Math.max(0, started + request.timeoutMs - performance.now()),
     // Only `_source` and highlighting read the stored source; ids and versions come from the doc meta.
-    fetchSource: request.source.kind !== 'none' || request.highlight !== undefined,
+    fetchSource: request.source.kind !== 'none' || request.highlight !== undefined || featuresNeedSource(features),
+    explain: features.explain,
+    profile: features.profile,
   };
-  const { results, page, documents } = await searchPhases(targets, (shard) => ({ ...shardRequest, query: queryOf(shard, shardRequest.query) }), request);
-  const hits = page.map(({ shard, hit }, position): SearchHit => {
-    const { collection } = targets[shard]!;
-    const document = documents[position]!;
-    const rendered: SearchHit = { _index: collection.meta.name, _id: document.id, _score: Number.isNaN(hit.score) ? null : hit.score };
-    if (request.version) rendered._version = document.version;
-    if (request.seqNoPrimaryTerm) {
-      rendered._seq_no = documentSeqNo(document.seqNo);
-      rendered._primary_term = document.primaryTerm;
-    }
-    const visible = document.source === undefined ? undefined : mappedSourceView(document.source, collection.meta.mapping._source);
-    const source = visible === undefined ? undefined : applySourceFilter(visible, request.source);
-    if (source !== undefined) rendered._source = source;
-    if (hit.sort !== undefined) rendered.sort = displaySortValues(hit.sort, request.sort, collection.fields);
-    if (request.highlight && document.source) {
-      const fragments = highlight(document.source, request.highlight, request.query, collection.fields);
-      if (Object.keys(fragments).length > 0) rendered.highlight = fragments;
-    }
-    return rendered;
-  });
+  const fetchNanos = targets.map(() => 0);
+  const phasesFor = (pageSize: number, from: number): Promise<SearchPhases> =>
+    searchPhases(targets, (shard) => ({ ...shardRequest, size: from + pageSize, query: queryOf(shard, shardRequest.query) }), { from, size: pageSize, sort: request.sort, profile: features.profile, fetchNanos });
+  const collapsed = features.collapse === null ? null : await collapsePhases(features.collapse, request.from, request.size, (pageSize) => phasesFor(pageSize, 0));
+  const { results, page, documents } = collapsed ?? (await phasesFor(request.size, request.from));
+  const hitOptions: HitOptions = {
+    version: request.version,
+    seqNoPrimaryTerm: request.seqNoPrimaryTerm,
+    source: request.source,
+    highlight: request.highlight,
+    query: request.query,
+    sort: request.sort,
+  };
+  const hits = page.map(({ shard, hit }, position): SearchHit =>
+    renderSearchHit(targets[shard]!.collection, documents[position]!, Number.isNaN(hit.score) ? null : hit.score, hit.sort, hitOptions),
+  );
+  decorateHits(hits, page, documents, targets, features, context.nodeId, collapsed?.keys);
+  if (collapsed !== null && features.collapse !== null) {
+    await addInnerHits(hits, collapsed.keys, features.collapse, request.query, (inner) => search(context, target, inner, { ignoreUnavailable: params.ignoreUnavailable }, reading));
+  }
   let maxScore: number | null = null;
   for (const result of results) {
     if (result.maxScore !== null && !Number.isNaN(result.maxScore) && (maxScore === null || result.maxScore > maxScore)) maxScore = result.maxScore;
@@ -162,11 +171,22 @@ export async function search(context: NodeContext, target: string, body: unknown
     response.hits = { total: -1, ...response.hits };
   }
   if (request.aggs !== undefined) {
-    const partials = mergeAggregations(results.map((result) => result.aggs).filter((aggs) => aggs !== undefined));
-    response.aggregations = renderAggregations(partials, request.aggs, { typedKeys: params.typedKeys });
+    // Each shard's top_hits learn the collection they came from before the merge.
+    const shardPartials = results.flatMap((result, shard) => (result.aggs === undefined ? [] : [stampTopHitsIndex(result.aggs, targets[shard]!.collection.meta.name)]));
+    response.aggregations = renderAggregations(mergeAggregations(shardPartials), request.aggs, {
+      typedKeys: params.typedKeys,
+      renderTopHit: topHitRenderer(targets.map((target) => target.collection), request.query),
+    });
   }
+  if (features.profile) response.profile = renderProfile(results, targets, fetchNanos, context.nodeId);
   response.took = Math.round(performance.now() - started);
   return response;
+}
+
+/** Whether a search asks for `_source` explicitly (body or URL). */
+function sourceRequested(body: unknown, params: SearchParams): boolean {
+  const explicit = body !== null && typeof body === 'object' && (body as { _source?: unknown })._source !== undefined;
+  return explicit || params.source !== undefined || (params.sourceIncludes?.length ?? 0) > 0 || (params.sourceExcludes?.length ?? 0) > 0;
 }
 
 /** What the search phases give the rendering: each shard's result, the page, and its documents in page order. */
@@ -192,19 +212,19 @@ type ShardPhase = { result: ShardQueryResult; context: number; documents?: undef
  */
 async function searchPhases(targets: readonly ShardTarget[], shardRequest: (target: ShardTarget) => ShardSearchRequest, request: PageRequest): Promise<SearchPhases> {
   const pageSize = request.from + request.size;
-  const fetchesAtOnce = (target: ShardTarget): boolean => targets.length === 1 || (!target.local && pageSize <= REMOTE_QUERY_AND_FETCH_MAX_PAGE);
+  const fetchesAtOnce = (target: ShardTarget): boolean => request.profile !== true && (targets.length === 1 || (!target.local && pageSize <= REMOTE_QUERY_AND_FETCH_MAX_PAGE));
   const phases = await everyShard<ShardPhase>(
     targets,
-    (target) => (fetchesAtOnce(target) ? target.handle.queryAndFetch(shardRequest(target)) : target.handle.query(shardRequest(target))),
+    (target) => (fetchesAtOnce(target) ? target.handle.queryAndFetch(shardRequest(target), target.reader) : target.handle.query(shardRequest(target), target.reader)),
     (target, phase) => (phase.context === undefined ? Promise.resolve() : target.handle.freeContext(phase.context)),
   );
   const results = phases.map((phase) => phase.result);
   const page = mergeTopHits(results.map((result, shard) => ({ shard, result })), request);
-  return { results, page, documents: await fetchWinners(targets, phases, page) };
+  return { results, page, documents: await fetchWinners(targets, phases, page, request.fetchNanos) };
 }
 
 /** The documents of the page's hits, in page order: kept from query-and-fetch, else fetched; shards without a winner free their context. */
-async function fetchWinners(targets: readonly ShardTarget[], phases: readonly ShardPhase[], page: readonly MergedHit[]): Promise<FetchedDocument[]> {
+async function fetchWinners(targets: readonly ShardTarget[], phases: readonly ShardPhase[], page: readonly MergedHit[], fetchNanos?: number[]): Promise<FetchedDocument[]> {
   const positions: number[][] = targets.map(() => []);
   page.forEach(({ shard }, position) => positions[shard]!.push(position));
   const documents: FetchedDocument[] = new Array(page.length);
@@ -217,7 +237,9 @@ async function fetchWinners(targets: readonly ShardTarget[], phases: readonly Sh
         return;
       }
       if (positions[index]!.length === 0) return shard.handle.freeContext(phase.context);
+      const fetchStarted = performance.now();
       const fetched = await shard.handle.fetch(phase.context, positions[index]!.map((position) => page[position]!.hit));
+      if (fetchNanos !== undefined) fetchNanos[index] = Math.round((performance.now() - fetchStarted) * 1e6);
       positions[index]!.forEach((position, order) => (documents[position] = fetched[order]!));
     }),
   );

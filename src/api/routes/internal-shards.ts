@@ -20,7 +20,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { CatalogError } from '../../cluster/catalog-error.ts';
-import type { ShardHandle } from '../../cluster/shard-handle.ts';
+import type { ReaderOpenOptions, ReaderSelector, ReaderUse, ShardHandle } from '../../cluster/shard-handle.ts';
 import {
   hitsFromJson,
   recordsFromJson,
@@ -61,8 +61,11 @@ const DISPATCH: Readonly<Record<RemoteShardMethod, Dispatch>> = {
   get: (handle, [id]) => handle.get(id as string),
   multiGet: (handle, [ids]) => handle.multiGet(ids as string[]),
   exists: (handle, [id]) => handle.exists(id as string),
-  query: (handle, [request]) => handle.query(request as ShardSearchRequest),
-  queryAndFetch: (handle, [request]) => handle.queryAndFetch(request as ShardSearchRequest),
+  query: (handle, [request, reader]) => handle.query(request as ShardSearchRequest, reader as ReaderUse | undefined),
+  queryAndFetch: (handle, [request, reader]) => handle.queryAndFetch(request as ShardSearchRequest, reader as ReaderUse | undefined),
+  openReader: (handle, [options]) => handle.openReader(options as ReaderOpenOptions),
+  closeReaders: (handle, [selector]) => handle.closeReaders(selector as ReaderSelector),
+  listReaders: (handle) => handle.listReaders(),
   fetch: (handle, [context, hits]) => handle.fetch(context as number, hitsFromJson(hits as ShardHit[])),
   freeContext: (handle, [context]) => handle.freeContext(context as number),
   count: (handle, [query]) => handle.count(query),

@@ -10,6 +10,8 @@ import type { SearchParams } from '../../node/node-service.ts';
 import type { CountParams } from '../../node/search.ts';
 import type { QueryStringParams } from '../../node/search-body.ts';
 import type { SearchService } from '../../node/search-service.ts';
+import type { AuthScope } from '../auth/auth-scope.ts';
+import { EngineError } from '../../engine/errors.ts';
 import { AnyObject, CollectionParams, FlagParam, SOURCE_QUERY, commaList, flagSet, optionalBody, querySchema } from '../params.ts';
 
 const TARGET_QUERY = {
@@ -44,6 +46,7 @@ const SearchQuery = querySchema({
   typed_keys: Type.Optional(FlagParam),
   rest_total_hits_as_int: Type.Optional(FlagParam),
   version: Type.Optional(FlagParam),
+  scroll: Type.Optional(Type.String({ minLength: 1 })),
 });
 
 const CountQuery = querySchema({ ...TARGET_QUERY, ...Q_QUERY });
@@ -72,6 +75,7 @@ const SearchBody = Type.Object(
     highlight: Type.Optional(AnyObject),
     version: Type.Optional(Type.Boolean()),
     seq_no_primary_term: Type.Optional(Type.Boolean()),
+    pit: Type.Optional(AnyObject),
   },
   { additionalProperties: false },
 );
@@ -98,6 +102,7 @@ function searchParams(query: Static<typeof SearchQuery>): SearchParams {
     restTotalHitsAsInt: flagSet(query.rest_total_hits_as_int),
   };
   if (query.version !== undefined) params.version = flagSet(query.version);
+  if (query.scroll !== undefined) params.scroll = query.scroll;
   if (query._source !== undefined) params.source = query._source === '' ? true : query._source;
   const track = query.track_total_hits;
   if (track !== undefined) params.trackTotalHits = track === 'true' ? true : track === 'false' ? false : track;
@@ -119,7 +124,7 @@ export async function searchRoutes(instance: FastifyInstance, options: SearchRou
     url: '/_search',
     config: { role: 'read' },
     schema: { querystring: SearchQuery, body: optionalBody(SearchBody) },
-    handler: async (request) => search.search(request.authScope.narrowTarget('_all'), request.body ?? {}, searchParams(request.query)),
+    handler: async (request) => readerSearch(request.authScope, null, request.body ?? {}, searchParams(request.query)),
   });
 
   app.route({
@@ -127,8 +132,19 @@ export async function searchRoutes(instance: FastifyInstance, options: SearchRou
     url: '/:collection/_search',
     config: { role: 'read', collectionTarget: true },
     schema: { params: CollectionParams, querystring: SearchQuery, body: optionalBody(SearchBody) },
-    handler: async (request) => search.search(request.params.collection, request.body ?? {}, searchParams(request.query)),
+    handler: async (request) => readerSearch(request.authScope, request.params.collection, request.body ?? {}, searchParams(request.query)),
   });
+
+  /** A search, a search on a point in time (`pit` in the body) or the first page of a scroll (`?scroll=`); `target` null for `/_search`. */
+  function readerSearch(scope: AuthScope, target: string | null, body: Record<string, unknown>, params: SearchParams): Promise<unknown> {
+    if (body.pit !== undefined) {
+      if (params.scroll !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: using [point in time] is not allowed in a scroll context;');
+      return search.searchPointInTime(target, body, params, (names) => names.forEach((name) => scope.requireCollection(name)));
+    }
+    const resolved = target ?? scope.narrowTarget('_all');
+    if (params.scroll !== undefined) return search.openScroll(resolved, body, { ...params, scroll: params.scroll });
+    return search.search(resolved, body, params);
+  }
 
   app.route({
     method: ['GET', 'POST'],

@@ -29,6 +29,10 @@ import type {
   FileCopyHold,
   HistoryPosition,
   QueryPhase,
+  ReaderContextInfo,
+  ReaderOpenOptions,
+  ReaderSelector,
+  ReaderUse,
   ReplicationRecord,
   ShardHandle,
 } from '../shard-handle.ts';
@@ -80,14 +84,26 @@ export class RemoteShardHandle implements ShardHandle {
     return (await this.call('exists', [id])) as boolean;
   }
 
-  async query(request: ShardSearchRequest): Promise<QueryPhase> {
-    return queryPhaseFromJson((await this.call('query', [request])) as QueryPhase);
+  async query(request: ShardSearchRequest, reader?: ReaderUse): Promise<QueryPhase> {
+    return queryPhaseFromJson((await this.call('query', reader === undefined ? [request] : [request, reader])) as QueryPhase);
   }
 
-  async queryAndFetch(request: ShardSearchRequest): Promise<FetchedQueryPhase> {
-    const phase = (await this.call('queryAndFetch', [request])) as FetchedQueryPhase;
+  async queryAndFetch(request: ShardSearchRequest, reader?: ReaderUse): Promise<FetchedQueryPhase> {
+    const phase = (await this.call('queryAndFetch', reader === undefined ? [request] : [request, reader])) as FetchedQueryPhase;
     hitsFromJson(phase.result.hits);
     return phase;
+  }
+
+  async openReader(options: ReaderOpenOptions): Promise<ReaderContextInfo> {
+    return (await this.call('openReader', [options])) as ReaderContextInfo;
+  }
+
+  async closeReaders(selector: ReaderSelector): Promise<number> {
+    return (await this.call('closeReaders', [selector])) as number;
+  }
+
+  async listReaders(): Promise<ReaderContextInfo[]> {
+    return (await this.call('listReaders', [])) as ReaderContextInfo[];
   }
 
   async fetch(context: number, hits: readonly ShardHit[]): Promise<FetchedDocument[]> {

@@ -18,6 +18,10 @@ import type {
   FileCopyHold,
   HistoryPosition,
   QueryPhase,
+  ReaderContextInfo,
+  ReaderOpenOptions,
+  ReaderSelector,
+  ReaderUse,
   ReplicationRecord,
   ShardHandle,
 } from '../shard-handle.ts';
@@ -62,16 +66,28 @@ export class DelegatingShardHandle implements ShardHandle {
     return this.inner.exists(id);
   }
 
-  query(request: ShardSearchRequest): Promise<QueryPhase> {
-    return this.inner.query(request);
+  query(request: ShardSearchRequest, reader?: ReaderUse): Promise<QueryPhase> {
+    return this.inner.query(request, reader);
   }
 
   fetch(context: number, hits: readonly ShardHit[]): Promise<FetchedDocument[]> {
     return this.inner.fetch(context, hits);
   }
 
-  queryAndFetch(request: ShardSearchRequest): Promise<FetchedQueryPhase> {
-    return this.inner.queryAndFetch(request);
+  queryAndFetch(request: ShardSearchRequest, reader?: ReaderUse): Promise<FetchedQueryPhase> {
+    return this.inner.queryAndFetch(request, reader);
+  }
+
+  openReader(options: ReaderOpenOptions): Promise<ReaderContextInfo> {
+    return this.inner.openReader(options);
+  }
+
+  closeReaders(selector: ReaderSelector): Promise<number> {
+    return this.inner.closeReaders(selector);
+  }
+
+  listReaders(): Promise<ReaderContextInfo[]> {
+    return this.inner.listReaders();
   }
 
   freeContext(context: number): Promise<void> {

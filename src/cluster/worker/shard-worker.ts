@@ -10,6 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { EngineError } from '../../engine/errors.ts';
 import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-request.ts';
 import { LocalShardHandle } from '../local-shard-handle.ts';
+import type { ReaderUse } from '../shard-handle.ts';
 import type { WriteBatchRequest } from '../write-batch.ts';
 import type { CallRequest, ReplyMessage, ShardWorkerData, ToWorkerMessage } from './protocol.ts';
 import { decodeOps, encodeBatchResults, packRecords, toWireError, unpackRecords } from './wire.ts';
@@ -95,7 +96,7 @@ async function call({ handle, contextBase }: HostedShard, { uuid, method, args }
     case 'writeBatch':
       return encodeBatchResults(await handle.writeBatch(decodeOps(args[0] as Uint8Array)));
     case 'query': {
-      const phase = await handle.query(args[0] as ShardSearchRequest);
+      const phase = await handle.query(args[0] as ShardSearchRequest, args[1] as ReaderUse | undefined);
       return { ...phase, context: phase.context + contextBase };
     }
     case 'prepareBatch': {

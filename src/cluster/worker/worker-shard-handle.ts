@@ -18,6 +18,10 @@ import type {
   FileCopyHold,
   HistoryPosition,
   QueryPhase,
+  ReaderContextInfo,
+  ReaderOpenOptions,
+  ReaderSelector,
+  ReaderUse,
   ReplicationRecord,
   ShardHandle,
 } from '../shard-handle.ts';
@@ -80,14 +84,26 @@ export class WorkerShardHandle implements ShardHandle {
     return (await this.channel.call(this.uuid, 'exists', [id])) as boolean;
   }
 
-  async query(request: ShardSearchRequest): Promise<QueryPhase> {
-    const phase = (await this.channel.call(this.uuid, 'query', [request])) as QueryPhase;
+  async query(request: ShardSearchRequest, reader?: ReaderUse): Promise<QueryPhase> {
+    const phase = (await this.channel.call(this.uuid, 'query', reader === undefined ? [request] : [request, reader])) as QueryPhase;
     this.channel.noteContext(this.uuid, phase.context);
     return phase;
   }
 
-  async queryAndFetch(request: ShardSearchRequest): Promise<FetchedQueryPhase> {
-    return (await this.channel.call(this.uuid, 'queryAndFetch', [request])) as FetchedQueryPhase;
+  async queryAndFetch(request: ShardSearchRequest, reader?: ReaderUse): Promise<FetchedQueryPhase> {
+    return (await this.channel.call(this.uuid, 'queryAndFetch', reader === undefined ? [request] : [request, reader])) as FetchedQueryPhase;
+  }
+
+  async openReader(options: ReaderOpenOptions): Promise<ReaderContextInfo> {
+    return (await this.channel.call(this.uuid, 'openReader', [options])) as ReaderContextInfo;
+  }
+
+  async closeReaders(selector: ReaderSelector): Promise<number> {
+    return (await this.channel.call(this.uuid, 'closeReaders', [selector])) as number;
+  }
+
+  async listReaders(): Promise<ReaderContextInfo[]> {
+    return (await this.channel.call(this.uuid, 'listReaders', [])) as ReaderContextInfo[];
   }
 
   async fetch(context: number, hits: readonly ShardHit[]): Promise<FetchedDocument[]> {

@@ -8,6 +8,7 @@ import { setKey } from '../mapping/json-value.ts';
 import { mergeComposite } from './composite-aggregator.ts';
 import { HyperLogLog } from './hyperloglog.ts';
 import { mergeDigests } from './percentiles.ts';
+import { mergeTopHitsPartials } from './top-hits.ts';
 
 /** How bucket keys and metric values render (`key_as_string`, `value_as_string`). */
 export type ValueFormat = 'number' | 'date' | 'boolean' | 'string' | 'ip';
@@ -122,6 +123,26 @@ export interface CompositePartial {
   buckets: { key: (string | number | null)[]; docCount: number; aggs: AggregationPartials }[];
 }
 
+/** One hit of a `top_hits` partial: the doc's meta and source, its score and sort values, and its collection (set by the coordinating node). */
+export interface TopHit {
+  index: string;
+  id: string;
+  score: number | null;
+  sort?: (string | number | null)[];
+  version: number;
+  seqNo: number;
+  primaryTerm: number;
+  source?: Record<string, unknown>;
+}
+
+/** `top_hits`: each shard's best `from + size` hits of the bucket, and the bucket's doc count. */
+export interface TopHitsPartial {
+  type: 'top_hits';
+  total: number;
+  maxScore: number | null;
+  hits: TopHit[];
+}
+
 /** `value_count`. */
 export interface ValueCountPartial {
   type: 'value_count';
@@ -147,7 +168,8 @@ export type AggregationPartial =
   | DigestPartial
   | SingleBucketPartial
   | FiltersPartial
-  | CompositePartial;
+  | CompositePartial
+  | TopHitsPartial;
 
 /** Distinct values kept exactly before `cardinality` switches to a sketch (ES's maximum precision_threshold). */
 export const EXACT_CARDINALITY_LIMIT = 40_000;
@@ -236,6 +258,8 @@ function mergePartial(left: AggregationPartial, right: AggregationPartial): Aggr
       return { type: 'value_count', count: left.count + (right as ValueCountPartial).count };
     case 'composite':
       return mergeComposite(left, right as CompositePartial, mergeAggregations);
+    case 'top_hits':
+      return mergeTopHitsPartials(left, right as TopHitsPartial);
     case 'cardinality':
       return mergeCardinality(left, right as CardinalityPartial);
   }

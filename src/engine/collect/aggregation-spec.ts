@@ -32,6 +32,7 @@ import { parseHistogramSpec, type HistogramSpec } from './histogram-spec.ts';
 import { parsePercentiles, type PercentilesSpec } from './percentiles.ts';
 import { parsePipeline, PIPELINE_TYPES, type PipelineSpec } from './pipeline-spec.ts';
 import { validatePipelines } from './pipelines.ts';
+import { parseTopHits, type TopHitsSpec } from './top-hits.ts';
 import { parseTermsValueFilter, type TermsValueFilter } from './terms-include.ts';
 
 interface SpecBase {
@@ -78,7 +79,7 @@ export interface MetricSpec extends SpecBase {
 }
 
 /** Any aggregation spec. */
-export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec | PipelineSpec | CompositeSpec;
+export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec | PipelineSpec | CompositeSpec | TopHitsSpec;
 
 /**
  * Most ranges one `range` / `date_range` aggregation may list. Each document is tested against
@@ -88,7 +89,7 @@ export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec
 export const MAX_AGGREGATION_RANGES = 1000;
 
 /** Aggregation types this engine implements. */
-export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', 'filter', 'filters', 'missing', 'composite', ...METRIC_TYPES, ...PIPELINE_TYPES];
+export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', 'filter', 'filters', 'missing', 'composite', 'top_hits', ...METRIC_TYPES, ...PIPELINE_TYPES];
 
 /**
  * Parses a request's `aggs` object against the mapping; `now` anchors date math. With `fields`
@@ -139,10 +140,11 @@ function parseAggregation(
         );
   if (type === 'filter') return parseFilterSpec(name, parameters, fields, subs, now);
   const options = expectObject(parameters, type);
-  if (METRIC_TYPES.has(type) || PIPELINE_TYPES.has(type)) {
+  if (METRIC_TYPES.has(type) || PIPELINE_TYPES.has(type) || type === 'top_hits') {
     if (subs.length > 0) throw dslError(`Aggregator [${name}] of type [${type}] cannot accept sub-aggregations`);
   }
   if (PIPELINE_TYPES.has(type)) return parsePipeline(name, type as PipelineSpec['type'], options);
+  if (type === 'top_hits') return parseTopHits(name, options, fields);
   if (METRIC_TYPES.has(type)) {
     if (subs.length > 0) throw dslError(`Aggregator [${name}] of type [${type}] cannot accept sub-aggregations`);
     if (type === 'percentiles' || type === 'percentile_ranks') return parsePercentiles(name, type, options, fields, now);

@@ -1,7 +1,7 @@
 /** Builds the shard aggregator tree for parsed aggregation specs (pipelines have none). */
 import type { AggregationSpec } from './aggregation-spec.ts';
 import type { Aggregator } from './aggregator.ts';
-import { AggregatorGroup } from './aggregator.ts';
+import { AggregatorGroup, type AggregationContext } from './aggregator.ts';
 import { CompositeAggregator } from './composite-aggregator.ts';
 import { FilterAggregator, FiltersAggregator, MissingAggregator } from './filter-aggregators.ts';
 import { CardinalityAggregator, PercentilesAggregator, StatsAggregator, ValueCountAggregator } from './metric-aggregators.ts';
@@ -9,33 +9,46 @@ import { HistogramAggregator, RangeAggregator } from './numeric-bucket-aggregato
 import type { PipelineSpec } from './pipeline-spec.ts';
 import { isPipeline } from './pipelines.ts';
 import { TermsAggregator } from './terms-aggregator.ts';
+import { TopHitsAggregator, topHitsNeedScores } from './top-hits.ts';
 
 /** Aggregators for sibling specs, their sub-aggregations built recursively. */
-export function createAggregators(specs: readonly AggregationSpec[]): AggregatorGroup {
+export function createAggregators(specs: readonly AggregationSpec[], context: AggregationContext): AggregatorGroup {
   // Pipelines read no document: they run on the merged output (pipelines.ts).
-  return new AggregatorGroup(specs.filter((spec): spec is Exclude<AggregationSpec, PipelineSpec> => !isPipeline(spec)).map(createAggregator));
+  const collecting = specs.filter((spec): spec is Exclude<AggregationSpec, PipelineSpec> => !isPipeline(spec));
+  return new AggregatorGroup(
+    collecting.map((spec) => createAggregator(spec, context)),
+    context,
+  );
 }
 
-function createAggregator(spec: Exclude<AggregationSpec, PipelineSpec>): Aggregator {
+/** Whether any aggregation of the tree needs the query's scores (`top_hits` by score). */
+export function aggregationsNeedScores(specs: readonly AggregationSpec[]): boolean {
+  return specs.some((spec) => (spec.type === 'top_hits' ? topHitsNeedScores(spec) : aggregationsNeedScores(spec.subs)));
+}
+
+function createAggregator(spec: Exclude<AggregationSpec, PipelineSpec>, context: AggregationContext): Aggregator {
+  const subs = (): AggregatorGroup => createAggregators(spec.subs, context);
   switch (spec.type) {
     case 'terms':
-      return new TermsAggregator(spec, createAggregators(spec.subs));
+      return new TermsAggregator(spec, subs());
     case 'range':
-      return new RangeAggregator(spec, createAggregators(spec.subs));
+      return new RangeAggregator(spec, subs());
     case 'histogram':
     case 'date_histogram':
-      return new HistogramAggregator(spec, createAggregators(spec.subs));
+      return new HistogramAggregator(spec, subs());
     case 'filter':
-      return new FilterAggregator(spec, createAggregators(spec.subs));
+      return new FilterAggregator(spec, subs());
     case 'filters':
-      return new FiltersAggregator(spec, createAggregators(spec.subs));
+      return new FiltersAggregator(spec, subs());
     case 'missing':
-      return new MissingAggregator(spec, createAggregators(spec.subs));
+      return new MissingAggregator(spec, subs());
     case 'composite':
-      return new CompositeAggregator(spec, createAggregators(spec.subs));
+      return new CompositeAggregator(spec, subs());
     case 'percentiles':
     case 'percentile_ranks':
       return new PercentilesAggregator(spec);
+    case 'top_hits':
+      return new TopHitsAggregator(spec, context);
     case 'value_count':
       return new ValueCountAggregator(spec);
     case 'cardinality':

@@ -19,9 +19,49 @@ export interface Aggregator {
   partial(owner: number, budget: BucketBudget): AggregationPartial;
 }
 
+/** A document as `top_hits` returns it: its meta, and its source when asked for. */
+export interface LoadedDocument {
+  id: string;
+  seqNo: number;
+  version: number;
+  primaryTerm: number;
+  source?: Record<string, unknown>;
+}
+
+/** Loads a doc of the shard's leaves (by leaf index), with its source or not. */
+export type DocumentLoader = (leafIndex: number, doc: number, withSource: boolean) => LoadedDocument;
+
+/** Reads docs straight from the leaves (the shard searcher passes one that also overlays in-place values). */
+export function leafDocumentLoader(leaves: readonly LeafReader[]): DocumentLoader {
+  return (leafIndex, doc, withSource) => {
+    const leaf = leaves[leafIndex]!;
+    const meta = leaf.meta(doc);
+    const loaded: LoadedDocument = { id: meta.id, seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm };
+    if (withSource) loaded.source = JSON.parse(leaf.source(doc).toString('utf8')) as Record<string, unknown>;
+    return loaded;
+  };
+}
+
+/**
+ * What the shard collector tells every aggregator of one request besides the doc: where it is
+ * (leaf index and first doc number of the leaf) and the doc's score, and how to load documents.
+ */
+export class AggregationContext {
+  leafIndex = -1;
+  docBase = 0;
+  /** Score of the doc being collected (NaN when the query computes none). */
+  score = NaN;
+
+  constructor(readonly loadDocument: DocumentLoader) {}
+}
+
 /** Sibling aggregators (the top level, or the sub-aggregations of a bucket aggregation). */
 export class AggregatorGroup {
-  constructor(readonly aggregators: readonly Aggregator[]) {}
+  constructor(
+    readonly aggregators: readonly Aggregator[],
+    /** Shared by every group of the request's aggregator tree. */
+    readonly context: AggregationContext,
+  ) {}
 
   /** Whether the group has no aggregator. */
   get empty(): boolean {

@@ -12,6 +12,7 @@ import type {
   AggregationPartials,
   CompositePartial,
   DigestPartial,
+  TopHitsPartial,
   ExtendedStatsPartial,
   FiltersPartial,
   SingleBucketPartial,
@@ -37,6 +38,7 @@ import { rangeBucketKey } from './numeric-bucket-aggregators.ts';
 import { compareCompositeKeys, renderCompositeKey, type CompositeSpec } from './composite-spec.ts';
 import type { PipelineSpec } from './pipeline-spec.ts';
 import { applyParentPipelines, isPipeline, pipelineResultType, recordOutput, siblingPipelineOutput, type OutputName } from './pipelines.ts';
+import { plainTopHit, renderTopHits, type TopHitRenderer } from './top-hits.ts';
 import { typedKeyPrefix } from './typed-keys.ts';
 import { formatValue } from './value-format.ts';
 
@@ -45,17 +47,24 @@ interface RenderContext {
   budget: BucketBudget;
   /** ES `typed_keys`: each name is written `<type>#<name>`. */
   typedKeys: boolean;
+  renderTopHit: TopHitRenderer;
 }
 
 /** Rendering options of `renderAggregations`. */
 export interface RenderAggregationsOptions {
   /** ES `typed_keys`: prefix every aggregation name with its type (`sterms#by_tag`, `avg#price`). */
   typedKeys?: boolean;
+  /** How `top_hits` hits render (the search service filters `_source` and highlights); the whole source by default. */
+  renderTopHit?: TopHitRenderer;
 }
 
 /** Renders merged partials for the request's `aggs` (ES response `aggregations` object); throws past MAX_BUCKETS buckets. */
 export function renderAggregations(partials: AggregationPartials, aggsRequest: unknown, options: RenderAggregationsOptions = {}): Record<string, unknown> {
-  return renderSpecs({}, parseAggregations(aggsRequest, null), partials, { budget: new BucketBudget(), typedKeys: options.typedKeys === true });
+  return renderSpecs({}, parseAggregations(aggsRequest, null), partials, {
+    budget: new BucketBudget(),
+    typedKeys: options.typedKeys === true,
+    renderTopHit: options.renderTopHit ?? plainTopHit,
+  });
 }
 
 /** Adds each spec's rendering to `rendered` under the spec's name (names are user input: own keys only). */
@@ -97,6 +106,8 @@ function emptyPartial(spec: Exclude<AggregationSpec, PipelineSpec>): Aggregation
       return { type: 'filters', buckets: filtersBucketKeys(spec).map((key) => ({ key, docCount: 0, aggs: {} })) };
     case 'composite':
       return { type: 'composite', buckets: [] };
+    case 'top_hits':
+      return { type: 'top_hits', total: 0, maxScore: null, hits: [] };
   }
   const format: ValueFormat = spec.source.format;
   switch (spec.type) {
@@ -144,6 +155,8 @@ function renderOne(spec: Exclude<AggregationSpec, PipelineSpec>, partial: Aggreg
       return renderFilters(spec, partial as FiltersPartial, context);
     case 'composite':
       return renderComposite(spec, partial as CompositePartial, context);
+    case 'top_hits':
+      return renderTopHits(spec, partial as TopHitsPartial, context.renderTopHit);
     case 'percentiles':
     case 'percentile_ranks':
       return renderPercentiles(spec, partial as DigestPartial);

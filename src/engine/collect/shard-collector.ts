@@ -68,7 +68,11 @@ export class ShardCollector {
    */
   setLeaf(leafIndex: number, leaf: LeafReader, docBase: number, knownMatches = -1): void {
     this.hits.setLeaf(leafIndex, leaf, docBase);
-    this.aggregators?.setLeaf(leaf);
+    if (this.aggregators !== null) {
+      this.aggregators.context.leafIndex = leafIndex;
+      this.aggregators.context.docBase = docBase;
+      this.aggregators.setLeaf(leaf);
+    }
     this.leafCounted = knownMatches >= 0;
     if (this.leafCounted) {
       this.count += knownMatches;
@@ -89,7 +93,10 @@ export class ShardCollector {
       const threshold = this.scoreHits.threshold();
       if (threshold > this.threshold) this.threshold = threshold;
     }
-    if (this.aggregators !== null) this.aggregators.collect(doc, 0);
+    if (this.aggregators !== null) {
+      this.aggregators.context.score = score;
+      this.aggregators.collect(doc, 0);
+    }
     if (!this.leafCounted) this.count++;
     if (--this.untilDeadlineCheck === 0) {
       this.untilDeadlineCheck = DEADLINE_CHECK_INTERVAL;

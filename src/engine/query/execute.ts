@@ -8,7 +8,8 @@ import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import { NO_MORE_DOCS } from '../segment/leaf-reader.ts';
-import { createAggregators } from '../collect/aggregator-factory.ts';
+import { aggregationsNeedScores, createAggregators } from '../collect/aggregator-factory.ts';
+import { AggregationContext, leafDocumentLoader, type DocumentLoader } from '../collect/aggregator.ts';
 import { parseAggregations } from '../collect/aggregation-spec.ts';
 import { ShardCollector } from '../collect/shard-collector.ts';
 import { isScoreOrder, needsScore, parseSearchAfter, parseSort, SCORE_SORT } from '../collect/sort-spec.ts';
@@ -19,6 +20,8 @@ import { SegmentReader } from '../segment/segment-reader.ts';
 import { collectDisjunction } from './max-score.ts';
 import type { Scorer, Weight } from './scorer.ts';
 import { parseQuery } from './parse-query.ts';
+import { explainDocument, type Explanation } from './explain.ts';
+import { profileQuery, type ProfiledQuery } from './profile.ts';
 import { SearchContext } from './search-context.ts';
 import { DEFAULT_TRACK_TOTAL_HITS, MAX_RESULT_WINDOW, type ShardQueryResult, type ShardSearchRequest } from './search-request.ts';
 
@@ -82,7 +85,7 @@ export function startQuery(
   leaves: readonly LeafReader[],
   fields: ReadonlyMap<string, FlatField>,
   request: ShardSearchRequest,
-  options: { countOnly?: boolean } = {},
+  options: { countOnly?: boolean; loadDocument?: DocumentLoader } = {},
 ): QueryPhaseRun {
   const now = Date.now();
   const from = requireCount(request.from, 'from');
@@ -102,14 +105,22 @@ export function startQuery(
   if (request.aggs !== undefined && request.aggregations !== undefined) {
     throw new EngineError('parsing', 'Found two aggregation definitions: [aggs] and [aggregations]');
   }
-  const query = parseQuery(request.query, fields, now);
+  const parseStarted = performance.now();
+  const parsed = parseQuery(request.query, fields, now);
+  const rewriteNanos = Math.round((performance.now() - parseStarted) * 1e6);
+  const profiled = request.profile === true ? profileQuery(parsed) : null;
+  const query = profiled?.query ?? parsed;
   const explicitSort = request.sort === undefined ? null : parseSort(request.sort, fields);
   const sortKeys = explicitSort ?? (request.searchAfter !== undefined ? SCORE_SORT : null);
   const scoreOrder = sortKeys === null || (isScoreOrder(sortKeys) && request.searchAfter === undefined);
   const searchAfter = request.searchAfter === undefined ? null : parseSearchAfter(request.searchAfter, sortKeys!, fields);
   const aggsRequest = request.aggs ?? request.aggregations;
-  const aggregators = aggsRequest === undefined ? null : createAggregators(parseAggregations(aggsRequest, fields, now));
-  const needsScores = options.countOnly !== true && (scoreOrder || needsScore(sortKeys!) || request.minScore !== undefined);
+  const aggregationSpecs = aggsRequest === undefined ? null : parseAggregations(aggsRequest, fields, now);
+  const aggregators =
+    aggregationSpecs === null ? null : createAggregators(aggregationSpecs, new AggregationContext(options.loadDocument ?? leafDocumentLoader(leaves)));
+  const needsScores =
+    options.countOnly !== true &&
+    (scoreOrder || needsScore(sortKeys!) || request.minScore !== undefined || (aggregationSpecs !== null && aggregationsNeedScores(aggregationSpecs)));
   const trackTotalHits = trackTotalHitsLimit(request.trackTotalHits);
   const capacity = from + size;
   if (request.shardIndex === undefined && sortKeys?.some((key) => key.kind === 'shard_doc')) {
@@ -126,7 +137,17 @@ export function startQuery(
   });
   const context = new SearchContext(leaves, fields);
   const weight = query.createWeight(context, needsScores, 1);
-  return new QueryPhaseRun(leaves, context, weight, collector, capacity, scoreOrder, sortKeys !== null, fieldCollector);
+  const extras: PhaseExtras = {
+    explain: request.explain === true ? (leafIndex, doc) => explainDocument(parsed, leaves, fields, leafIndex, doc) : null,
+    profile: profiled === null ? null : { query: profiled, rewriteNanos, collectNanos: 0, collector: fieldCollector === null ? 'SimpleTopScoreDocCollector' : 'TopFieldCollector' },
+  };
+  return new QueryPhaseRun(leaves, context, weight, collector, capacity, scoreOrder, sortKeys !== null, fieldCollector, extras);
+}
+
+/** What a query phase adds to its hits and result on request: explanations, a profile. */
+interface PhaseExtras {
+  explain: ((leafIndex: number, doc: number) => Explanation | null) | null;
+  profile: { query: ProfiledQuery; rewriteNanos: number; collectNanos: number; collector: string } | null;
 }
 
 /**
@@ -151,10 +172,21 @@ export class QueryPhaseRun {
     private readonly scoreOrder: boolean,
     private readonly sortedByScore: boolean,
     private readonly fieldCollector: TopFieldCollector | null,
+    private readonly extras: PhaseExtras = { explain: null, profile: null },
   ) {}
 
   /** Works until the phase is done (true) or `performance.now()` passes `until` (false: call again). */
   step(until: number): boolean {
+    if (this.extras.profile === null) return this.work(until);
+    const started = performance.now();
+    try {
+      return this.work(until);
+    } finally {
+      this.extras.profile.collectNanos += Math.round((performance.now() - started) * 1e6);
+    }
+  }
+
+  private work(until: number): boolean {
     const { leaves, collector, weight } = this;
     collector.checkDeadline();
     while (this.leafIndex < leaves.length && !collector.stopped) {
@@ -189,7 +221,20 @@ export class QueryPhaseRun {
     const { collector, fieldCollector } = this;
     const hits = collector.topHits();
     if (this.scoreOrder && this.sortedByScore) for (const hit of hits) hit.sort = [hit.score];
+    const { explain, profile } = this.extras;
+    if (explain !== null) {
+      for (const hit of hits) hit.explanation = explain(hit.leaf, hit.doc) ?? { value: 0, description: 'no matching clause', details: [] };
+    }
     return {
+      ...(profile === null
+        ? {}
+        : {
+            profile: {
+              query: [profile.query.render()],
+              rewrite_time: profile.rewriteNanos,
+              collector: [{ name: profile.collector, reason: 'search_top_hits', time_in_nanos: profile.collectNanos }],
+            },
+          }),
       total: collector.total(),
       // Sorted on fields with `_score` among the keys (`[_score, _doc]`), the best score of any match, as OpenSearch.
       maxScore: this.scoreOrder ? (hits.length > 0 ? hits[0]!.score : null) : Number.isNaN(fieldCollector!.maxScore) ? null : fieldCollector!.maxScore,

@@ -1,6 +1,6 @@
 import type { FlatField } from '../mapping/mapping.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
-import { countQuery, executeQuery, startCount, startQuery, type QueryPhaseRun } from '../query/execute.ts';
+import { countQuery, startCount, startQuery, type QueryPhaseRun } from '../query/execute.ts';
 import type { ShardHit, ShardQueryResult, ShardSearchRequest } from '../query/search-request.ts';
 import type { StoredDocument } from './operations.ts';
 import { readSource } from './source-overlay.ts';
@@ -26,7 +26,9 @@ export class Searcher {
 
   /** Runs the query phase: top hits, total and aggregation partials. */
   query(request: ShardSearchRequest): ShardQueryResult {
-    return executeQuery(this.leaves, this.fields, request);
+    const run = this.startQuery(request);
+    run.step(Infinity);
+    return run.result();
   }
 
   /** Counts matching live documents. */
@@ -36,7 +38,8 @@ export class Searcher {
 
   /** Starts the query phase, to be run in slices (`runInSlices`) so that a long one yields. */
   startQuery(request: ShardSearchRequest): QueryPhaseRun {
-    return startQuery(this.leaves, this.fields, request);
+    // `top_hits` loads its documents like the fetch phase does (in-place values overlaid).
+    return startQuery(this.leaves, this.fields, request, { loadDocument: (leaf, doc, withSource) => this.fetch({ leaf, doc, score: NaN }, withSource) });
   }
 
   /** Starts a count, to be run in slices; its answer is the result's `total.value`. */

@@ -1,0 +1,135 @@
+/**
+ * Scroll (Elasticsearch `?scroll=1m`, `_search/scroll`): a search that opens a reader context on
+ * every shard copy it reads (reader-contexts.ts) and pages through their snapshots. Each page is
+ * the search again on the same snapshots, after the last hit of the page before: the sort gets the
+ * `_shard_doc` tiebreaker (after `_score` when the search has no sort), so the order is total and
+ * no hit repeats or is skipped, whatever writes and merges happen meanwhile. The scroll id carries
+ * everything the next page needs (the group, the search, where it stopped, its keep-alive), so any
+ * node can serve it; it changes with every page, and the previous ones stay valid while the
+ * contexts live. Aggregations are answered on the first page only, as Elasticsearch does.
+ */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { EngineError } from '../engine/errors.ts';
+import type { NodeContext } from './node-context.ts';
+import { closeEveryReader, closeGroup, contextMissing, groupFromJson, groupToJson, openReaders, parseKeepAlive, readerTargets, type ReaderGroup } from './reader-contexts.ts';
+import type { SearchParams } from './search-body.ts';
+import { search, type SearchResponse } from './search.ts';
+
+/** Longest scroll id accepted (characters); a real one is far shorter. */
+const MAX_SCROLL_ID_LENGTH = 1 << 20;
+
+/** A search response with its scroll id first, as Elasticsearch orders it. */
+export type ScrollResponse = { _scroll_id: string } & SearchResponse;
+
+/** The answer of clearing scrolls. */
+export interface ClearScrollResponse {
+  succeeded: boolean;
+  num_freed: number;
+}
+
+/** What a scroll id holds. */
+interface ScrollState {
+  group: ReaderGroup;
+  /** The search body, with the effective sort and without `from`, `search_after` or aggregations. */
+  body: Record<string, unknown>;
+  /** URL parameters that shape every page (those of the first request, but for `scroll`, `from` and `size`, which `body` holds). */
+  params: SearchParams;
+  /** Whether hits show their sort values (the search had a sort of its own). */
+  showSort: boolean;
+  keepAliveMs: number;
+  /** Sort values of the last hit returned, null before the first. */
+  after: unknown[] | null;
+}
+
+/** Searches `target` and opens a scroll on it (`?scroll=`): the first page and its scroll id. */
+export async function openScroll(context: NodeContext, target: string, body: unknown, params: SearchParams & { scroll: string }): Promise<ScrollResponse> {
+  const keepAliveMs = parseKeepAlive(context, params.scroll, 'scroll');
+  const request = scrollBody(body);
+  if ((params.from ?? request.from ?? 0) !== 0) throw new EngineError('action_request_validation', 'Validation Failed: 1: using [from] is not allowed in a scroll context;');
+  if (request.search_after !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: [search_after] cannot be used in a scroll context;');
+  const userSort = params.sort !== undefined ? params.sort.split(',').map((part) => part.trim()).filter((part) => part !== '') : request.sort;
+  const { scroll: _scroll, from: _from, sort: _sort, size, ...pageParams } = params;
+  const pageBody: Record<string, unknown> = { ...request, sort: withTiebreaker(userSort), size: size ?? request.size ?? 10 };
+  delete pageBody.from;
+  const opened: { group?: ReaderGroup } = {};
+  const response = await search(context, target, pageBody, pageParams, {
+    targets: async (resolved) => (opened.group = await openReaders(context, target, resolved, 'scroll', keepAliveMs)),
+  });
+  const { aggs: _aggs, aggregations: _aggregations, ...laterBody } = pageBody;
+  return scrollPage({ group: opened.group!, body: laterBody, params: pageParams, showSort: userSort !== undefined, keepAliveMs, after: null }, response);
+}
+
+/** The next page of a scroll (`_search/scroll`); `scroll` renews the keep-alive (absent: the one it had). */
+export async function continueScroll(context: NodeContext, scrollId: string, scroll: string | undefined, params: Pick<SearchParams, 'restTotalHitsAsInt'>, authorize: (collections: string[]) => void): Promise<ScrollResponse> {
+  const state = decodeScrollId(scrollId);
+  authorize(state.group.shards.map((shard) => shard.collection));
+  const keepAliveMs = scroll === undefined ? state.keepAliveMs : parseKeepAlive(context, scroll, 'scroll');
+  const body = state.after === null ? state.body : { ...state.body, search_after: state.after };
+  const pageParams = { ...state.params, restTotalHitsAsInt: params.restTotalHitsAsInt ?? state.params.restTotalHitsAsInt };
+  let response: SearchResponse;
+  try {
+    response = await search(context, state.group.target, body, pageParams, { targets: () => readerTargets(context, state.group, keepAliveMs) });
+  } catch (error) {
+    // The collections the scroll read are gone from the catalog: so are their contexts.
+    if (error instanceof Error && 'code' in error && error.code === 'index_not_found') throw contextMissing(state.group.id);
+    throw error;
+  }
+  return scrollPage({ ...state, keepAliveMs }, response);
+}
+
+/** Clears scrolls by id (`DELETE /_search/scroll`), or every scroll of the cluster with `_all`. */
+export async function clearScrolls(context: NodeContext, scrollIds: readonly string[] | '_all', authorize: (collections: string[]) => void): Promise<ClearScrollResponse> {
+  if (scrollIds === '_all') return { succeeded: true, num_freed: await closeEveryReader(context, 'scroll') };
+  const groups = scrollIds.map((id) => decodeScrollId(id).group);
+  for (const group of groups) authorize(group.shards.map((shard) => shard.collection));
+  const freed = await Promise.all(groups.map((group) => closeGroup(context, group)));
+  return { succeeded: true, num_freed: freed.reduce((sum, count) => sum + count, 0) };
+}
+
+/** The sort of a scroll page: the search's own (or `_score`), then `_shard_doc` unless it is there. */
+export function withTiebreaker(sort: unknown): unknown[] {
+  const keys = sort === undefined ? [{ _score: 'desc' }] : Array.isArray(sort) ? [...sort] : [sort];
+  const named = (key: unknown): string | undefined => (typeof key === 'string' ? key.split(':')[0] : key !== null && typeof key === 'object' ? Object.keys(key)[0] : undefined);
+  if (!keys.some((key) => named(key) === '_shard_doc')) keys.push('_shard_doc');
+  return keys;
+}
+
+function scrollBody(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw new EngineError('parsing', 'the search body must be a JSON object');
+  if ('pit' in body) throw new EngineError('action_request_validation', 'Validation Failed: 1: using [point in time] is not allowed in a scroll context;');
+  return body as Record<string, unknown>;
+}
+
+/** The response of a page with the scroll id of the next; hits show the search's own sort values only. */
+function scrollPage(state: ScrollState, response: SearchResponse): ScrollResponse {
+  const last = response.hits.hits.at(-1);
+  const next: ScrollState = { ...state, after: last?.sort ?? state.after };
+  for (const hit of response.hits.hits) {
+    if (state.showSort && hit.sort) hit.sort = hit.sort.slice(0, -1);
+    else delete hit.sort;
+  }
+  return { _scroll_id: encodeScrollId(next), ...response };
+}
+
+function encodeScrollId(state: ScrollState): string {
+  const json = JSON.stringify([1, groupToJson(state.group), state.body, state.params, state.showSort, state.keepAliveMs, state.after]);
+  return deflateRawSync(json).toString('base64url');
+}
+
+function decodeScrollId(scrollId: string): ScrollState {
+  const invalid = (): EngineError => new EngineError('illegal_argument', 'Cannot parse scroll id');
+  if (typeof scrollId !== 'string' || scrollId.length === 0 || scrollId.length > MAX_SCROLL_ID_LENGTH || !/^[A-Za-z0-9_-]+$/.test(scrollId)) throw invalid();
+  let value: unknown;
+  try {
+    value = JSON.parse(inflateRawSync(Buffer.from(scrollId, 'base64url'), { maxOutputLength: 4 * MAX_SCROLL_ID_LENGTH }).toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(value) || value.length !== 7 || value[0] !== 1) throw invalid();
+  const [, groupJson, body, params, showSort, keepAliveMs, after] = value as unknown[];
+  const group = groupFromJson(groupJson);
+  const isObject = (item: unknown): item is Record<string, unknown> => item !== null && typeof item === 'object' && !Array.isArray(item);
+  if (group === null || !isObject(body) || !isObject(params) || typeof showSort !== 'boolean' || !Number.isSafeInteger(keepAliveMs) || !(after === null || Array.isArray(after))) throw invalid();
+  return { group, body, params: params as SearchParams, showSort, keepAliveMs: keepAliveMs as number, after: after as unknown[] | null };
+}

@@ -1,0 +1,76 @@
+/**
+ * One rendered search hit, for the page of a search and for the hits of a `top_hits`
+ * aggregation alike: meta fields as asked, `_source` under the collection's mapping options and
+ * the request's filter, display sort values and highlights.
+ */
+import type { HostedCollection } from '../cluster/local-shards.ts';
+import { displaySortValues } from '../engine/collect/sort-spec.ts';
+import type { TopHitRenderer, TopHitsSpec } from '../engine/collect/top-hits.ts';
+import { highlight } from '../engine/query/highlight.ts';
+import { documentSeqNo } from '../engine/shard/seq-no.ts';
+import { applySourceFilter, mappedSourceView, parseSourceFilter, type SourceFilter } from './source-filter.ts';
+
+/** One rendered hit. */
+export interface SearchHit {
+  _index: string;
+  _id: string;
+  _score: number | null;
+  _version?: number;
+  _seq_no?: number;
+  _primary_term?: number;
+  _source?: Record<string, unknown>;
+  sort?: unknown[];
+  highlight?: Record<string, string[]>;
+}
+
+/** What a hit shows besides its id and score. */
+export interface HitOptions {
+  version: boolean;
+  seqNoPrimaryTerm: boolean;
+  source: SourceFilter;
+  highlight: Record<string, unknown> | undefined;
+  /** The search's query (highlighting marks its terms). */
+  query: unknown;
+  /** The request's `sort` (how sort values display). */
+  sort: unknown;
+}
+
+/** A document's meta and source as the shard returned it. */
+export interface HitDocument {
+  id: string;
+  version: number;
+  seqNo: number;
+  primaryTerm: number;
+  source?: Record<string, unknown>;
+}
+
+/** Renders one hit of a collection. */
+export function renderSearchHit(collection: HostedCollection, document: HitDocument, score: number | null, sortValues: unknown[] | undefined, options: HitOptions): SearchHit {
+  const rendered: SearchHit = { _index: collection.meta.name, _id: document.id, _score: score };
+  if (options.version) rendered._version = document.version;
+  if (options.seqNoPrimaryTerm) {
+    rendered._seq_no = documentSeqNo(document.seqNo);
+    rendered._primary_term = document.primaryTerm;
+  }
+  const visible = document.source === undefined ? undefined : mappedSourceView(document.source, collection.meta.mapping._source);
+  const source = visible === undefined ? undefined : applySourceFilter(visible, options.source);
+  if (source !== undefined) rendered._source = source;
+  if (sortValues !== undefined) rendered.sort = displaySortValues(sortValues, options.sort, collection.fields);
+  if (options.highlight && document.source) {
+    const fragments = highlight(document.source, options.highlight, options.query, collection.fields);
+    if (Object.keys(fragments).length > 0) rendered.highlight = fragments;
+  }
+  return rendered;
+}
+
+/** Renders `top_hits` hits like search hits, each with the collection it came from. */
+export function topHitRenderer(collections: readonly HostedCollection[], query: unknown): TopHitRenderer {
+  const byName = new Map(collections.map((collection) => [collection.meta.name, collection]));
+  const filters = new WeakMap<TopHitsSpec, SourceFilter>();
+  return (hit, spec) => {
+    let source = filters.get(spec);
+    if (source === undefined) filters.set(spec, (source = parseSourceFilter({ source: spec.source })));
+    const options: HitOptions = { version: spec.version, seqNoPrimaryTerm: spec.seqNoPrimaryTerm, source, highlight: spec.highlight, query, sort: spec.sortRequest };
+    return { ...renderSearchHit(byName.get(hit.index)!, hit, hit.score, hit.sort, options) };
+  };
+}
