@@ -7,6 +7,7 @@
 import { setKey } from '../mapping/json-value.ts';
 import { mergeComposite } from './composite-aggregator.ts';
 import { HyperLogLog } from './hyperloglog.ts';
+import { mergeIpRanges } from './ip-range.ts';
 import { mergeDigests } from './percentiles.ts';
 import { mergeTopHitsPartials } from './top-hits.ts';
 
@@ -143,6 +144,12 @@ export interface TopHitsPartial {
   hits: TopHit[];
 }
 
+/** `ip_range`: one bucket per requested range, in request order (keys and bounds come from the request). */
+export interface IpRangePartial {
+  type: 'ip_range';
+  buckets: { docCount: number; aggs: AggregationPartials }[];
+}
+
 /** `value_count`. */
 export interface ValueCountPartial {
   type: 'value_count';
@@ -169,7 +176,8 @@ export type AggregationPartial =
   | SingleBucketPartial
   | FiltersPartial
   | CompositePartial
-  | TopHitsPartial;
+  | TopHitsPartial
+  | IpRangePartial;
 
 /** Distinct values kept exactly before `cardinality` switches to a sketch (ES's maximum precision_threshold). */
 export const EXACT_CARDINALITY_LIMIT = 40_000;
@@ -260,6 +268,8 @@ function mergePartial(left: AggregationPartial, right: AggregationPartial): Aggr
       return mergeComposite(left, right as CompositePartial, mergeAggregations);
     case 'top_hits':
       return mergeTopHitsPartials(left, right as TopHitsPartial);
+    case 'ip_range':
+      return mergeIpRanges(left, right as IpRangePartial, mergeAggregations);
     case 'cardinality':
       return mergeCardinality(left, right as CardinalityPartial);
   }

@@ -26,6 +26,7 @@ import {
 import type { BucketKey } from './aggregation-partials.ts';
 import { parseCompositeSpec, type CompositeSpec } from './composite-spec.ts';
 import { DatePattern } from './date-pattern.ts';
+import { parseIpRangeSpec, type IpRangeSpec } from './ip-range.ts';
 import { readTimeZone, type TimeZone } from '../query/time-zone.ts';
 import { parseFilterSpec, parseFiltersSpec, parseMissingSpec, type FilterSpec, type FiltersSpec, type MissingSpec } from './filter-spec.ts';
 import { parseHistogramSpec, type HistogramSpec } from './histogram-spec.ts';
@@ -79,7 +80,7 @@ export interface MetricSpec extends SpecBase {
 }
 
 /** Any aggregation spec. */
-export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec | PipelineSpec | CompositeSpec | TopHitsSpec;
+export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec | PipelineSpec | CompositeSpec | TopHitsSpec | IpRangeSpec;
 
 /**
  * Most ranges one `range` / `date_range` aggregation may list. Each document is tested against
@@ -89,7 +90,7 @@ export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec
 export const MAX_AGGREGATION_RANGES = 1000;
 
 /** Aggregation types this engine implements. */
-export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', 'filter', 'filters', 'missing', 'composite', 'top_hits', ...METRIC_TYPES, ...PIPELINE_TYPES];
+export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', 'filter', 'filters', 'missing', 'composite', 'top_hits', 'ip_range', ...METRIC_TYPES, ...PIPELINE_TYPES];
 
 /**
  * Parses a request's `aggs` object against the mapping; `now` anchors date math. With `fields`
@@ -157,6 +158,8 @@ function parseAggregation(
       return parseMissingSpec(name, options, fields, subs);
     case 'composite':
       return parseCompositeSpec(name, options, fields, subs, now, depth);
+    case 'ip_range':
+      return parseIpRangeSpec(name, options, fields, subs);
     case 'terms':
       return parseTerms(name, options, fields, subs, now);
     case 'range':

@@ -3,6 +3,7 @@ import type { AggregationSpec } from './aggregation-spec.ts';
 import type { Aggregator } from './aggregator.ts';
 import { AggregatorGroup, type AggregationContext } from './aggregator.ts';
 import { CompositeAggregator } from './composite-aggregator.ts';
+import { IpRangeAggregator } from './ip-range.ts';
 import { FilterAggregator, FiltersAggregator, MissingAggregator } from './filter-aggregators.ts';
 import { CardinalityAggregator, PercentilesAggregator, StatsAggregator, ValueCountAggregator } from './metric-aggregators.ts';
 import { HistogramAggregator, RangeAggregator } from './numeric-bucket-aggregators.ts';
@@ -47,6 +48,8 @@ function createAggregator(spec: Exclude<AggregationSpec, PipelineSpec>, context:
     case 'percentiles':
     case 'percentile_ranks':
       return new PercentilesAggregator(spec);
+    case 'ip_range':
+      return new IpRangeAggregator(spec, subs());
     case 'top_hits':
       return new TopHitsAggregator(spec, context);
     case 'value_count':

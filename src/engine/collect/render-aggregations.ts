@@ -12,6 +12,7 @@ import type {
   AggregationPartials,
   CompositePartial,
   DigestPartial,
+  IpRangePartial,
   TopHitsPartial,
   ExtendedStatsPartial,
   FiltersPartial,
@@ -38,6 +39,7 @@ import { rangeBucketKey } from './numeric-bucket-aggregators.ts';
 import { compareCompositeKeys, renderCompositeKey, type CompositeSpec } from './composite-spec.ts';
 import type { PipelineSpec } from './pipeline-spec.ts';
 import { applyParentPipelines, isPipeline, pipelineResultType, recordOutput, siblingPipelineOutput, type OutputName } from './pipelines.ts';
+import { ipRangeBucketHeads } from './ip-range.ts';
 import { plainTopHit, renderTopHits, type TopHitRenderer } from './top-hits.ts';
 import { typedKeyPrefix } from './typed-keys.ts';
 import { formatValue } from './value-format.ts';
@@ -108,6 +110,8 @@ function emptyPartial(spec: Exclude<AggregationSpec, PipelineSpec>): Aggregation
       return { type: 'composite', buckets: [] };
     case 'top_hits':
       return { type: 'top_hits', total: 0, maxScore: null, hits: [] };
+    case 'ip_range':
+      return { type: 'ip_range', buckets: [] };
   }
   const format: ValueFormat = spec.source.format;
   switch (spec.type) {
@@ -157,6 +161,12 @@ function renderOne(spec: Exclude<AggregationSpec, PipelineSpec>, partial: Aggreg
       return renderComposite(spec, partial as CompositePartial, context);
     case 'top_hits':
       return renderTopHits(spec, partial as TopHitsPartial, context.renderTopHit);
+    case 'ip_range': {
+      const heads = ipRangeBucketHeads(spec, partial as IpRangePartial);
+      context.budget.consume(heads.length);
+      const buckets = heads.map(({ head, aggs }) => renderSpecs(head, spec.subs, aggs, context));
+      return keyedBuckets(applyParentPipelines(spec.subs, buckets, pipelineOutputName(context)), spec.keyed);
+    }
     case 'percentiles':
     case 'percentile_ranks':
       return renderPercentiles(spec, partial as DigestPartial);
@@ -239,14 +249,18 @@ function renderRange(spec: RangeSpec, partial: RangePartial, context: RenderCont
     rendered.doc_count = bucket.docCount;
     return renderSpecs(rendered, spec.subs, bucket.aggs, context);
   });
-  const buckets = applyParentPipelines(spec.subs, allBuckets, pipelineOutputName(context));
-  if (!spec.keyed) return { buckets };
-  const keyed: Record<string, unknown> = {};
+  return keyedBuckets(applyParentPipelines(spec.subs, allBuckets, pipelineOutputName(context)), spec.keyed);
+}
+
+/** Range buckets as a list, or with `keyed` as an object by key (each without its `key`). */
+function keyedBuckets(buckets: Record<string, unknown>[], keyed: boolean): Record<string, unknown> {
+  if (!keyed) return { buckets };
+  const byKey: Record<string, unknown> = {};
   for (const bucket of buckets) {
     const { key, ...rest } = bucket;
-    setKey(keyed, String(key), rest);
+    setKey(byKey, String(key), rest);
   }
-  return { buckets: keyed };
+  return { buckets: byKey };
 }
 
 /** Adds the empty buckets of a min_doc_count 0 histogram between the bounds, each counted in the bucket budget as it is made. */
