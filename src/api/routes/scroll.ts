@@ -7,10 +7,11 @@
  * forms, which reach every namespace, need an unrestricted key.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AuthScope } from '../auth/auth-scope.ts';
 import { EngineError } from '../../engine/errors.ts';
+import type { CreatedPointInTime } from '../../node/point-in-time.ts';
 import type { AuthorizeCollections, SearchService } from '../../node/search-service.ts';
 import { CollectionParams, FlagParam, flagSet, optionalBody, querySchema } from '../params.ts';
 
@@ -36,6 +37,13 @@ const PitQuery = querySchema({
 });
 const DeletePitBody = Type.Object({ pit_id: Type.Optional(IdList) }, { additionalProperties: false });
 const CloseEsPitBody = Type.Object({ id: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+
+/** What the scroll continuation routes read of a request. */
+interface ScrollRequest {
+  body?: Static<typeof ScrollBody> | null;
+  query: Static<typeof ScrollQuery>;
+  authScope: AuthScope;
+}
 
 /** What the scroll and point-in-time routes need. */
 export interface ScrollRouteOptions {
@@ -67,8 +75,7 @@ export async function scrollRoutes(instance: FastifyInstance, options: ScrollRou
     handler: async (request) => {
       const scrollId = request.body?.scroll_id ?? request.query.scroll_id;
       if (scrollId === undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: scrollId is missing;');
-      const scroll = request.body?.scroll ?? request.query.scroll;
-      return search.continueScroll(scrollId, scroll === undefined ? undefined : String(scroll), { restTotalHitsAsInt: flagSet(request.query.rest_total_hits_as_int) }, authorizer(request.authScope));
+      return nextPage(request, scrollId);
     },
   });
 
@@ -77,11 +84,14 @@ export async function scrollRoutes(instance: FastifyInstance, options: ScrollRou
     url: '/_search/scroll/:scroll_id',
     config: { role: 'read' },
     schema: { params: ScrollIdParams, querystring: ScrollQuery, body: optionalBody(ScrollBody) },
-    handler: async (request) => {
-      const scroll = request.body?.scroll ?? request.query.scroll;
-      return search.continueScroll(request.params.scroll_id, scroll === undefined ? undefined : String(scroll), { restTotalHitsAsInt: flagSet(request.query.rest_total_hits_as_int) }, authorizer(request.authScope));
-    },
+    handler: async (request) => nextPage(request, request.params.scroll_id),
   });
+
+  /** The next page of scroll `scrollId`, with the keep-alive of the body or the URL. */
+  const nextPage = (request: ScrollRequest, scrollId: string): Promise<unknown> => {
+    const scroll = request.body?.scroll ?? request.query.scroll;
+    return search.continueScroll(scrollId, scroll === undefined ? undefined : String(scroll), { restTotalHitsAsInt: flagSet(request.query.rest_total_hits_as_int) }, authorizer(request.authScope));
+  };
 
   const clear = async (scope: AuthScope, ids: string[], reply: { code(status: number): unknown }): Promise<unknown> => {
     if (ids.includes('_all')) {
@@ -109,13 +119,16 @@ export async function scrollRoutes(instance: FastifyInstance, options: ScrollRou
     handler: async (request, reply) => clear(request.authScope, idList(request.params.scroll_id, 'scroll ids'), reply),
   });
 
+  const createPit = (request: { params: { collection: string }; query: Static<typeof PitQuery> }): Promise<CreatedPointInTime> =>
+    search.createPointInTime(request.params.collection, request.query.keep_alive, flagSet(request.query.ignore_unavailable));
+
   app.route({
     method: 'POST',
     url: '/:collection/_search/point_in_time',
     config: { role: 'read', collectionTarget: true },
     schema: { params: CollectionParams, querystring: PitQuery },
     handler: async (request) => {
-      const created = await search.createPointInTime(request.params.collection, request.query.keep_alive, flagSet(request.query.ignore_unavailable));
+      const created = await createPit(request);
       return { pit_id: created.id, _shards: created.shards, creation_time: created.creationTime };
     },
   });
@@ -126,7 +139,7 @@ export async function scrollRoutes(instance: FastifyInstance, options: ScrollRou
     config: { role: 'read', collectionTarget: true },
     schema: { params: CollectionParams, querystring: PitQuery },
     handler: async (request) => {
-      const created = await search.createPointInTime(request.params.collection, request.query.keep_alive, flagSet(request.query.ignore_unavailable));
+      const created = await createPit(request);
       return { id: created.id, _shards: created.shards };
     },
   });
