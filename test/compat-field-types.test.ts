@@ -323,6 +323,49 @@ test('root _source: excludes and includes hide fields from reads; enabled: false
   assert.deepEqual(mapping.body.no_src.mappings._source, { enabled: false });
 });
 
+test('index settings: max_result_window and max_docvalue_fields_search (dynamic), number_of_routing_shards (static)', async () => {
+  const created = await call(server, 'PUT', '/limited', {
+    json: { settings: { index: { number_of_shards: 3, number_of_routing_shards: 6, max_result_window: 5, max_docvalue_fields_search: 1 } } },
+  });
+  assert.equal(created.status, 200, created.text);
+  const body = ndjson(Array.from({ length: 8 }, (_, index) => [{ index: { _id: `l${index}` } }, { n: index }]).flat());
+  await call(server, 'POST', '/limited/_bulk?refresh=true', { body, headers: { 'content-type': 'application/x-ndjson' } });
+  const settings = await call(server, 'GET', '/limited/_settings');
+  const index = settings.body.limited.settings.index;
+  assert.equal(index.max_result_window, '5');
+  assert.equal(index.number_of_routing_shards, '6');
+  assert.equal(index.max_docvalue_fields_search, '1');
+  const tooFar = await searchError({ from: 3, size: 3 }, 'limited');
+  assert.equal(tooFar.status, 400);
+  assert.equal(tooFar.type, 'illegal_argument_exception');
+  assert.match(tooFar.reason, /Result window is too large, from \+ size must be less than or equal to: \[5\] but was \[6\]/);
+  const within = await call(server, 'POST', '/limited/_search', { json: { from: 2, size: 3, sort: ['n'] } });
+  assert.equal(within.status, 200, within.text);
+  assert.deepEqual(within.body.hits.hits.map((hit: any) => hit._id), ['l2', 'l3', 'l4']);
+  const both = await searchError({ size: 6 }, 'limited,types1');
+  assert.equal(both.status, 400, 'the smallest window of the targets applies');
+  const docvalues = await searchError({ size: 1, docvalue_fields: ['n', '_id'] }, 'limited');
+  assert.equal(docvalues.status, 400);
+  assert.match(docvalues.reason, /too many docvalue_fields.*\[1\] but was \[2\]/);
+  const raised = await call(server, 'PUT', '/limited/_settings', { json: { index: { max_result_window: 20 } } });
+  assert.equal(raised.status, 200, raised.text);
+  const deep = await call(server, 'POST', '/limited/_search', { json: { from: 6, size: 10, sort: ['n'] } });
+  assert.equal(deep.status, 200, deep.text);
+  assert.deepEqual(deep.body.hits.hits.map((hit: any) => hit._id), ['l6', 'l7']);
+  const staticChange = await call(server, 'PUT', '/limited/_settings', { json: { index: { number_of_routing_shards: 12 } } });
+  assert.equal(staticChange.status, 400);
+  assert.match(staticChange.body.error.reason, /Can't update non dynamic settings \[\[index.number_of_routing_shards\]\]/);
+  const badFactor = await call(server, 'PUT', '/badrouting', { json: { settings: { number_of_shards: 3, number_of_routing_shards: 4 } } });
+  assert.equal(badFactor.status, 400);
+  const badWindow = await call(server, 'PUT', '/limited/_settings', { json: { index: { max_result_window: 0 } } });
+  assert.equal(badWindow.status, 400);
+  const reset = await call(server, 'PUT', '/limited/_settings', { json: { index: { max_docvalue_fields_search: null } } });
+  assert.equal(reset.status, 200, reset.text);
+  const after = await call(server, 'GET', '/limited/_settings');
+  assert.equal(after.body.limited.settings.index.max_docvalue_fields_search, undefined);
+  assert.equal(after.body.limited.settings.index.max_result_window, '20');
+});
+
 test('after a restart the mapping, its parameters and the indexed values are all still there', async () => {
   await server.restart();
   assert.deepEqual(await ids({ term: { addr: '10.0.0.0/8' } }), ['d1', 'd2']);
@@ -336,6 +379,9 @@ test('after a restart the mapping, its parameters and the indexed values are all
   assert.equal((await searchError({ sort: [{ unsorted: 'asc' }] })).status, 400);
   const none = await call(server, 'GET', '/no_src/_doc/1');
   assert.equal(none.body._source, undefined);
+  const window = await call(server, 'GET', '/limited/_settings');
+  assert.equal(window.body.limited.settings.index.max_result_window, '20');
+  assert.equal((await searchError({ from: 15, size: 10 }, 'limited')).status, 400);
   const more = await call(server, 'PUT', '/types3/_doc/d5?refresh=true', { json: { addr: '10.9.9.9', gateway: '10.0.0.1' } });
   assert.equal(more.status, 201, more.text);
   const gateways = await call(server, 'POST', '/types3/_search', { json: { query: { term: { gateway: '10.0.0.0/24' } } } });

@@ -10,11 +10,12 @@ import {
   type ApiKeyRecord,
   type Catalog,
   type CollectionMeta,
+  type CollectionSettings,
   type NamespaceMeta,
   type ShardPlacement,
 } from './catalog.ts';
 import { CatalogError } from './catalog-error.ts';
-import { COUNT_SETTINGS, type CountSetting } from './collection-settings.ts';
+import { COUNT_SETTINGS, DYNAMIC_LIMITS, type CountSetting } from './collection-settings.ts';
 import { buildAliasIndex } from './aliases.ts';
 import { checkAliasInvariants, fitRestoredAliases } from './alias-rules.ts';
 import type { CreateCollectionRequest, DynamicCollectionSettings, PutMappingOptions, RestoreCollectionsRequest } from './coordinator.ts';
@@ -123,7 +124,7 @@ export function createCollectionIn(draft: Catalog, request: CreateCollectionRequ
     name,
     uuid: crypto.randomUUID(),
     namespace,
-    settings: { number_of_shards: shards, number_of_replicas: settings.number_of_replicas },
+    settings: { ...indexLimitsOf(settings), number_of_shards: shards, number_of_replicas: settings.number_of_replicas },
     mapping: structuredClone(request.mapping),
     shards: Array.from({ length: shards }, (_, id) => ({ id, uuid: crypto.randomUUID() })),
     placements,
@@ -213,7 +214,25 @@ export function updateCollectionSettingsIn(draft: Catalog, name: string, update:
     collection.settings = { ...collection.settings, number_of_replicas: update.number_of_replicas };
     collection.version += 1;
   }
+  for (const name of DYNAMIC_LIMITS) {
+    const value = update[name];
+    if (value === undefined || (value ?? undefined) === collection.settings[name]) continue;
+    const settings = { ...collection.settings };
+    if (value === null) delete settings[name];
+    else settings[name] = value;
+    collection.settings = settings;
+    collection.version += 1;
+  }
   return collection;
+}
+
+/** The index limits of a settings object (only those set). */
+function indexLimitsOf(settings: CollectionSettings): Partial<CollectionSettings> {
+  const limits: Partial<CollectionSettings> = {};
+  for (const name of ['number_of_routing_shards', ...DYNAMIC_LIMITS] as const) {
+    if (settings[name] !== undefined) limits[name] = checkCount(name, settings[name]);
+  }
+  return limits;
 }
 
 /** The error of an API key id that is already taken. */

@@ -16,10 +16,16 @@ export interface NamespaceMeta {
   createdAt: number;
 }
 
-/** Shard layout of a collection, fixed at creation (ES index settings names). */
+/** Shard layout of a collection and its index limits (ES index settings names). */
 export interface CollectionSettings {
   number_of_shards: number;
   number_of_replicas: number;
+  /** Static, kept and shown (shards are never split); absent: number_of_shards. */
+  number_of_routing_shards?: number;
+  /** Dynamic: largest from + size of a search and page of a scroll; absent: 10000. */
+  max_result_window?: number;
+  /** Dynamic: most `docvalue_fields` entries of a search; absent: 100. */
+  max_docvalue_fields_search?: number;
 }
 
 /** One shard of a collection: its number within the collection and its UUID, fixed for life. */

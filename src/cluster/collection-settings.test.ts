@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EngineError } from '../engine/errors.ts';
-import { COUNT_SETTINGS, parseCollectionSettings, parseCountSetting } from './collection-settings.ts';
+import { COUNT_SETTINGS, parseCollectionSettings, parseCountSetting, parseSettingsUpdate } from './collection-settings.ts';
 
 function refusedNaming(setting: string): (error: unknown) => boolean {
   return (error) => error instanceof EngineError && error.code === 'illegal_argument' && error.message.includes(`[index.${setting}]`);
@@ -33,9 +33,26 @@ test('issue 12: huge, negative, fractional and non-numeric counts are refused na
 });
 
 test('unknown settings and a settings value that is not an object are refused', () => {
-  assert.throws(() => parseCollectionSettings({ number_of_routing_shards: 2 }), refusedNaming('number_of_routing_shards'));
+  assert.throws(() => parseCollectionSettings({ number_of_routing_sharts: 2 }), refusedNaming('number_of_routing_sharts'));
   assert.throws(() => parseCollectionSettings({ index: { hasOwnProperty: 1 } }), refusedNaming('hasOwnProperty'));
   assert.throws(() => parseCollectionSettings({ constructor: 1 }), refusedNaming('constructor'));
   assert.throws(() => parseCollectionSettings([]), (error: unknown) => error instanceof EngineError && error.code === 'parsing');
   assert.throws(() => parseCollectionSettings('3'), (error: unknown) => error instanceof EngineError && error.code === 'parsing');
+});
+
+test('index limits: kept only when given, bounded, routing shards a multiple of the shards', () => {
+  assert.deepEqual(parseCollectionSettings({ index: { max_result_window: '50', max_docvalue_fields_search: 0, number_of_shards: 3, number_of_routing_shards: 6 } }), {
+    numberOfShards: 3,
+    numberOfReplicas: 0,
+    limits: { number_of_routing_shards: 6, max_result_window: 50, max_docvalue_fields_search: 0 },
+  });
+  assert.throws(() => parseCollectionSettings({ number_of_shards: 3, number_of_routing_shards: 4 }), /source shards \[3\] must be a factor of \[4\]/);
+  assert.throws(() => parseCollectionSettings({ max_result_window: 0 }), refusedNaming('max_result_window'));
+  assert.throws(() => parseCollectionSettings({ max_result_window: 2147483648 }), refusedNaming('max_result_window'));
+  assert.throws(() => parseCollectionSettings({ max_docvalue_fields_search: -1 }), refusedNaming('max_docvalue_fields_search'));
+  assert.deepEqual(parseSettingsUpdate({ index: { max_result_window: 20, max_docvalue_fields_search: null } }), {
+    staticSettings: [],
+    limits: { max_result_window: 20, max_docvalue_fields_search: null },
+  });
+  assert.deepEqual(parseSettingsUpdate({ 'index.number_of_routing_shards': 4 }).staticSettings, ['index.number_of_routing_shards']);
 });

@@ -48,6 +48,9 @@ export interface RestoreCollectionsRequest {
 /** The settings of a collection that may change after its creation (`PUT /{collection}/_settings`). */
 export interface DynamicCollectionSettings {
   number_of_replicas?: number;
+  /** A new value, or null to go back to the default. */
+  max_result_window?: number | null;
+  max_docvalue_fields_search?: number | null;
 }
 
 /** Options of `putMapping`. */

@@ -1,8 +1,9 @@
 /**
  * `GET /{target}/_settings` and `PUT /{target}/_settings`: a collection's settings in
  * Elasticsearch's shape, and changes to the dynamic ones. `number_of_replicas` is dynamic and is
- * applied to the catalog (health and write `_shards` follow it); `refresh_interval` is accepted
- * with no effect (writes are searchable at once). `number_of_shards` is static: a body setting it
+ * applied to the catalog (health and write `_shards` follow it), and so are `max_result_window`
+ * and `max_docvalue_fields_search` (null resets them); `refresh_interval` is accepted
+ * with no effect (writes are searchable at once). `number_of_shards` and `number_of_routing_shards` are static: a body setting it
  * is refused whole with ES's message, and nothing changes.
  */
 import { parseSettingsUpdate } from '../cluster/collection-settings.ts';
@@ -26,10 +27,10 @@ export async function putCollectionSettings(context: NodeContext, target: string
     const indices = selected.map((hosted) => `${hosted.meta.name}/${hosted.meta.uuid}`).join(', ');
     throw new EngineError('illegal_argument', `Can't update non dynamic settings [[${update.staticSettings.join(', ')}]] for open indices [[${indices}]]`);
   }
-  if (update.numberOfReplicas !== undefined) {
+  if (update.numberOfReplicas !== undefined || Object.keys(update.limits).length > 0) {
     for (const hosted of selected) {
       try {
-        await context.coordinator.updateCollectionSettings(hosted.meta.name, { number_of_replicas: update.numberOfReplicas });
+        await context.coordinator.updateCollectionSettings(hosted.meta.name, { ...update.limits, number_of_replicas: update.numberOfReplicas });
       } catch (error) {
         throw asNodeError(error);
       }

@@ -6,7 +6,7 @@
  */
 import { DEFAULT_NAMESPACE, type AliasMeta, type CollectionMeta, type NamespaceMeta } from '../cluster/catalog.ts';
 import { CatalogError } from '../cluster/catalog-error.ts';
-import { parseCollectionSettings } from '../cluster/collection-settings.ts';
+import { parseCollectionSettings, type IndexLimits } from '../cluster/collection-settings.ts';
 import { EngineError } from '../engine/errors.ts';
 import { flattenMapping, type Mapping } from '../engine/mapping/mapping.ts';
 import { checkCreateAliasFilters, parseCreateAliases } from './aliases-api.ts';
@@ -58,7 +58,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Parses the body of `PUT /{collection}`. */
-export function parseCreateBody(body: unknown): { namespace: string; numberOfShards: number; numberOfReplicas: number; mapping: Mapping; aliases: Record<string, AliasMeta> } {
+export function parseCreateBody(body: unknown): { namespace: string; numberOfShards: number; numberOfReplicas: number; limits?: IndexLimits; mapping: Mapping; aliases: Record<string, AliasMeta> } {
   const request = body === undefined || body === null ? {} : body;
   if (!isPlainObject(request)) throw new EngineError('parsing', 'the create-collection body must be a JSON object');
   for (const key of Object.keys(request)) {
@@ -92,7 +92,7 @@ export async function createCollection(context: NodeContext, name: string, body:
     context.coordinator.createCollection({
       name,
       namespace: request.namespace,
-      settings: { number_of_shards: request.numberOfShards, number_of_replicas: request.numberOfReplicas },
+      settings: { ...request.limits, number_of_shards: request.numberOfShards, number_of_replicas: request.numberOfReplicas },
       mapping: request.mapping,
       aliases: request.aliases,
     }),
@@ -124,10 +124,21 @@ export function indexSettingsOf(meta: CollectionMeta): Record<string, string> {
   return {
     number_of_shards: String(meta.settings.number_of_shards),
     number_of_replicas: String(meta.settings.number_of_replicas),
+    ...indexLimitStrings(meta),
     uuid: meta.uuid,
     creation_date: String(meta.createdAt),
     provided_name: meta.name,
   };
+}
+
+/** The index limits a collection sets, as strings (those left at their defaults are not shown, as in ES). */
+function indexLimitStrings(meta: CollectionMeta): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const name of ['number_of_routing_shards', 'max_result_window', 'max_docvalue_fields_search'] as const) {
+    const value = meta.settings[name];
+    if (value !== undefined) shown[name] = String(value);
+  }
+  return shown;
 }
 
 function describe(meta: CollectionMeta): Record<string, unknown> {

@@ -4,7 +4,7 @@
  * Shape errors are EngineError('parsing') or ('illegal_argument'), so they surface as 400.
  */
 import { EngineError } from '../engine/errors.ts';
-import { MAX_RESULT_WINDOW } from '../engine/query/search-request.ts';
+import { DEFAULT_SEARCH_LIMITS, type SearchLimits } from './index-limits.ts';
 import { parseSourceFilter, type SourceFilter } from './source-filter.ts';
 
 /** The URL parameters that go with `q` (ES `df`, `default_operator`, `analyzer`, `lenient`, `analyze_wildcard`). */
@@ -128,7 +128,7 @@ function trackTotalHitsValue(value: unknown): boolean | number {
 }
 
 /** Validates a search body and merges the query-string overrides into it. */
-export function parseSearch(body: unknown, params: SearchParams, defaultTimeoutMs: number): ParsedSearch {
+export function parseSearch(body: unknown, params: SearchParams, defaultTimeoutMs: number, limits: SearchLimits = DEFAULT_SEARCH_LIMITS): ParsedSearch {
   const request = body === undefined || body === null ? {} : body;
   if (!isPlainObject(request)) throw new EngineError('parsing', 'the search body must be a JSON object');
   for (const key of Object.keys(request)) {
@@ -136,10 +136,17 @@ export function parseSearch(body: unknown, params: SearchParams, defaultTimeoutM
   }
   const from = nonNegativeInteger(params.from ?? request.from ?? 0, 'from');
   const size = nonNegativeInteger(params.size ?? request.size ?? 10, 'size');
-  if (from + size > MAX_RESULT_WINDOW) {
+  if (from + size > limits.maxResultWindow) {
     throw new EngineError(
       'illegal_argument',
-      `Result window is too large, from + size must be less than or equal to: [${MAX_RESULT_WINDOW}] but was [${from + size}]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting.`,
+      `Result window is too large, from + size must be less than or equal to: [${limits.maxResultWindow}] but was [${from + size}]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting.`,
+    );
+  }
+  const docvalueFields = request.docvalue_fields === undefined ? 0 : Array.isArray(request.docvalue_fields) ? request.docvalue_fields.length : 1;
+  if (docvalueFields > limits.maxDocvalueFields) {
+    throw new EngineError(
+      'illegal_argument',
+      `Trying to retrieve too many docvalue_fields. Must be less than or equal to: [${limits.maxDocvalueFields}] but was [${docvalueFields}]. This limit can be set by changing the [index.max_docvalue_fields_search] index level setting.`,
     );
   }
   const query = params.q !== undefined ? queryFromQ(params.q, params.qOptions) : request.query;

@@ -13,6 +13,7 @@ import type { ShardQueryResult, ShardSearchRequest } from '../engine/query/searc
 import type { FetchedDocument } from '../engine/shard/searcher.ts';
 import { filteredQuery, resolveReadTargets, type ResolveOptions } from './read-targets.ts';
 import type { NodeContext } from './node-context.ts';
+import { searchLimitsOf } from './index-limits.ts';
 import { NodeError } from './node-error.ts';
 import { parseCount, parseSearch, type QueryStringParams, type SearchParams } from './search-body.ts';
 import { addInnerHits, checkCollapseField, collapsePhases, decorateHits, featuresNeedSource, parseSearchFeatures, renderProfile } from './search-features.ts';
@@ -113,7 +114,8 @@ async function everyShard<T>(targets: readonly ShardTarget[], phase: (target: Sh
  */
 export async function search(context: NodeContext, target: string, body: unknown, params: SearchParams = {}, reading?: ReaderSearch): Promise<SearchResponse> {
   const started = performance.now();
-  const request = parseSearch(body, params, context.settings()['search.default_timeout_ms']);
+  const limits = searchLimitsOf(context, target, { ignoreUnavailable: params.ignoreUnavailable });
+  const request = parseSearch(body, params, context.settings()['search.default_timeout_ms'], limits);
   const features = parseSearchFeatures(body, params.explain, sourceRequested(body, params));
   const opened = openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable });
   const { queryOf } = opened;
@@ -123,6 +125,7 @@ export async function search(context: NodeContext, target: string, body: unknown
     query: request.query,
     from: 0,
     size: request.from + request.size,
+    maxResultWindow: limits.maxResultWindow,
     sort: request.sort,
     searchAfter: request.searchAfter,
     aggs: request.aggs,

@@ -90,10 +90,11 @@ export function startQuery(
   const now = Date.now();
   const from = requireCount(request.from, 'from');
   const size = requireCount(request.size, 'size');
-  if (request.searchAfter === undefined && from + size > MAX_RESULT_WINDOW) {
+  const window = request.maxResultWindow ?? MAX_RESULT_WINDOW;
+  if (request.searchAfter === undefined && from + size > window) {
     throw new EngineError(
       'illegal_argument',
-      `Result window is too large, from + size must be less than or equal to: [${MAX_RESULT_WINDOW}] but was [${from + size}]. See the scroll api for a more efficient way to request large data sets.`,
+      `Result window is too large, from + size must be less than or equal to: [${window}] but was [${from + size}]. See the scroll api for a more efficient way to request large data sets.`,
     );
   }
   if (request.searchAfter !== undefined && from > 0) {

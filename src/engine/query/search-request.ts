@@ -15,6 +15,8 @@ export interface ShardSearchRequest {
   from: number;
   /** Hits to return after `from`. */
   size: number;
+  /** The collection's `index.max_result_window` (default MAX_RESULT_WINDOW): from + size may not exceed it. */
+  maxResultWindow?: number;
   /** ES sort syntax: "field", {field: "desc"}, {field: {order, missing, mode, unmapped_type}}, "_score", "_doc"; array or single. */
   sort?: unknown;
   /** Sort values of the last hit of the previous page; hits strictly after it are returned. */
