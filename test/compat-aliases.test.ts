@@ -239,3 +239,146 @@ test('the OpenSearch client: indices.putAlias, updateAliases, getAlias, existsAl
   assert.deepEqual(searched.body.hits.total, { value: 1, relation: 'eq' });
   assert.equal((await client.indices.deleteAlias({ index: 'films-b', name: 'client-two' })).body.acknowledged, true);
 });
+
+async function jobDone(id: string): Promise<Record<string, any>> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const job = await call(server, 'GET', `/_jobs/${id}`);
+    if (job.body.state === 'done' || job.body.state === 'failed') return job.body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`job ${id} did not finish`);
+}
+
+test('_reindex copies documents into a new collection, with op_type, conflicts, max_docs, query, _source and batches', async () => {
+  const copied = await call(server, 'POST', '/_reindex?refresh=true', { json: { source: { index: 'films-a', size: 2 }, dest: { index: 'films-copy' } } });
+  assert.equal(copied.status, 200, copied.text);
+  assert.equal(copied.body.total, 4);
+  assert.equal(copied.body.created, 4);
+  assert.equal(copied.body.updated, 0);
+  assert.ok(copied.body.batches >= 2, copied.text);
+  assert.equal(copied.body.version_conflicts, 0);
+  assert.deepEqual(copied.body.failures, []);
+  for (const key of ['took', 'timed_out', 'deleted', 'noops', 'retries', 'throttled_millis', 'requests_per_second', 'throttled_until_millis']) assert.ok(key in copied.body, key);
+  assert.deepEqual((await call(server, 'GET', '/films-copy/_doc/f2')).body._source, FILMS[2]);
+  // Created on the first write with a dynamic mapping, as Elasticsearch does (the source's mapping is not copied).
+  assert.equal((await call(server, 'GET', '/films-copy/_mapping')).body['films-copy'].mappings.properties.year.type, 'long');
+
+  const again = await call(server, 'POST', '/_reindex', { json: { source: { index: 'films-a' }, dest: { index: 'films-copy' } } });
+  assert.equal(again.body.updated, 4, again.text);
+  const creates = await call(server, 'POST', '/_reindex', { json: { source: { index: 'films-a' }, dest: { index: 'films-copy', op_type: 'create' }, conflicts: 'proceed' } });
+  assert.equal(creates.status, 200, creates.text);
+  assert.equal(creates.body.version_conflicts, 4);
+  assert.equal(creates.body.created, 0);
+  const aborted = await call(server, 'POST', '/_reindex', { json: { source: { index: 'films-a' }, dest: { index: 'films-copy', op_type: 'create' } } });
+  assert.equal(aborted.status, 409, aborted.text);
+  assert.equal(aborted.body.failures[0].cause.type, 'version_conflict_engine_exception');
+
+  const some = await call(server, 'POST', '/_reindex', {
+    json: { source: { index: ['films-a', 'films-b'], query: { term: { genre: 'western' } }, _source: ['title'] }, dest: { index: 'westerns-copy' }, max_docs: 3 },
+  });
+  assert.equal(some.status, 200, some.text);
+  // Two westerns in each collection, under the same ids: max_docs stops after three writes, two of them creations.
+  assert.equal(some.body.total, 3);
+  assert.equal(some.body.created, 2);
+  assert.equal(some.body.updated, 1);
+  assert.equal((await call(server, 'GET', '/westerns-copy/_count')).body.count, 2);
+  const hit = (await call(server, 'POST', '/westerns-copy/_search', { json: { size: 1 } })).body.hits.hits[0];
+  assert.deepEqual(Object.keys(hit._source), ['title']);
+});
+
+test('_reindex through aliases and patterns, external versions, as a task, and its 400s', async () => {
+  assert.equal((await call(server, 'PUT', '/films-b/_alias/b-westerns', { json: { filter: { term: { genre: 'western' } } } })).status, 200);
+  assert.equal((await call(server, 'PUT', '/films-copy/_alias/copy-writer')).status, 200);
+  const throughAliases = await call(server, 'POST', '/_reindex', { json: { source: { index: 'b-westerns' }, dest: { index: 'copy-writer' } } });
+  assert.equal(throughAliases.status, 200, throughAliases.text);
+  assert.equal(throughAliases.body.total, 2);
+  assert.equal(throughAliases.body.updated, 2);
+
+  await call(server, 'PUT', '/versioned/_doc/v1?version=7&version_type=external', { json: { n: 1 } });
+  const external = await call(server, 'POST', '/_reindex', { json: { source: { index: 'versioned' }, dest: { index: 'versioned-copy', version_type: 'external' } } });
+  assert.equal(external.body.created, 1, external.text);
+  assert.equal((await call(server, 'GET', '/versioned-copy/_doc/v1')).body._version, 7);
+  const older = await call(server, 'POST', '/_reindex', { json: { source: { index: 'versioned' }, dest: { index: 'versioned-copy', version_type: 'external' } } });
+  assert.equal(older.status, 409, older.text);
+
+  const started = await call(server, 'POST', '/_reindex?wait_for_completion=false', { json: { source: { index: 'films-*' }, dest: { index: 'all-copy' } } });
+  assert.equal(started.status, 200, started.text);
+  assert.match(started.body.task, /:/);
+  const job = await jobDone(started.body.task);
+  assert.equal(job.type, 'reindex');
+  assert.equal(job.state, 'done', JSON.stringify(job));
+  // The collections share ids: the first copy of an id is created, the others overwrite it.
+  assert.equal(job.status.created + job.status.updated, (await call(server, 'POST', '/films-*/_count')).body.count);
+  assert.equal((await call(server, 'GET', '/all-copy/_count')).body.count, job.status.created);
+
+  const refusals: Array<[unknown, RegExp]> = [
+    [{ source: { index: 'films-a', remote: { host: 'http://elsewhere:9200' } }, dest: { index: 'x' } }, /source\.remote/],
+    [{ source: { index: 'films-a' }, dest: { index: 'films-a' } }, /cannot write into an index its reading from/],
+    [{ source: { index: 'films-a' }, dest: { index: 'x' }, script: { source: 'ctx._source.n++' } }, /script/],
+    [{ source: { index: 'films-a' } }, /index must be specified/],
+    [{ source: { index: 'films-a' }, dest: { index: 'x', pipeline: 'p' } }, /pipeline/],
+    [{ source: { index: 'films-a', size: 0 }, dest: { index: 'x' } }, /source\.size/],
+  ];
+  for (const [body, reason] of refusals) {
+    const refused = await call(server, 'POST', '/_reindex', { json: body });
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.body.error.reason, reason);
+  }
+  assert.equal((await call(server, 'POST', '/_reindex', { json: { source: { index: 'nothing' }, dest: { index: 'x' } } })).status, 404);
+  assert.equal((await call(server, 'POST', '/_reindex?slices=4', { json: { source: { index: 'films-a' }, dest: { index: 'x' } } })).status, 400);
+  assert.equal((await call(server, 'HEAD', '/x')).status, 404);
+});
+
+test('the OpenSearch client: reindex', async () => {
+  const response = await client.reindex({ refresh: true, body: { source: { index: 'films-a' }, dest: { index: 'client-copy' } } });
+  assert.equal((response.body as { created?: number }).created, 4);
+  assert.equal((await client.count({ index: 'client-copy' })).body.count, 4);
+});
+
+test('automatic creation follows action.auto_create_index patterns; an alias name is never created', async () => {
+  assert.equal((await call(server, 'PUT', '/_node/_local/settings', { json: { 'action.auto_create_index': '+logs-*,-tmp*' } })).status, 200);
+  try {
+    assert.equal((await call(server, 'PUT', '/logs-app/_doc/1', { json: { m: 'x' } })).status, 201);
+    const tmp = await call(server, 'PUT', '/tmp-1/_doc/1', { json: { m: 'x' } });
+    assert.equal(tmp.status, 404);
+    assert.match(tmp.body.error.reason, /action\.auto_create_index/);
+    assert.equal((await call(server, 'PUT', '/metrics-1/_doc/1', { json: { m: 'x' } })).status, 404);
+    const bulk = await call(server, 'POST', '/_bulk', { body: ndjson([{ index: { _index: 'logs-bulk' } }, { m: 1 }, { index: { _index: 'tmp-bulk' } }, { m: 1 }]), headers: NDJSON });
+    assert.equal(bulk.body.items[0].index.status, 201, bulk.text);
+    assert.equal(bulk.body.items[1].index.status, 404);
+    assert.equal((await call(server, 'PUT', '/_node/_local/settings', { json: { 'action.auto_create_index': '-tmp*,+*' } })).status, 200);
+    assert.equal((await call(server, 'PUT', '/metrics-1/_doc/1', { json: { m: 'x' } })).status, 201);
+    assert.equal((await call(server, 'PUT', '/tmp-2/_doc/1', { json: { m: 'x' } })).status, 404);
+    for (const name of ['tmp-1', 'tmp-2', 'tmp-bulk']) assert.equal((await call(server, 'HEAD', `/${name}`)).status, 404, name);
+  } finally {
+    await call(server, 'PUT', '/_node/_local/settings', { json: { 'action.auto_create_index': null } });
+  }
+});
+
+test('_cluster/health/{target}: one collection, an alias or a pattern; a missing one is red, and waits time out with 408', async () => {
+  const one = await call(server, 'GET', '/_cluster/health/films-b');
+  assert.equal(one.status, 200, one.text);
+  assert.equal(one.body.status, 'green');
+  assert.equal(one.body.number_of_collections, 1);
+  assert.equal(one.body.active_primary_shards, 2);
+  const pattern = await call(server, 'GET', '/_cluster/health/films-%3F,b-westerns?level=indices');
+  assert.equal(pattern.body.number_of_collections, 2, pattern.text);
+  assert.deepEqual(Object.keys(pattern.body.namespaces.default.collections).sort(), ['films-a', 'films-b']);
+  assert.equal((await call(server, 'GET', '/_cluster/health/b-westerns')).body.number_of_collections, 1);
+  const missing = await call(server, 'GET', '/_cluster/health/nothing');
+  assert.equal(missing.status, 200);
+  assert.equal(missing.body.status, 'red');
+  const waited = await call(server, 'GET', '/_cluster/health/nothing?wait_for_status=yellow&timeout=200ms');
+  assert.equal(waited.status, 408);
+  assert.equal(waited.body.timed_out, true);
+  const appears = call(server, 'GET', '/_cluster/health/later?wait_for_status=green&timeout=20s');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal((await call(server, 'PUT', '/later')).status, 200);
+  const appeared = await appears;
+  assert.equal(appeared.status, 200, appeared.text);
+  assert.equal(appeared.body.status, 'green');
+  assert.equal((await call(server, 'GET', '/_cluster/health/films-a?wait_for_active_shards=1&wait_for_nodes=1&timeout=1s')).status, 200);
+  assert.equal((await call(server, 'GET', '/_cluster/health/films-a?wait_for_nodes=2&timeout=200ms')).status, 408);
+  const viaClient = await client.cluster.health({ index: 'films-a', wait_for_status: 'green', timeout: '5s' });
+  assert.equal(viaClient.body.status, 'green');
+});

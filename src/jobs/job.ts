@@ -1,7 +1,7 @@
 /**
  * A batch job as it is kept in memory and on disk: a compaction of one collection's primary copies
  * on one node, made of one pass per shard, or a task without passes (a `_delete_by_query` or
- * `_update_by_query` run by the node that received it, whose progress is its `status`). Plain
+ * `_update_by_query` or a `_reindex` run by the node that received it, whose progress is its `status`). Plain
  * data; `JobQueue` owns the transitions:
  *
  *   job:  queued → running → done | failed      (failed when any pass failed or the node stopped)
@@ -13,7 +13,7 @@ import type { MergeReport } from '../engine/shard/maintenance.ts';
 export type JobState = 'queued' | 'running' | 'done' | 'failed';
 
 /** The kinds of batch job a node runs. */
-export type JobType = 'compaction' | 'delete_by_query' | 'update_by_query';
+export type JobType = 'compaction' | 'delete_by_query' | 'update_by_query' | 'reindex';
 
 /** Why a job or pass failed: an error-table code (`internal` when unknown) and a reason for users. */
 export interface JobFailure {

@@ -1,13 +1,16 @@
 /**
- * The by-query service: `POST /{collection}/_delete_by_query` and `_update_by_query` (the routes
- * of src/api/routes/by-query.ts). The request is checked and its first page read while the caller
+ * The by-query service: `POST /{collection}/_delete_by_query`, `_update_by_query` and
+ * `POST /_reindex` (the routes of src/api/routes/by-query.ts). The request is checked and its first page read while the caller
  * waits (a bad body, query or collection fails at once); the work then runs as a task in the
- * node's job queue (type `delete_by_query` / `update_by_query`), readable at `GET /_jobs/{id}`
+ * node's job queue (type `delete_by_query` / `update_by_query` / `reindex`), readable at `GET /_jobs/{id}`
  * like a compaction. With `wait_for_completion` (the default) the request waits for the task and
  * answers its result; without, it answers the job id at once (ES `{task}`).
  */
 import type { JobQueue } from '../jobs/job-queue.ts';
-import { ByQueryRun, parseByQueryBody, type ByQueryKind, type ByQueryOptions, type ByQueryServices, type ByQueryStatus } from './by-query.ts';
+import { EngineError } from '../engine/errors.ts';
+import type { NamespaceCheck } from './auto-create.ts';
+import { ByQueryRun, parseByQueryBody, type ByQueryKind, type ByQueryOptions, type ByQueryRequest, type ByQueryServices, type ByQueryStatus } from './by-query.ts';
+import { parseReindexBody } from './reindex.ts';
 import type { DocumentService } from './document-service.ts';
 import type { NodeContext } from './node-context.ts';
 import { collectionNotFound } from './node-error.ts';
@@ -35,42 +38,64 @@ export class ByQueryService {
     private readonly jobs: JobQueue,
   ) {}
 
-  /** Runs `_delete_by_query` (`kind: 'delete'`) or `_update_by_query` on one collection. */
-  run(kind: ByQueryKind, collection: string, body: unknown, options: ByQueryRequestOptions): Promise<ByQueryResult> {
+  /** Runs `_delete_by_query` (`kind: 'delete'`) or `_update_by_query` on a collection (an alias or pattern: all its collections). */
+  run(kind: Exclude<ByQueryKind, 'reindex'>, collection: string, body: unknown, options: ByQueryRequestOptions): Promise<ByQueryResult> {
     return this.requests.track(async () => {
       const request = parseByQueryBody(kind, body);
-      // An alias or pattern reads all its collections (the alias's filter applies); the job is listed under the first.
-      const meta = resolveCollections(this.context, collection)[0]?.meta;
-      if (!meta) throw collectionNotFound(collection);
-      const services: ByQueryServices = {
-        search: (target, searchBody, params) => this.search.search(target, searchBody, params),
-        bulk: (items) => this.documents.bulk(items),
-      };
-      const runOptions: ByQueryOptions = { ...options, conflicts: options.conflicts ?? request.conflicts ?? 'abort' };
-      const run = await ByQueryRun.open(services, collection, request, runOptions);
-      let settle!: { resolve: (status: ByQueryStatus) => void; reject: (error: unknown) => void };
-      const finished = new Promise<ByQueryStatus>((resolve, reject) => (settle = { resolve, reject }));
-      // Not waited for: the job records the failure, nobody else listens.
-      if (!options.waitForCompletion) finished.catch(() => undefined);
-      const job = await this.jobs.submit({
-        type: kind === 'delete' ? 'delete_by_query' : 'update_by_query',
-        collection: meta.name,
-        collectionUuid: meta.uuid,
-        maxSegments: 0,
-        passes: [],
-        work: async (report, stopping) => {
-          try {
-            const status = await run.run(report, stopping);
-            settle.resolve(status);
-            return status;
-          } catch (error) {
-            settle.reject(error);
-            throw error;
-          }
-        },
-      });
-      if (!options.waitForCompletion) return { kind: 'started', task: job.id };
-      return { kind: 'finished', status: await finished };
+      return this.start(collection, request, { ...options, conflicts: options.conflicts ?? request.conflicts ?? 'abort' }, options.waitForCompletion);
     });
+  }
+
+  /**
+   * `POST /_reindex`: the same run over the source target, writing into the destination (created
+   * on the first write when missing, as `action.auto_create_index` allows; `requireNamespace`
+   * checks its namespace for the caller). The job is listed under the first source collection.
+   */
+  reindex(body: unknown, options: ByQueryRequestOptions, requireNamespace?: NamespaceCheck): Promise<ByQueryResult> {
+    return this.requests.track(async () => {
+      const plan = parseReindexBody(body);
+      const sources = new Set(resolveCollections(this.context, plan.source).map((hosted) => hosted.meta.name));
+      const destination = this.context.router.findCollection(plan.request.destination!.index);
+      if (destination && sources.has(destination.meta.name)) {
+        throw new EngineError('action_request_validation', `Validation Failed: 1: reindex cannot write into an index its reading from [${destination.meta.name}];`);
+      }
+      const runOptions: ByQueryOptions = { ...options, batchSize: plan.batchSize ?? options.batchSize, conflicts: options.conflicts ?? plan.conflicts ?? 'abort' };
+      return this.start(plan.source, plan.request, runOptions, options.waitForCompletion, requireNamespace);
+    });
+  }
+
+  /** Reads the first page (a bad query or target fails here), then runs the rest as a job-queue task. */
+  private async start(target: string, request: ByQueryRequest, runOptions: ByQueryOptions, waitForCompletion: boolean, requireNamespace?: NamespaceCheck): Promise<ByQueryResult> {
+    // An alias or pattern reads all its collections (the alias's filter applies); the job is listed under the first.
+    const meta = resolveCollections(this.context, target)[0]?.meta;
+    if (!meta) throw collectionNotFound(target);
+    const services: ByQueryServices = {
+      search: (searchTarget, searchBody, params) => this.search.search(searchTarget, searchBody, params),
+      bulk: (items) => this.documents.bulk(items, {}, requireNamespace),
+    };
+    const run = await ByQueryRun.open(services, target, request, runOptions);
+    let settle!: { resolve: (status: ByQueryStatus) => void; reject: (error: unknown) => void };
+    const finished = new Promise<ByQueryStatus>((resolve, reject) => (settle = { resolve, reject }));
+    // Not waited for: the job records the failure, nobody else listens.
+    if (!waitForCompletion) finished.catch(() => undefined);
+    const job = await this.jobs.submit({
+      type: request.kind === 'reindex' ? 'reindex' : request.kind === 'delete' ? 'delete_by_query' : 'update_by_query',
+      collection: meta.name,
+      collectionUuid: meta.uuid,
+      maxSegments: 0,
+      passes: [],
+      work: async (report, stopping) => {
+        try {
+          const status = await run.run(report, stopping);
+          settle.resolve(status);
+          return status;
+        } catch (error) {
+          settle.reject(error);
+          throw error;
+        }
+      },
+    });
+    if (!waitForCompletion) return { kind: 'started', task: job.id };
+    return { kind: 'finished', status: await finished };
   }
 }

@@ -15,6 +15,9 @@
  * A document changed between the read and the write is a version conflict: counted in
  * `version_conflicts`; `conflicts=abort` (the default) stops after that batch and lists the
  * conflicts in `failures`, `proceed` goes on. Any other failure of an item stops the run too.
+ * `_reindex` (src/node/reindex.ts) is the same run with another write: each hit's source is
+ * indexed (or created) into the destination under its id, counted as `created` or `updated`.
+ *
  * Limits: hits carry no `_routing`, so documents indexed with a custom routing value are not
  * reached by their id (their writes fail or conflict); a merge that renumbers a shard's documents
  * during the run may make it miss some.
@@ -28,8 +31,20 @@ import type { BulkItem, BulkResponse } from './bulk.ts';
 import { NodeError } from './node-error.ts';
 import type { SearchResponse } from './search.ts';
 
-/** Which by-query API. */
-export type ByQueryKind = 'delete' | 'update';
+/** Which by-query API (`reindex`: `_reindex`, which reads the same way). */
+export type ByQueryKind = 'delete' | 'update' | 'reindex';
+
+/** Where and how `_reindex` writes what it reads. */
+export interface ReindexDestination {
+  /** Collection (or alias, through its write index) written to; created on the first write if missing and allowed. */
+  index: string;
+  /** ES `op_type`: `index` overwrites, `create` counts an existing id as a version conflict. */
+  opType: 'index' | 'create';
+  /** ES `version_type`: `internal` writes a new version; `external`/`external_gte` keep the source's version. */
+  versionType: 'internal' | 'external' | 'external_gte';
+  /** ES `source._source`: the source fields copied (true: all). */
+  sourceFilter: unknown;
+}
 
 /** Options of a run, from the query string (typed by the HTTP layer). */
 export interface ByQueryOptions {
@@ -51,6 +66,8 @@ export interface ByQueryRequest {
   maxDocs: number | null;
   /** For updates: the partial-update body (`doc` and/or `ops`); null re-indexes each document as it is. */
   change: { doc?: Record<string, unknown>; ops?: UpdateOperation[] } | null;
+  /** For `_reindex`: the destination. */
+  destination?: ReindexDestination;
 }
 
 /** A failed document: its error's code (for the API's error table) and reason. */
@@ -67,6 +84,7 @@ export interface ByQueryStatus {
   timed_out: boolean;
   total: number;
   updated?: number;
+  created?: number;
   deleted: number;
   batches: number;
   version_conflicts: number;
@@ -85,13 +103,13 @@ export interface ByQueryServices {
   bulk(items: readonly BulkItem[]): Promise<BulkResponse>;
 }
 
-const BODY_KEYS: Record<ByQueryKind, ReadonlySet<string>> = {
+const BODY_KEYS: Record<Exclude<ByQueryKind, 'reindex'>, ReadonlySet<string>> = {
   delete: new Set(['query', 'max_docs', 'conflicts']),
   update: new Set(['query', 'max_docs', 'conflicts', 'doc', 'ops']),
 };
 
 /** Validates a by-query body (see the module comment); a bad one is a 400. */
-export function parseByQueryBody(kind: ByQueryKind, body: unknown): ByQueryRequest & { conflicts?: 'abort' | 'proceed' } {
+export function parseByQueryBody(kind: Exclude<ByQueryKind, 'reindex'>, body: unknown): ByQueryRequest & { conflicts?: 'abort' | 'proceed' } {
   const request = body === undefined || body === null ? {} : body;
   const api = `_${kind}_by_query`;
   if (!isPlainObject(request)) throw new EngineError('parsing', `the ${api} body must be a JSON object`);
@@ -128,6 +146,7 @@ interface ReadHit {
   id: string;
   seqNo: number;
   primaryTerm: number;
+  version: number | undefined;
   source: Record<string, unknown> | undefined;
   doc: number;
 }
@@ -161,7 +180,8 @@ export class ByQueryRun {
       took: 0,
       timed_out: false,
       total: request.maxDocs === null ? first.total : Math.min(first.total, request.maxDocs),
-      ...(request.kind === 'update' ? { updated: 0 } : {}),
+      ...(request.kind === 'delete' ? {} : { updated: 0 }),
+      ...(request.kind === 'reindex' ? { created: 0 } : {}),
       deleted: 0,
       batches: 0,
       version_conflicts: 0,
@@ -191,7 +211,7 @@ export class ByQueryRun {
     for (;;) {
       const pending = this.page.hits.filter((hit) => !this.seen.has(seenKey(hit)));
       for (let offset = 0; offset < pending.length; ) {
-        if (stopping.aborted) throw new JobError('job_interrupted', `the node stopped before the _${this.request.kind}_by_query finished; the batches done so far stay applied`);
+        if (stopping.aborted) throw new JobError('job_interrupted', `the node stopped before the ${apiName(this.request.kind)} finished; the batches done so far stay applied`);
         if (this.done() >= maxDocs) return this.snapshot();
         const batch = pending.slice(offset, offset + Math.min(this.options.batchSize, maxDocs - this.done()));
         offset += batch.length;
@@ -206,9 +226,9 @@ export class ByQueryRun {
     }
   }
 
-  /** Documents deleted, updated or left unchanged so far (what `max_docs` counts). */
+  /** Documents deleted, updated, created or left unchanged so far (what `max_docs` counts). */
   private done(): number {
-    return this.status.deleted + (this.status.updated ?? 0) + this.status.noops;
+    return this.status.deleted + (this.status.updated ?? 0) + (this.status.created ?? 0) + this.status.noops;
   }
 
   /** Writes one batch; true when the run must stop (a failure, or a conflict under `abort`). */
@@ -216,6 +236,11 @@ export class ByQueryRun {
     this.status.batches++;
     for (const hit of batch) this.seen.add(seenKey(hit));
     const items = batch.map((hit): BulkItem => {
+      const destination = this.request.destination;
+      if (destination) {
+        const versioned = destination.versionType === 'internal' ? {} : { version: hit.version, versionType: destination.versionType };
+        return { action: destination.opType, collection: destination.index, id: hit.id, body: hit.source ?? {}, ...versioned };
+      }
       const target = { collection: hit.index, id: hit.id, ifSeqNo: hit.seqNo, ifPrimaryTerm: hit.primaryTerm };
       if (this.request.kind === 'delete') return { action: 'delete', ...target };
       if (this.request.change === null) return { action: 'index', ...target, body: hit.source };
@@ -237,6 +262,7 @@ export class ByQueryRun {
       const result = item.response.result;
       if (result === 'deleted') this.status.deleted++;
       else if (result === 'noop') this.status.noops++;
+      else if (result === 'created' && this.request.kind === 'reindex') this.status.created = (this.status.created ?? 0) + 1;
       else if (result === 'not_found') {
         // Deleted since it was read: Elasticsearch's conflict on the snapshot's seq_no.
         this.status.version_conflicts++;
@@ -260,6 +286,11 @@ export class ByQueryRun {
       stopping.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
     });
   }
+}
+
+/** The API's name in messages: `_delete_by_query`, `_update_by_query` or `_reindex`. */
+export function apiName(kind: ByQueryKind): string {
+  return kind === 'reindex' ? '_reindex' : `_${kind}_by_query`;
 }
 
 function seenKey(hit: ReadHit): string {
@@ -286,7 +317,8 @@ async function readPage(
       sort: ['_doc'],
       ...(cursor === null ? {} : { search_after: [cursor] }),
       seq_no_primary_term: true,
-      _source: request.kind === 'update' && request.change === null,
+      _source: request.destination ? request.destination.sourceFilter : request.kind === 'update' && request.change === null,
+      ...(request.destination && request.destination.versionType !== 'internal' ? { version: true } : {}),
       track_total_hits: countTotal,
       timeout: '-1',
     };
@@ -296,7 +328,7 @@ async function readPage(
       throw new NodeError('shard_unavailable', `[${collection}][${first?.shard ?? '?'}] could not be searched: ${first?.reason.reason ?? 'unknown reason'}`);
     }
     const hits = response.hits.hits.map(
-      (hit): ReadHit => ({ index: hit._index, id: hit._id, seqNo: hit._seq_no!, primaryTerm: hit._primary_term!, source: hit._source, doc: hit.sort![0] as number }),
+      (hit): ReadHit => ({ index: hit._index, id: hit._id, seqNo: hit._seq_no!, primaryTerm: hit._primary_term!, version: hit._version, source: hit._source, doc: hit.sort![0] as number }),
     );
     const total = typeof response.hits.total === 'object' ? response.hits.total.value : (response.hits.total ?? 0);
     if (hits.length < size) return { hits, total, after: null };

@@ -12,12 +12,15 @@ import { HEALTH_LEVELS, clusterHealth, type HealthLevel } from '../../ops/cluste
 import { STATE_SECTIONS, clusterState, parseStateSections, type StateInputs } from '../../ops/cluster/cluster-state.ts';
 import { ApiError } from '../errors.ts';
 import type { ObservabilityService } from '../../node/observability-service.ts';
-import { FlagParam, flagSet, querySchema } from '../params.ts';
+import { CollectionParams, FlagParam, flagSet, querySchema } from '../params.ts';
+import { aliasIndexOf } from '../../cluster/aliases.ts';
+import type { Catalog } from '../../cluster/catalog.ts';
+import { resolveTarget } from '../../cluster/names.ts';
 import { DEFAULT_HEALTH_TIMEOUT_MS, parseNodesCondition, waitForHealth, type HealthWait } from '../../ops/cluster/health-wait.ts';
 import { parseTimeValue } from '../../node/search-body.ts';
 
 const HealthQuery = querySchema({
-  level: Type.Optional(Type.Union(HEALTH_LEVELS.map((level) => Type.Literal(level)))),
+  level: Type.Optional(Type.Union([...HEALTH_LEVELS, 'indices'].map((level) => Type.Literal(level)))),
   wait_for_status: Type.Optional(Type.Union([Type.Literal('green'), Type.Literal('yellow'), Type.Literal('red')])),
   wait_for_nodes: Type.Optional(Type.String({ minLength: 1 })),
   wait_for_active_shards: Type.Optional(Type.Union([Type.Literal('all'), Type.Integer({ minimum: 0 })])),
@@ -44,6 +47,14 @@ function healthWaitOf(query: Static<typeof HealthQuery>): HealthWait {
   if (query.wait_for_no_initializing_shards !== undefined) wait.noInitializingShards = flagSet(query.wait_for_no_initializing_shards);
   if (query.wait_for_no_relocating_shards !== undefined) wait.noRelocatingShards = flagSet(query.wait_for_no_relocating_shards);
   return wait;
+}
+
+/** The collections a health target selects (aliases stand for theirs); a missing concrete name is reported, not refused. */
+function healthSelection(catalog: Catalog, target: string): NonNullable<StateInputs['selection']> {
+  const aliases = aliasIndexOf(catalog.collections);
+  const resolved = resolveTarget(target, Object.keys(catalog.collections), [...aliases.keys()]);
+  const collections = new Set(resolved.names.flatMap((name) => aliases.get(name)?.map((member) => member.collection) ?? [name]));
+  return { collections, missing: resolved.missing.length > 0 };
 }
 
 const StateParams = Type.Object({ sections: Type.String({ minLength: 1 }) });
@@ -74,11 +85,26 @@ export async function clusterRoutes(instance: FastifyInstance, options: ClusterR
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { observability } = options;
 
+  const health = async (request: FastifyRequest, query: Static<typeof HealthQuery>, target: string | undefined) => {
+    const level = (query.level === 'indices' ? 'collections' : (query.level ?? 'cluster')) as HealthLevel;
+    return waitForHealth(async () => {
+      const evaluated = await inputs(observability, request);
+      if (target !== undefined) evaluated.selection = healthSelection(evaluated.catalog, target);
+      return clusterHealth(evaluated, level);
+    }, healthWaitOf(query));
+  };
   app.get('/_cluster/health', { config: { role: 'monitor' }, schema: { querystring: HealthQuery } }, async (request, reply) => {
-    const level = (request.query.level ?? 'cluster') as HealthLevel;
-    const health = await waitForHealth(async () => clusterHealth(await inputs(observability, request), level), healthWaitOf(request.query));
-    return reply.status(health.timed_out ? 408 : 200).send(health);
+    const answer = await health(request, request.query, undefined);
+    return reply.status(answer.timed_out ? 408 : 200).send(answer);
   });
+  app.get(
+    '/_cluster/health/:collection',
+    { config: { role: 'monitor', collectionTarget: true }, schema: { params: CollectionParams, querystring: HealthQuery } },
+    async (request, reply) => {
+      const answer = await health(request, request.query, request.params.collection);
+      return reply.status(answer.timed_out ? 408 : 200).send(answer);
+    },
+  );
 
   app.get('/_cluster/state', { config: { role: 'monitor' }, schema: { querystring: querySchema({}) } }, async (request) =>
     clusterState(await inputs(observability, request), STATE_SECTIONS),

@@ -94,6 +94,11 @@ export interface HealthInputs {
   allowsNamespace?: (namespace: string) => boolean;
   /** Whether the coordinator reaches its store; available when absent. */
   connectivity?: CoordinatorConnectivity;
+  /**
+   * `GET /_cluster/health/{target}`: only these collections count; `missing` (a concrete name of
+   * the target that does not exist) makes the status red, as Elasticsearch answers. All when absent.
+   */
+  selection?: { collections: ReadonlySet<string>; missing: boolean };
 }
 
 const RANK: Record<HealthStatus, number> = { green: 0, yellow: 1, red: 2 };
@@ -179,7 +184,7 @@ export function clusterHealth(inputs: HealthInputs, level: HealthLevel): Cluster
   for (const name of Object.keys(catalog.collections).sort()) {
     const meta = catalog.collections[name];
     const namespace = namespaces[meta.namespace];
-    if (namespace === undefined) continue;
+    if (namespace === undefined || (inputs.selection && !inputs.selection.collections.has(name))) continue;
     const health = collectionHealth(inputs, meta, depth >= 3);
     collectionCount++;
     namespace.number_of_collections++;
@@ -189,6 +194,7 @@ export function clusterHealth(inputs: HealthInputs, level: HealthLevel): Cluster
     addCounts(totals, health);
     status = worst(status, health.status);
   }
+  if (inputs.selection?.missing) status = 'red';
   const copies = totals.active_shards + totals.initializing_shards + totals.unassigned_shards;
   const nodes = Object.values(catalog.nodes);
   const response: ClusterHealth = {
