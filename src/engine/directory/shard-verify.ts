@@ -97,6 +97,7 @@ function magicOf(name: string): string | null {
   if (/^live\.\d+$/.test(name)) return FileMagic.liveDocs;
   if (/^meta\.\d+$/.test(name)) return FileMagic.docMetaGeneration;
   if (parseInplaceFileName(name) !== null) return FileMagic.inplace;
+  if (/^overlay\.\d+$/.test(name)) return FileMagic.overlay;
   return null;
 }
 

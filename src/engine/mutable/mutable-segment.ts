@@ -1,9 +1,7 @@
-import { analyzeTermPositions } from '../analysis/analyzer.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import type { ParsedDocument } from '../mapping/parse-document.ts';
 import { encodeNorm } from '../segment/norms.ts';
 import {
-
   type DocMeta,
   type FieldStats,
   type InplaceColumn,
@@ -17,9 +15,8 @@ import {
 import { ByteVector } from './growable.ts';
 import { MutableKeywordColumn, MutableNumericColumn } from './columns.ts';
 import { TermPostings } from './postings.ts';
-
-/** Gap inserted between the values of a multi-valued text field (ES `position_increment_gap`). */
-const POSITION_INCREMENT_GAP = 100;
+import { analyzeTextValues } from './text-terms.ts';
+import { FieldOverlay } from './field-overlay.ts';
 
 /** A document ready for the mutable layer: identity, stored bytes and parsed field values. */
 export interface IndexableDocument {
@@ -60,6 +57,13 @@ export class MutableSegment implements LeafReader {
   private readonly inplaceFields: Set<string>;
   /** Bytes of source and index data added so far (approximate), for the epoch size threshold. */
   bytes = 0;
+  /** Field-level updates of this layer's documents (field-overlay.ts). */
+  readonly overlay = new FieldOverlay({
+    source: (doc) => this.sources[doc]!,
+    norm: (field, doc) => this.ownNorm(field, doc),
+    keywordColumn: (field) => this.keyword.get(field)?.column() ?? null,
+    inplaceColumn: (field) => this.inplaceColumn(field),
+  });
 
   constructor(generation: number, inplaceFields: Iterable<string>) {
     this.name = `mutable-${generation}`;
@@ -99,6 +103,13 @@ export class MutableSegment implements LeafReader {
     return doc;
   }
 
+  /** Replaces top-level fields of a doc (JSON text, null: removed) as a field overlay; see field-overlay.ts. */
+  applyFields(doc: number, texts: ReadonlyMap<string, string | null>, fields: ReadonlyMap<string, FlatField>, strictNumbers: boolean): void {
+    const before = this.overlay.bytes;
+    this.overlay.apply(doc, texts, fields, strictNumbers);
+    this.bytes += this.overlay.bytes - before;
+  }
+
   /** Marks a doc deleted; returns false when it already was. */
   deleteDoc(doc: number): boolean {
     if (doc >= this.maxDoc || this.live.data[doc] === 0) return false;
@@ -131,23 +142,7 @@ export class MutableSegment implements LeafReader {
 
   private indexText(doc: number, path: string, values: readonly string[], analyzer: FlatField['analyzer']): void {
     const index = this.fieldIndex(path, true);
-    const termPositions = new Map<string, number[]>();
-    let tokenCount = 0;
-    let base = 0;
-    for (const value of values) {
-      const { terms, positions } = analyzeTermPositions(analyzer, value);
-      let last = -1;
-      for (let index = 0; index < terms.length; index++) {
-        const term = terms[index]!;
-        const position = base + positions[index]!;
-        last = position;
-        const list = termPositions.get(term);
-        if (list) list.push(position);
-        else termPositions.set(term, [position]);
-      }
-      tokenCount += terms.length;
-      base = (last >= 0 ? last : base) + POSITION_INCREMENT_GAP;
-    }
+    const { termPositions, tokenCount } = analyzeTextValues(values, analyzer);
     if (tokenCount === 0) return;
     const norm = encodeNorm(tokenCount);
     index.norms.ensure(doc + 1);
@@ -202,18 +197,26 @@ export class MutableSegment implements LeafReader {
   }
 
   indexedFields(): string[] {
-    return [...this.indexes.keys()];
+    const own = [...this.indexes.keys()];
+    return this.overlay.size === 0 ? own : [...new Set([...own, ...this.overlay.indexedFields()])];
   }
 
   postings(field: string, term: string): PostingsCursor | null {
-    return this.indexes.get(field)?.terms.get(term)?.cursor() ?? null;
+    const own = this.indexes.get(field)?.terms.get(term)?.cursor() ?? null;
+    return this.overlay.touches(field) ? this.overlay.postings(field, term, own) : own;
   }
 
   docFreq(field: string, term: string): number {
-    return this.indexes.get(field)?.terms.get(term)?.docs.length ?? 0;
+    const own = this.indexes.get(field)?.terms.get(term)?.docs.length ?? 0;
+    return this.overlay.touches(field) ? this.overlay.docFreq(field, term, own) : own;
   }
 
   terms(field: string, from?: string): TermsIterator {
+    const own = this.ownTerms(field, from);
+    return this.overlay.touches(field) ? this.overlay.terms(field, own, from) : own;
+  }
+
+  private ownTerms(field: string, from?: string): TermsIterator {
     const index = this.indexes.get(field);
     if (index && !index.sortedTerms) index.sortedTerms = [...index.terms.keys()].sort(compareTerms);
     const sorted = index?.sortedTerms ?? [];
@@ -227,25 +230,33 @@ export class MutableSegment implements LeafReader {
   }
 
   hasPositions(field: string): boolean {
-    return this.indexes.get(field)?.positions ?? false;
+    return (this.indexes.get(field)?.positions ?? false) || this.overlay.hasPositions(field);
   }
 
   norm(field: string, doc: number): number {
+    const own = this.ownNorm(field, doc);
+    return this.overlay.touches(field) ? this.overlay.norm(field, doc, own) : own;
+  }
+
+  private ownNorm(field: string, doc: number): number {
     const norms = this.indexes.get(field)?.norms;
     return norms && doc < norms.length ? norms.data[doc]! : 0;
   }
 
   fieldStats(field: string): FieldStats {
     const stats = this.indexes.get(field)?.stats;
-    return stats ? { ...stats } : { docCount: 0, sumTotalTermFreq: 0 };
+    const own = stats ? { ...stats } : { docCount: 0, sumTotalTermFreq: 0 };
+    return this.overlay.touches(field) ? this.overlay.fieldStats(field, own) : own;
   }
 
   numericFields(): string[] {
-    return [...this.numeric.keys()];
+    const own = [...this.numeric.keys()];
+    return this.overlay.size === 0 ? own : [...new Set([...own, ...this.overlay.numericFields()])];
   }
 
   numericColumn(field: string): NumericColumn | null {
-    return this.numeric.get(field) ?? null;
+    const own = this.numeric.get(field) ?? null;
+    return this.overlay.touches(field) ? this.overlay.numericColumn(field, own) : own;
   }
 
   numericRangeIndex(_field: string): NumericRangeIndex | null {
@@ -258,15 +269,17 @@ export class MutableSegment implements LeafReader {
   }
 
   keywordFields(): string[] {
-    return [...this.keyword.keys()];
+    const own = [...this.keyword.keys()];
+    return this.overlay.size === 0 ? own : [...new Set([...own, ...this.overlay.keywordFields()])];
   }
 
   keywordColumn(field: string): KeywordColumn | null {
-    return this.keyword.get(field)?.column() ?? null;
+    const own = this.keyword.get(field)?.column() ?? null;
+    return this.overlay.touches(field) ? this.overlay.keywordColumn(field, own) : own;
   }
 
   source(doc: number): Buffer {
-    return this.sources[doc]!;
+    return this.overlay.size === 0 ? this.sources[doc]! : this.overlay.source(doc, this.sources[doc]!);
   }
 
   meta(doc: number): DocMeta {

@@ -39,6 +39,9 @@ import { StoredSourceReader } from './stored-source.ts';
 import { DocMetaStore, metaFileName, readMetaGenerationFile, writeMetaGenerationFile } from './doc-meta-store.ts';
 import { LiveDocs, liveDocsFileName, readLiveDocsFile, writeLiveDocsFile } from './live-docs.ts';
 import { inplaceFileName, parseInplaceFileName, readInplaceFile, writeInplaceFile } from './inplace-file.ts';
+import { overlayFileName, readOverlayFile, writeOverlayFile } from './overlay-file.ts';
+import { FieldOverlay } from '../mutable/field-overlay.ts';
+import type { FlatField } from '../mapping/mapping.ts';
 
 /** Which generation files of a segment are current (recorded in the shard manifest). */
 export interface SegmentGenerations {
@@ -46,6 +49,8 @@ export interface SegmentGenerations {
   inplaceGens: Record<string, number>;
   /** Generation of the seq_no/version file `meta.<gen>` (0 or absent: as written). */
   metaGen?: number;
+  /** Generation of the field overlay file `overlay.<gen>` (0 or absent: none). */
+  overlayGen?: number;
 }
 
 /** The current generation of a field's inplace column (0: as written); field names such as `toString` are own keys only. */
@@ -82,6 +87,7 @@ export class SegmentReader implements LeafReader {
   private readonly generationBytes = new Map<string, number>();
   private liveDocsDirty = false;
   private metaDirty = false;
+  private overlayDirty = false;
   private normField: string | null = null;
   private normBytes: Uint8Array | null = null;
   private closed = false;
@@ -99,10 +105,22 @@ export class SegmentReader implements LeafReader {
   ) {
     this.name = segmentMeta.name;
     this.maxDoc = segmentMeta.maxDoc;
+    this.overlay = new FieldOverlay({
+      source: (doc) => this.storedSource.source(doc),
+      norm: (field, doc) => this.ownNorm(field, doc),
+      keywordColumn: (field) => this.keywordColumns.column(field),
+      inplaceColumn: (field) => this.inplaceColumns.get(field) ?? null,
+    });
   }
 
-  /** Opens a segment directory, verifying every file; throws EngineError('corrupt_index') naming a bad file. */
-  static open(dir: string, meta: SegmentMeta, state: SegmentGenerations): SegmentReader {
+  /** Field-level updates of this segment's documents not yet merged in (field-overlay.ts). */
+  readonly overlay: FieldOverlay;
+
+  /**
+   * Opens a segment directory, verifying every file; throws EngineError('corrupt_index') naming a
+   * bad file. Field overlays (`state.overlayGen`) are re-applied with `fields`, the shard's mapping.
+   */
+  static open(dir: string, meta: SegmentMeta, state: SegmentGenerations, fields: ReadonlyMap<string, FlatField> = new Map()): SegmentReader {
     if (!isSupportedFormatVersion(meta.formatVersion)) {
       throw new EngineError('corrupt_index', `segment ${dir} has unsupported format version ${meta.formatVersion}`);
     }
@@ -158,6 +176,14 @@ export class SegmentReader implements LeafReader {
           readNumericRangeIndexes(rangeFile.filePath, rangeFile.data, HEADER_BYTES, maxDoc, reader.numericColumns),
         );
       }
+      const overlayGen = state.overlayGen ?? 0;
+      if (overlayGen > 0) {
+        const overlayPath = path.join(dir, overlayFileName(overlayGen));
+        for (const [doc, texts] of parseFile(overlayPath, () => readOverlayFile(overlayPath, maxDoc))) {
+          reader.overlay.apply(doc, texts, fields, false, false);
+        }
+        reader.generationBytes.set('overlay', fs.statSync(overlayPath).size);
+      }
     } catch (error) {
       reader.close();
       throw error;
@@ -174,28 +200,37 @@ export class SegmentReader implements LeafReader {
   }
 
   indexedFields(): string[] {
-    return [...this.dictionaries.keys()];
+    const own = [...this.dictionaries.keys()];
+    return this.overlay.size === 0 ? own : [...new Set([...own, ...this.overlay.indexedFields()])];
   }
 
   postings(field: string, term: string): PostingsCursor | null {
     const dictionary = this.dictionaries.get(field);
     const pointer = dictionary?.lookup(term);
-    return pointer ? dictionary!.cursor(pointer) : null;
+    const own = pointer ? dictionary!.cursor(pointer) : null;
+    return this.overlay.touches(field) ? this.overlay.postings(field, term, own) : own;
   }
 
   docFreq(field: string, term: string): number {
-    return this.dictionaries.get(field)?.lookup(term)?.docFreq ?? 0;
+    const own = this.dictionaries.get(field)?.lookup(term)?.docFreq ?? 0;
+    return this.overlay.touches(field) ? this.overlay.docFreq(field, term, own) : own;
   }
 
   terms(field: string, from?: string): TermsIterator {
-    return this.dictionaries.get(field)?.iterator(from) ?? EMPTY_TERMS;
+    const own = this.dictionaries.get(field)?.iterator(from) ?? EMPTY_TERMS;
+    return this.overlay.touches(field) ? this.overlay.terms(field, own, from) : own;
   }
 
   hasPositions(field: string): boolean {
-    return this.dictionaries.get(field)?.hasPositions ?? false;
+    return (this.dictionaries.get(field)?.hasPositions ?? false) || this.overlay.hasPositions(field);
   }
 
   norm(field: string, doc: number): number {
+    const own = this.ownNorm(field, doc);
+    return this.overlay.touches(field) ? this.overlay.norm(field, doc, own) : own;
+  }
+
+  private ownNorm(field: string, doc: number): number {
     if (field !== this.normField) {
       this.normField = field;
       this.normBytes = this.norms.get(field)?.norms ?? null;
@@ -205,19 +240,23 @@ export class SegmentReader implements LeafReader {
 
   fieldStats(field: string): FieldStats {
     const stats = this.norms.get(field)?.stats;
-    return stats ? { docCount: stats.docCount, sumTotalTermFreq: stats.sumTotalTermFreq } : { docCount: 0, sumTotalTermFreq: 0 };
+    const own = stats ? { docCount: stats.docCount, sumTotalTermFreq: stats.sumTotalTermFreq } : { docCount: 0, sumTotalTermFreq: 0 };
+    return this.overlay.touches(field) ? this.overlay.fieldStats(field, own) : own;
   }
 
   numericFields(): string[] {
-    return [...this.numericColumns.keys()];
+    const own = [...this.numericColumns.keys()];
+    return this.overlay.size === 0 ? own : [...new Set([...own, ...this.overlay.numericFields()])];
   }
 
   numericColumn(field: string): NumericColumn | null {
-    return this.numericColumns.get(field) ?? null;
+    const own = this.numericColumns.get(field) ?? null;
+    return this.overlay.touches(field) ? this.overlay.numericColumn(field, own) : own;
   }
 
+  /** The range index, or null for a field with overlays (queries then scan the column). */
   numericRangeIndex(field: string): NumericRangeIndex | null {
-    return this.rangeIndexes.get(field) ?? null;
+    return this.overlay.touches(field) ? null : (this.rangeIndexes.get(field) ?? null);
   }
 
   inplaceColumn(field: string): InplaceColumn | null {
@@ -225,15 +264,43 @@ export class SegmentReader implements LeafReader {
   }
 
   keywordFields(): string[] {
-    return this.keywordColumns.fields();
+    const own = this.keywordColumns.fields();
+    return this.overlay.size === 0 ? own : [...new Set([...own, ...this.overlay.keywordFields()])];
   }
 
   keywordColumn(field: string): KeywordColumn | null {
-    return this.keywordColumns.column(field);
+    const own = this.keywordColumns.column(field);
+    return this.overlay.touches(field) ? this.overlay.keywordColumn(field, own) : own;
   }
 
   source(doc: number): Buffer {
-    return this.storedSource.source(doc);
+    const own = this.storedSource.source(doc);
+    return this.overlay.size === 0 ? own : this.overlay.source(doc, own);
+  }
+
+  /** Replaces top-level fields of a doc (JSON text, null: removed) as a field overlay. Persist with `writeOverlay`. */
+  applyFields(doc: number, texts: ReadonlyMap<string, string | null>, fields: ReadonlyMap<string, FlatField>, strictNumbers: boolean, writeInplace = true): void {
+    this.overlay.apply(doc, texts, fields, strictNumbers, writeInplace);
+    this.overlayDirty = true;
+  }
+
+  /** Whether `applyFields` was called since the last `writeOverlay`. */
+  get dirtyOverlay(): boolean {
+    return this.overlayDirty;
+  }
+
+  /** Writes every doc's overlay as generation `overlay.<gen>` (fsynced). */
+  async writeOverlay(gen: number): Promise<void> {
+    const entries = [...this.overlay.entries()].map(([doc, texts]): [number, ReadonlyMap<string, string | null>] => [doc, new Map(texts)]);
+    this.overlayDirty = false;
+    try {
+      const written = await writeOverlayFile(path.join(this.dir, overlayFileName(gen)), entries);
+      await fsyncDirectory(this.dir);
+      this.generationBytes.set('overlay', written.bytes);
+    } catch (error) {
+      this.overlayDirty = true;
+      throw error;
+    }
   }
 
   meta(doc: number): DocMeta {
@@ -325,6 +392,8 @@ export class SegmentReader implements LeafReader {
       if (live) stale = Number(live[1]) < state.liveDocsGen;
       const meta = /^meta\.(\d+)$/.exec(name);
       if (meta) stale = Number(meta[1]) < (state.metaGen ?? 0);
+      const overlay = /^overlay\.(\d+)$/.exec(name);
+      if (overlay) stale = Number(overlay[1]) < (state.overlayGen ?? 0);
       const inplace = parseInplaceFileName(name);
       if (inplace) stale = inplace.generation < inplaceGeneration(state.inplaceGens, inplace.field);
       if (!stale) continue;

@@ -1,12 +1,16 @@
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import type { SegmentReader } from '../segment/segment-reader.ts';
 import { MutableSegment } from '../mutable/mutable-segment.ts';
+import type { FieldOverlay } from '../mutable/field-overlay.ts';
+import type { FlatField } from '../mapping/mapping.ts';
 import { SnapshotLeaf } from './snapshot-leaf.ts';
 
-/** A leaf whose deletions and doc meta the shard may change after it was written. */
+/** A leaf whose deletions, doc meta and field overlays the shard may change after it was written. */
 export type WritableLeaf = LeafReader & {
   deleteDoc(doc: number): boolean;
   setMeta(doc: number, seqNo: number, version: number): void;
+  readonly overlay: FieldOverlay;
+  applyFields(doc: number, texts: ReadonlyMap<string, string | null>, fields: ReadonlyMap<string, FlatField>, strictNumbers: boolean): void;
 };
 
 /** Where a live document is: its leaf and doc id. */

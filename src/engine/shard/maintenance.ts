@@ -8,6 +8,7 @@ import { MutableSegment } from '../mutable/mutable-segment.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import { inplaceGeneration, SegmentReader } from '../segment/segment-reader.ts';
 import { buildDocMaps, writeSegment, type SegmentFieldInfo } from '../segment/segment-writer.ts';
+import { frozenOverlayView, type FieldOverlay } from '../mutable/field-overlay.ts';
 import type { WriteAheadLog } from '../wal/wal.ts';
 import type { LeafSet, WritableLeaf } from './leaf-set.ts';
 import { maintenanceSlots } from './maintenance-slots.ts';
@@ -22,7 +23,12 @@ export interface ShardFaults {
   beforeManifest?: () => void;
   /** Called at the start of a merge pass (throw to fail it). */
   beforeMerge?: () => void;
+  /** Called after a field-level update's WAL record is appended, before its overlay is applied. */
+  afterFieldsAppend?: () => void;
 }
+
+/** Share of a segment's docs with field overlays past which an epoch queues its rewrite. */
+const OVERLAY_REWRITE_SHARE = 0.25;
 
 /** Outcome of a manual compaction on one shard. */
 export interface MergeReport {
@@ -174,6 +180,13 @@ export class Maintenance {
       });
       if (merge) void this.enqueue(() => this.runMerge(merge)).catch((error: unknown) => this.logger?.error({ err: error }, 'merge failed'));
     }
+    // A segment whose field overlays cover a large share of its docs is rewritten, folding them in.
+    for (const segment of this.leaves.segments) {
+      if (segment.overlay.size > 0 && segment.overlay.size >= segment.maxDoc * OVERLAY_REWRITE_SHARE) {
+        const name = segment.name;
+        void this.enqueue(() => this.runMerge([name])).catch((error: unknown) => this.logger?.error({ err: error }, 'overlay rewrite failed'));
+      }
+    }
   }
 
   private async runMerge(names: string[]): Promise<void> {
@@ -192,16 +205,21 @@ export class Maintenance {
     if (kept === 0) return null;
     const name = `seg_${String(this.manifest.nextSegmentNumber++).padStart(6, '0')}`;
     const inplace = this.inplaceFields();
+    // The writer reads each source's field overlays as they are now; later ones are carried over.
+    const views = sources.map((source) => frozenOverlayView(source as WritableLeaf));
     const meta = await writeSegment({
       dir: this.segmentDir(name),
       name,
-      sources: sources.map((reader, index) => ({ reader, docMap: docMaps[index]! })),
+      sources: views.map((reader, index) => ({ reader, docMap: docMaps[index]! })),
       fields: segmentFields(this.fields()),
       inplaceFields: inplace,
       faults: { afterFileWritten: this.faults.afterSegmentFile },
     });
-    const segment = SegmentReader.open(this.segmentDir(name), meta, { liveDocsGen: 0, inplaceGens: {}, metaGen: 0 });
-    sources.forEach((source, index) => carryOver(source, docMaps[index]!, segment as unknown as WritableLeaf, inplace));
+    const segment = SegmentReader.open(this.segmentDir(name), meta, { liveDocsGen: 0, inplaceGens: {}, metaGen: 0 }, this.fields());
+    sources.forEach((source, index) => {
+      carryOverlays(source as WritableLeaf, views[index]!.overlay, docMaps[index]!, segment, this.fields());
+      carryOver(source, docMaps[index]!, segment as unknown as WritableLeaf, inplace);
+    });
     return segment;
   }
 
@@ -220,6 +238,10 @@ export class Maintenance {
         await segment.writeInplaceColumn(field, generation);
       }
       if (segment.dirtyMeta) await segment.writeMeta(++entry.metaGen);
+      if (segment.dirtyOverlay) {
+        entry.overlayGen = (entry.overlayGen ?? 0) + 1;
+        await segment.writeOverlay(entry.overlayGen);
+      }
       entries.push(entry);
     }
     // Records up to the checkpoint must be durable before the manifest claims them.
@@ -278,7 +300,7 @@ export class Maintenance {
 }
 
 function isDirty(segment: SegmentReader): boolean {
-  return segment.dirtyLiveDocs || segment.dirtyInplace.size > 0 || segment.dirtyMeta;
+  return segment.dirtyLiveDocs || segment.dirtyInplace.size > 0 || segment.dirtyMeta || segment.dirtyOverlay;
 }
 
 /** How each mapped field is written into a segment. */
@@ -295,6 +317,19 @@ export function segmentFields(fields: ReadonlyMap<string, FlatField>): SegmentFi
     });
   }
   return infos;
+}
+
+/**
+ * Field-level updates applied to a source while its segment was being written: the writer read
+ * the overlays as `frozen` holds them, so the doc's current overlay is applied to the new segment,
+ * whose own values of those fields are then the frozen ones (statistics stay exact).
+ */
+function carryOverlays(source: WritableLeaf, frozen: FieldOverlay, docMap: Int32Array, target: SegmentReader, fields: ReadonlyMap<string, FlatField>): void {
+  if (source.overlay.size === 0) return;
+  for (const [doc, texts] of source.overlay.entries()) {
+    const mapped = docMap[doc]!;
+    if (mapped >= 0 && frozen.textsOf(doc) !== texts) target.applyFields(mapped, texts, fields, false, false);
+  }
 }
 
 /**

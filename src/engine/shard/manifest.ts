@@ -12,6 +12,8 @@ export interface ManifestSegment {
   liveDocsGen: number;
   inplaceGens: Record<string, number>;
   metaGen: number;
+  /** Generation of the segment's field overlay file (absent or 0: none). */
+  overlayGen?: number;
 }
 
 /** The shard's commit point: live segments and the WAL seq everything up to which they contain. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Mapping } from '../mapping/mapping.ts';
+import { maintenanceStep, prng, type MaintenanceStep } from './model-steps.fixture.ts';
 import { Shard } from './shard.ts';
 
 /**
@@ -28,17 +29,6 @@ interface ModelDoc {
   tag: string;
   views: number;
   price: number;
-}
-
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const SETTINGS = { epochIntervalMs: 3_600_000, epochMaxDocs: 1_000_000, mergeSegmentsPerTier: 3 };
@@ -75,23 +65,9 @@ async function runSequence(seed: number, steps: number): Promise<void> {
         } else {
           await assert.rejects(shard.write({ kind: 'update', id, ops: [{ op: 'incr', field: 'views', value: amount }] }), /document missing/);
         }
-      } else if (roll < 0.83) {
-        action = 'epoch';
-        await shard.epoch();
-      } else if (roll < 0.88) {
-        action = 'merge';
-        await shard.forceMerge({ maxSegments: 1 });
-      } else if (roll < 0.94) {
-        action = 'reopen';
-        await shard.close();
-        shard = await Shard.open({ dir, uuid: 'model', mapping: MAPPING, settings: SETTINGS });
       } else {
-        action = 'crash';
-        // Drop the shard without closing it (no final sync, no close); an in-process "crash"
-        // cannot kill a merge midway, so let background work finish first. crash.test.ts
-        // covers real kills.
-        await shard.waitForMaintenance();
-        shard = await Shard.open({ dir, uuid: 'model', mapping: MAPPING, settings: SETTINGS });
+        action = roll < 0.83 ? 'epoch' : roll < 0.88 ? 'merge' : roll < 0.94 ? 'reopen' : 'crash';
+        shard = await maintenanceStep(action as MaintenanceStep, shard, () => Shard.open({ dir, uuid: 'model', mapping: MAPPING, settings: SETTINGS }));
       }
       check(shard, oracle, `seed ${seed} step ${step} (${action} ${id})`);
     }

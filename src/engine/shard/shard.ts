@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { verifyLiveShard, type LiveShardCheck } from '../directory/live-shard-verify.ts';
 import { EngineError } from '../errors.ts';
+import { setKey } from '../mapping/json-value.ts';
 import { flattenMapping, type FlatField, type Mapping } from '../mapping/mapping.ts';
 import { parseDocument, type ParseOptions, type ParsedDocument } from '../mapping/parse-document.ts';
 import { MutableSegment } from '../mutable/mutable-segment.ts';
@@ -21,6 +22,7 @@ import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './settings.ts';
 import { readSource } from './source-overlay.ts';
 import { changeOf, decodeRecord, encodeRecord, type ShardRecord } from './wal-records.ts';
 import { documentSeqNo } from './seq-no.ts';
+import { FieldPlanUnavailable, fieldReplacements, partialState, readFieldTexts, updateKeys } from './field-update.ts';
 
 export { DEFAULT_ENGINE_SETTINGS, type EngineSettings };
 
@@ -86,6 +88,8 @@ export class Shard {
   /** Primary term of the record at the WAL's last seq (null when it is not retained). */
   private lastTerm: number | null;
   private readonly holds: FileHolds;
+  /** Test-only fault points (crash tests). */
+  private faults: ShardFaults | undefined;
 
   private constructor(
     readonly uuid: string,
@@ -129,7 +133,7 @@ export class Shard {
       if (removeFiles) maintenance?.removeSegmentFiles(segment.name);
     });
     for (const entry of manifest.segments) {
-      const reader = SegmentReader.open(path.join(segmentsDir, entry.meta.name), entry.meta, entry);
+      const reader = SegmentReader.open(path.join(segmentsDir, entry.meta.name), entry.meta, entry, fields);
       await reader.removeStaleGenerations(entry);
       leaves.segments.push(reader);
     }
@@ -137,6 +141,7 @@ export class Shard {
     const wal = await WriteAheadLog.open({ dir: path.join(options.dir, 'wal'), segmentBytes: settings.walSegmentBytes });
     maintenance = new Maintenance(options.dir, wal, leaves, manifest, settings, options.faults ?? {}, options.logger);
     const shard = new Shard(options.uuid, options.dir, wal, leaves, maintenance, options.mapping, settings, options.primaryTerm ?? 1, options.logger);
+    shard.faults = options.faults;
     maintenance.bind(() => shard.fieldMap, () => shard.inplace.map((field) => field.path));
     await shard.replay(manifest.checkpointSeq + 1);
     shard.startEpochTimer();
@@ -164,6 +169,12 @@ export class Shard {
   ): void {
     // Open snapshots save what this record changes; index and delete only delete the old doc.
     if (location) this.leaves.preserve(location, this.inplacePaths, record.type !== 'index' && record.type !== 'delete');
+    if (record.type === 'fields') {
+      if (!location) return;
+      location.leaf.applyFields(location.doc, record.fields, this.fieldMap, false);
+      location.leaf.setMeta(location.doc, seq, record.version);
+      return;
+    }
     if (record.type === 'inplace') {
       if (!location) return;
       for (const [field, value] of Object.entries(record.writes)) {
@@ -259,7 +270,8 @@ export class Shard {
     }
     const meta = location.leaf.meta(location.doc);
     const columnsOnly = this.columnOnlyState(op, location);
-    const current = columnsOnly ?? readSource(location.leaf, location.doc, this.inplace);
+    const fieldState = columnsOnly ? null : this.fieldState(op, location);
+    const current = columnsOnly ?? fieldState?.state ?? readSource(location.leaf, location.doc, this.inplace);
     const plan = planUpdate(current, { doc: op.doc, ops: op.ops }, this.fieldMap);
     const resultSource = (): Record<string, unknown> | undefined =>
       op.returnSource ? readSource(location.leaf, location.doc, this.inplace) : undefined;
@@ -276,11 +288,52 @@ export class Shard {
       this.applyRecord(seq, record, undefined, location);
       return { result: { id: op.id, result: 'updated', seqNo: seq, version, primaryTerm: this.primaryTerm, source: resultSource(), inplace: true }, durable };
     }
+    if (fieldState) return this.updateFields(op, location, fieldState.state, fieldState.texts, plan.source, meta.version + 1);
     // A column-only plan that turned out to need the whole document is redone on the source.
     const fullPlan = columnsOnly ? planUpdate(readSource(location.leaf, location.doc, this.inplace), { doc: op.doc, ops: op.ops }, this.fieldMap) : plan;
     const applied = this.indexDocument(op.id, fullPlan.source, location, 'update');
     if (op.returnSource) applied.result.source = fullPlan.source;
     return applied;
+  }
+
+  /**
+   * The top-level fields an update names, as the document holds them now, for planning it per
+   * field (field-update.ts); null when it must be planned on the whole document.
+   */
+  private fieldState(op: UpdateOp, location: DocLocation): { state: Record<string, unknown>; texts: Map<string, string> } | null {
+    const keys = updateKeys(op);
+    if (!keys) return null;
+    const texts = readFieldTexts(location, keys);
+    try {
+      return { state: partialState(location, texts, keys, this.inplace), texts };
+    } catch (error) {
+      if (error instanceof FieldPlanUnavailable) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Writes an update as a field overlay: the changed top-level fields' new text goes to the WAL
+   * (a `fields` record) and onto the document where it lives; no other field is read or indexed.
+   */
+  private updateFields(
+    op: UpdateOp,
+    location: DocLocation,
+    before: Record<string, unknown>,
+    texts: ReadonlyMap<string, string>,
+    after: Record<string, unknown>,
+    version: number,
+  ): AppliedWrite {
+    const fields = fieldReplacements(before, texts, after);
+    const changed: Record<string, unknown> = {};
+    for (const [key, text] of fields) if (text !== null) setKey(changed, key, JSON.parse(text));
+    this.parse(changed, { strictNumbers: true });
+    const record: ShardRecord = { type: 'fields', id: op.id, version, primaryTerm: this.primaryTerm, fields };
+    const { seq, durable } = this.append(record);
+    this.faults?.afterFieldsAppend?.();
+    this.applyRecord(seq, record, undefined, location);
+    const source = op.returnSource ? readSource(location.leaf, location.doc, this.inplace) : undefined;
+    return { result: { id: op.id, result: 'updated', seqNo: seq, version, primaryTerm: this.primaryTerm, source }, durable };
   }
 
   /**

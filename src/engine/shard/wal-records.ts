@@ -1,4 +1,5 @@
 import { EngineError } from '../errors.ts';
+import { readTopLevelTexts, topLevelLayout } from '../update/source-splice.ts';
 import type { ChangeEntry } from './operations.ts';
 
 /**
@@ -9,14 +10,21 @@ import type { ChangeEntry } from './operations.ts';
 export type ShardRecord =
   | { type: 'index'; id: string; version: number; primaryTerm: number; change: 'index' | 'update'; source: Buffer }
   | { type: 'delete'; id: string; version: number; primaryTerm: number }
-  | { type: 'inplace'; id: string; version: number; primaryTerm: number; writes: Record<string, number | null> };
+  | { type: 'inplace'; id: string; version: number; primaryTerm: number; writes: Record<string, number | null> }
+  /**
+   * A field-level update: the new JSON text of each top-level field the update read (null: the
+   * field is gone). Applied as a per-field overlay on the document where it lives (field-overlay.ts).
+   */
+  | { type: 'fields'; id: string; version: number; primaryTerm: number; fields: Map<string, string | null> };
 
 interface RecordHeader {
-  t: 'i' | 'u' | 'd' | 'p';
+  t: 'i' | 'u' | 'd' | 'p' | 'f';
   id: string;
   v: number;
   pt: number;
   w?: Record<string, number | null>;
+  /** `f` records: the top-level fields removed. */
+  r?: string[];
 }
 
 const NEWLINE = 0x0a;
@@ -28,6 +36,12 @@ export function encodeRecord(record: ShardRecord): Buffer {
     header.t = record.change === 'update' ? 'u' : 'i';
     const head = Buffer.from(JSON.stringify(header) + '\n');
     return Buffer.concat([head, record.source], head.length + record.source.length);
+  }
+  if (record.type === 'fields') {
+    header.t = 'f';
+    header.r = [...record.fields].filter(([, text]) => text === null).map(([key]) => key);
+    const members = [...record.fields].filter(([, text]) => text !== null).map(([key, text]) => `${JSON.stringify(key)}:${text}`);
+    return Buffer.from(`${JSON.stringify(header)}\n{${members.join(',')}}`);
   }
   if (record.type === 'inplace') {
     header.t = 'p';
@@ -50,6 +64,13 @@ export function decodeRecord(payload: Buffer): ShardRecord {
       return { type: 'delete', ...base };
     case 'p':
       return { type: 'inplace', ...base, writes: header.w ?? {} };
+    case 'f': {
+      const body = payload.subarray(split + 1);
+      const layout = topLevelLayout(body);
+      const fields = new Map<string, string | null>(readTopLevelTexts(body, layout.entries.map((entry) => entry.key), layout));
+      for (const key of header.r ?? []) fields.set(key, null);
+      return { type: 'fields', ...base, fields };
+    }
     default:
       throw new EngineError('corrupt_index', `unknown WAL record type [${String(header.t)}]`);
   }
@@ -57,6 +78,6 @@ export function decodeRecord(payload: Buffer): ShardRecord {
 
 /** The change-feed view of a record. */
 export function changeOf(seq: number, timestamp: number, record: ShardRecord): ChangeEntry {
-  const op = record.type === 'delete' ? 'delete' : record.type === 'inplace' ? 'update' : record.change;
+  const op = record.type === 'delete' ? 'delete' : record.type === 'index' ? record.change : 'update';
   return { seq, timestamp, op, id: record.id, version: record.version };
 }

@@ -1,0 +1,213 @@
+/**
+ * Read views that lay a leaf's field overlays (field-overlay.ts) over its own postings and
+ * columns: replaced docs are skipped in the leaf's data and answered from the overlay.
+ */
+import { NO_MORE_DOCS, type KeywordColumn, type NumericColumn, type PostingsCursor, type TermsIterator } from '../segment/leaf-reader.ts';
+import { compareTerms } from './mutable-segment.ts';
+
+/** One replaced doc's indexed value of a text or keyword field. */
+export interface OverlayTerms {
+  /** Term → positions (text fields) or null (keyword fields, frequency 1). */
+  terms: Map<string, number[] | null>;
+  norm: number;
+}
+
+/** Postings of one term: the leaf's docs that were not replaced, then merged with the overlay's docs holding the term. */
+export class OverlaidPostingsCursor implements PostingsCursor {
+  doc = -1;
+  readonly maxFreq: number;
+  readonly minNorm: number;
+  private baseDoc = -1;
+  private overlayIndex = 0;
+  private fromOverlay = false;
+  private readonly overlayMaxFreq: number;
+  private readonly overlayMinNorm: number;
+
+  constructor(
+    private readonly base: PostingsCursor | null,
+    private readonly replaced: ReadonlyMap<number, unknown>,
+    /** Overlay docs holding the term, ascending. */
+    private readonly overlayDocs: readonly number[],
+    private readonly values: ReadonlyMap<number, OverlayTerms | undefined>,
+    private readonly term: string,
+    readonly docFreq: number,
+  ) {
+    let maxFreq = 0;
+    let minNorm = 255;
+    for (const doc of overlayDocs) {
+      const value = values.get(doc)!;
+      maxFreq = Math.max(maxFreq, value.terms.get(term)?.length ?? 1);
+      minNorm = Math.min(minNorm, value.norm);
+    }
+    this.overlayMaxFreq = maxFreq;
+    this.overlayMinNorm = minNorm;
+    this.maxFreq = Math.max(base?.maxFreq ?? 0, maxFreq);
+    this.minNorm = Math.min(base?.minNorm ?? 255, minNorm);
+  }
+
+  next(): number {
+    return this.advance(this.doc + 1);
+  }
+
+  advance(target: number): number {
+    const base = this.base;
+    if (base) {
+      if (this.baseDoc < target) this.baseDoc = base.advance(target);
+      while (this.baseDoc !== NO_MORE_DOCS && this.replaced.has(this.baseDoc)) this.baseDoc = base.next();
+    } else {
+      this.baseDoc = NO_MORE_DOCS;
+    }
+    const docs = this.overlayDocs;
+    while (this.overlayIndex < docs.length && docs[this.overlayIndex]! < target) this.overlayIndex++;
+    const overlayDoc = this.overlayIndex < docs.length ? docs[this.overlayIndex]! : NO_MORE_DOCS;
+    this.fromOverlay = overlayDoc < this.baseDoc;
+    this.doc = this.fromOverlay ? overlayDoc : this.baseDoc;
+    return this.doc;
+  }
+
+  freq(): number {
+    if (!this.fromOverlay) return this.base!.freq();
+    return this.values.get(this.doc)!.terms.get(this.term)?.length ?? 1;
+  }
+
+  positions(): ArrayLike<number> {
+    if (!this.fromOverlay) return this.base!.positions();
+    return this.values.get(this.doc)!.terms.get(this.term) ?? [];
+  }
+
+  shallowAdvance(target: number): number {
+    if (this.base) return this.base.shallowAdvance(target);
+    const last = this.overlayDocs.length > 0 ? this.overlayDocs[this.overlayDocs.length - 1]! : NO_MORE_DOCS;
+    return target > last ? NO_MORE_DOCS : last;
+  }
+
+  blockMaxFreq(): number {
+    return Math.max(this.base?.blockMaxFreq() ?? 0, this.overlayMaxFreq);
+  }
+
+  blockMinNorm(): number {
+    return Math.min(this.base?.blockMinNorm() ?? 255, this.overlayMinNorm);
+  }
+}
+
+/** Sorted union of a leaf's terms and an overlay's, skipping terms no doc holds any more. */
+export function mergedTerms(
+  base: TermsIterator,
+  overlayTerms: readonly string[],
+  docFreq: (term: string, baseDocFreq: number) => number,
+  postings: (term: string, base: PostingsCursor | null) => PostingsCursor | null,
+  from?: string,
+): TermsIterator {
+  let baseHead = base.next();
+  let overlayIndex = from === undefined ? 0 : lowerBound(overlayTerms, from);
+  let current: string | null = null;
+  let currentInBase = false;
+  let currentFreq = 0;
+  const step = (): string | null => {
+    for (;;) {
+      const overlayHead = overlayIndex < overlayTerms.length ? overlayTerms[overlayIndex]! : null;
+      if (baseHead === null && overlayHead === null) return null;
+      let term: string;
+      let inBase = false;
+      let baseFreq = 0;
+      if (baseHead !== null && (overlayHead === null || compareTerms(baseHead, overlayHead) <= 0)) {
+        term = baseHead;
+        inBase = true;
+        baseFreq = base.docFreq();
+        if (overlayHead === baseHead) overlayIndex++;
+      } else {
+        term = overlayHead!;
+        overlayIndex++;
+      }
+      const freq = docFreq(term, baseFreq);
+      current = term;
+      currentInBase = inBase;
+      currentFreq = freq;
+      if (freq > 0) return term;
+      if (inBase) baseHead = base.next();
+    }
+  };
+  return {
+    next: () => {
+      if (current !== null && currentInBase) baseHead = base.next();
+      current = null;
+      return step();
+    },
+    docFreq: () => currentFreq,
+    postings: () => postings(current!, currentInBase ? base.postings() : null)!,
+  };
+}
+
+/** A numeric column whose replaced docs answer the overlay's values. */
+export function overlaidNumericColumn(base: NumericColumn | null, values: ReadonlyMap<number, number[] | undefined>): NumericColumn {
+  return {
+    count: (doc) => (values.has(doc) ? (values.get(doc)?.length ?? 0) : (base?.count(doc) ?? 0)),
+    value: (doc, index) => (values.has(doc) ? values.get(doc)![index]! : base!.value(doc, index)),
+  };
+}
+
+/**
+ * A keyword column whose replaced docs answer the overlay's values. When the overlay holds terms
+ * the leaf lacks, the ordinal space is the sorted union (the leaf's ordinals remapped).
+ */
+export function overlaidKeywordColumn(base: KeywordColumn | null, values: ReadonlyMap<number, string[] | undefined>): KeywordColumn {
+  const fresh = new Set<string>();
+  for (const list of values.values()) for (const term of list ?? []) if (!base || base.lookup(term) < 0) fresh.add(term);
+  let terms: (ordinal: number) => string;
+  let lookup: (term: string) => number;
+  let fromBase: (ordinal: number) => number;
+  let ordinalCount: number;
+  if (fresh.size === 0) {
+    terms = (ordinal) => base!.term(ordinal);
+    lookup = (term) => (base ? base.lookup(term) : -1);
+    fromBase = (ordinal) => ordinal;
+    ordinalCount = base?.ordinalCount ?? 0;
+  } else {
+    const added = [...fresh].sort(compareTerms);
+    const baseCount = base?.ordinalCount ?? 0;
+    const all: string[] = [];
+    const remap = new Int32Array(baseCount);
+    let next = 0;
+    for (let ordinal = 0; ordinal < baseCount; ordinal++) {
+      const term = base!.term(ordinal);
+      while (next < added.length && compareTerms(added[next]!, term) < 0) all.push(added[next++]!);
+      remap[ordinal] = all.length;
+      all.push(term);
+    }
+    while (next < added.length) all.push(added[next++]!);
+    terms = (ordinal) => all[ordinal]!;
+    lookup = (term) => {
+      const position = lowerBound(all, term);
+      return position < all.length && all[position] === term ? position : -1;
+    };
+    fromBase = (ordinal) => remap[ordinal]!;
+    ordinalCount = all.length;
+  }
+  const overlayOrdinals = new Map<number, number[]>();
+  const ordinalsOf = (doc: number): number[] => {
+    let ordinals = overlayOrdinals.get(doc);
+    if (!ordinals) {
+      ordinals = [...new Set(values.get(doc) ?? [])].map(lookup).sort((a, b) => a - b);
+      overlayOrdinals.set(doc, ordinals);
+    }
+    return ordinals;
+  };
+  return {
+    ordinalCount,
+    term: terms,
+    lookup,
+    count: (doc) => (values.has(doc) ? ordinalsOf(doc).length : (base?.count(doc) ?? 0)),
+    ordinal: (doc, index) => (values.has(doc) ? ordinalsOf(doc)[index]! : fromBase(base!.ordinal(doc, index))),
+  };
+}
+
+function lowerBound(sorted: readonly string[], target: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareTerms(sorted[mid]!, target) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
