@@ -299,6 +299,45 @@ test('time zones: date_histogram across DST, range queries and date_range', asyn
   assert.equal(latest.hits.total.value, inRange.filter((at) => instants.indexOf(at) % 2 === 0).length);
 });
 
+test('significant_terms against the whole collection, and ip_range on ip and keyword fields', async () => {
+  const significant = { size: 0, query: { range: { pages: { gte: 300 } } }, aggs: { unusual: { significant_terms: { field: 'genre', min_doc_count: 1 } } } };
+  const foreground = BOOKS.filter((book) => (book.source.pages as number) >= 300);
+  for (const name of ['one', 'three']) {
+    const response = await call(server, 'POST', `/${name}/_search`, { json: significant });
+    assert.equal(response.status, 200, response.text);
+    const { unusual } = response.body.aggregations;
+    assert.equal(unusual.doc_count, foreground.length);
+    assert.equal(unusual.bg_count, BOOKS.length);
+    assert.ok(unusual.buckets.length > 0);
+    for (const bucket of unusual.buckets) {
+      assert.equal(bucket.doc_count, foreground.filter((book) => book.source.genre === bucket.key).length);
+      const background = BOOKS.filter((book) => book.source.genre === bucket.key).length;
+      // As in ES, a shard reports the background of the terms in its own foreground: exact on one shard, at most the truth on several.
+      if (name === 'one') assert.equal(bucket.bg_count, background);
+      else assert.ok(bucket.bg_count >= bucket.doc_count && bucket.bg_count <= background);
+      const subset = bucket.doc_count / unusual.doc_count;
+      const superset = bucket.bg_count / unusual.bg_count;
+      assert.ok(Math.abs(bucket.score - (subset - superset) * (subset / superset)) < 1e-12);
+    }
+  }
+  const addresses = ['10.1.0.1', '10.1.0.77', '10.1.3.4', '172.16.0.9', 'fe80::1', '2001:db8::5'];
+  const mappings = { properties: { address: { type: 'ip' }, text: { type: 'keyword' } } };
+  const hosts = addresses.map((address) => ({ address, text: address }));
+  await load('hosts1', 1, mappings, hosts);
+  await load('hosts3', 3, mappings, hosts);
+  const ranges = [{ mask: '10.1.0.0/16' }, { from: '10.1.0.50', to: '172.16.0.9' }, { key: 'v6', from: '2000::' }];
+  const body = { size: 0, aggs: { ip: { ip_range: { field: 'address', ranges } }, text: { ip_range: { field: 'text', ranges, keyed: true } } } };
+  const [one, three] = await Promise.all([call(server, 'POST', '/hosts1/_search', { json: body }), call(server, 'POST', '/hosts3/_search', { json: body })]);
+  assert.equal(three.status, 200, three.text);
+  assert.deepEqual(three.body.aggregations, one.body.aggregations);
+  assert.deepEqual(three.body.aggregations.ip.buckets, [
+    { key: '10.1.0.0/16', from: '10.1.0.0', to: '10.2.0.0', doc_count: 3 },
+    { key: '10.1.0.50-172.16.0.9', from: '10.1.0.50', to: '172.16.0.9', doc_count: 2 },
+    { key: 'v6', from: '2000::', doc_count: 2 },
+  ]);
+  assert.deepEqual(Object.keys(three.body.aggregations.text.buckets), ['10.1.0.0/16', '10.1.0.50-172.16.0.9', 'v6']);
+});
+
 test('bad input to the new aggregations is a 400 with the ES error type', async () => {
   const cases: [unknown, string][] = [
     [{ best: { max_bucket: { buckets_path: 'nope>pages' } } }, 'action_request_validation_exception'],

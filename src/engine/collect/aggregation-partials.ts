@@ -9,6 +9,7 @@ import { mergeComposite } from './composite-aggregator.ts';
 import { HyperLogLog } from './hyperloglog.ts';
 import { mergeIpRanges } from './ip-range.ts';
 import { mergeDigests } from './percentiles.ts';
+import { mergeSignificantTerms } from './significant-terms.ts';
 import { mergeTopHitsPartials } from './top-hits.ts';
 
 /** How bucket keys and metric values render (`key_as_string`, `value_as_string`). */
@@ -150,6 +151,15 @@ export interface IpRangePartial {
   buckets: { docCount: number; aggs: AggregationPartials }[];
 }
 
+/** `significant_terms`: the shard's best terms with foreground and background counts, and both set sizes. */
+export interface SignificantTermsPartial {
+  type: 'significant_terms';
+  format: ValueFormat;
+  subsetSize: number;
+  supersetSize: number;
+  buckets: { key: BucketKey; docCount: number; bgCount: number; aggs: AggregationPartials }[];
+}
+
 /** `value_count`. */
 export interface ValueCountPartial {
   type: 'value_count';
@@ -177,7 +187,8 @@ export type AggregationPartial =
   | FiltersPartial
   | CompositePartial
   | TopHitsPartial
-  | IpRangePartial;
+  | IpRangePartial
+  | SignificantTermsPartial;
 
 /** Distinct values kept exactly before `cardinality` switches to a sketch (ES's maximum precision_threshold). */
 export const EXACT_CARDINALITY_LIMIT = 40_000;
@@ -270,6 +281,8 @@ function mergePartial(left: AggregationPartial, right: AggregationPartial): Aggr
       return mergeTopHitsPartials(left, right as TopHitsPartial);
     case 'ip_range':
       return mergeIpRanges(left, right as IpRangePartial, mergeAggregations);
+    case 'significant_terms':
+      return mergeSignificantTerms(left, right as SignificantTermsPartial, mergeAggregations);
     case 'cardinality':
       return mergeCardinality(left, right as CardinalityPartial);
   }

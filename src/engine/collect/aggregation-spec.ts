@@ -33,6 +33,7 @@ import { parseHistogramSpec, type HistogramSpec } from './histogram-spec.ts';
 import { parsePercentiles, type PercentilesSpec } from './percentiles.ts';
 import { parsePipeline, PIPELINE_TYPES, type PipelineSpec } from './pipeline-spec.ts';
 import { validatePipelines } from './pipelines.ts';
+import { parseSignificantTerms, type SignificantTermsSpec } from './significant-terms.ts';
 import { parseTopHits, type TopHitsSpec } from './top-hits.ts';
 import { parseTermsValueFilter, type TermsValueFilter } from './terms-include.ts';
 
@@ -80,7 +81,7 @@ export interface MetricSpec extends SpecBase {
 }
 
 /** Any aggregation spec. */
-export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec | PipelineSpec | CompositeSpec | TopHitsSpec | IpRangeSpec;
+export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec | PipelineSpec | CompositeSpec | TopHitsSpec | IpRangeSpec | SignificantTermsSpec;
 
 /**
  * Most ranges one `range` / `date_range` aggregation may list. Each document is tested against
@@ -90,7 +91,7 @@ export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec
 export const MAX_AGGREGATION_RANGES = 1000;
 
 /** Aggregation types this engine implements. */
-export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', 'filter', 'filters', 'missing', 'composite', 'top_hits', 'ip_range', ...METRIC_TYPES, ...PIPELINE_TYPES];
+export const AGGREGATION_TYPES = ['terms', 'range', 'date_range', 'histogram', 'date_histogram', 'filter', 'filters', 'missing', 'composite', 'top_hits', 'ip_range', 'significant_terms', ...METRIC_TYPES, ...PIPELINE_TYPES];
 
 /**
  * Parses a request's `aggs` object against the mapping; `now` anchors date math. With `fields`
@@ -160,6 +161,8 @@ function parseAggregation(
       return parseCompositeSpec(name, options, fields, subs, now, depth);
     case 'ip_range':
       return parseIpRangeSpec(name, options, fields, subs);
+    case 'significant_terms':
+      return parseSignificantTerms(name, options, fields, subs, now);
     case 'terms':
       return parseTerms(name, options, fields, subs, now);
     case 'range':

@@ -9,6 +9,7 @@ import { CardinalityAggregator, PercentilesAggregator, StatsAggregator, ValueCou
 import { HistogramAggregator, RangeAggregator } from './numeric-bucket-aggregators.ts';
 import type { PipelineSpec } from './pipeline-spec.ts';
 import { isPipeline } from './pipelines.ts';
+import { SignificantTermsAggregator } from './significant-terms.ts';
 import { TermsAggregator } from './terms-aggregator.ts';
 import { TopHitsAggregator, topHitsNeedScores } from './top-hits.ts';
 
@@ -50,6 +51,8 @@ function createAggregator(spec: Exclude<AggregationSpec, PipelineSpec>, context:
       return new PercentilesAggregator(spec);
     case 'ip_range':
       return new IpRangeAggregator(spec, subs());
+    case 'significant_terms':
+      return new SignificantTermsAggregator(spec, subs(), context);
     case 'top_hits':
       return new TopHitsAggregator(spec, context);
     case 'value_count':

@@ -52,7 +52,11 @@ export class AggregationContext {
   /** Score of the doc being collected (NaN when the query computes none). */
   score = NaN;
 
-  constructor(readonly loadDocument: DocumentLoader) {}
+  constructor(
+    readonly loadDocument: DocumentLoader,
+    /** Every leaf of the shard, in search order (the background of `significant_terms`). */
+    readonly leaves: readonly LeafReader[],
+  ) {}
 }
 
 /** Sibling aggregators (the top level, or the sub-aggregations of a bucket aggregation). */

@@ -13,6 +13,7 @@ import type {
   CompositePartial,
   DigestPartial,
   IpRangePartial,
+  SignificantTermsPartial,
   TopHitsPartial,
   ExtendedStatsPartial,
   FiltersPartial,
@@ -40,6 +41,7 @@ import { compareCompositeKeys, renderCompositeKey, type CompositeSpec } from './
 import type { PipelineSpec } from './pipeline-spec.ts';
 import { applyParentPipelines, isPipeline, pipelineResultType, recordOutput, siblingPipelineOutput, type OutputName } from './pipelines.ts';
 import { ipRangeBucketHeads } from './ip-range.ts';
+import { significantBuckets, type SignificantTermsSpec } from './significant-terms.ts';
 import { plainTopHit, renderTopHits, type TopHitRenderer } from './top-hits.ts';
 import { typedKeyPrefix } from './typed-keys.ts';
 import { formatValue } from './value-format.ts';
@@ -112,6 +114,8 @@ function emptyPartial(spec: Exclude<AggregationSpec, PipelineSpec>): Aggregation
       return { type: 'top_hits', total: 0, maxScore: null, hits: [] };
     case 'ip_range':
       return { type: 'ip_range', buckets: [] };
+    case 'significant_terms':
+      return { type: 'significant_terms', format: spec.source.format, subsetSize: 0, supersetSize: 0, buckets: [] };
   }
   const format: ValueFormat = spec.source.format;
   switch (spec.type) {
@@ -161,6 +165,8 @@ function renderOne(spec: Exclude<AggregationSpec, PipelineSpec>, partial: Aggreg
       return renderComposite(spec, partial as CompositePartial, context);
     case 'top_hits':
       return renderTopHits(spec, partial as TopHitsPartial, context.renderTopHit);
+    case 'significant_terms':
+      return renderSignificantTerms(spec, partial as SignificantTermsPartial, context);
     case 'ip_range': {
       const heads = ipRangeBucketHeads(spec, partial as IpRangePartial);
       context.budget.consume(heads.length);
@@ -186,6 +192,19 @@ function renderComposite(spec: CompositeSpec, partial: CompositePartial, context
   if (kept.length > 0) rendered.after_key = renderCompositeKey(spec.sources, kept[kept.length - 1]!.key);
   rendered.buckets = applyParentPipelines(spec.subs, buckets, pipelineOutputName(context));
   return rendered;
+}
+
+/** `significant_terms`: foreground and background sizes, then the most significant terms with their scores. */
+function renderSignificantTerms(spec: SignificantTermsSpec, partial: SignificantTermsPartial, context: RenderContext): Record<string, unknown> {
+  const shown = significantBuckets(spec, partial);
+  context.budget.consume(shown.length);
+  const buckets = shown.map((bucket) => {
+    const rendered: Record<string, unknown> = { key: partial.format === 'ip' && typeof bucket.key === 'string' ? decodeIp(bucket.key) : bucket.key };
+    if (typeof bucket.key === 'number' && partial.format === 'date') rendered.key_as_string = formatValue(bucket.key, 'date');
+    Object.assign(rendered, { doc_count: bucket.docCount, score: bucket.score, bg_count: bucket.bgCount });
+    return renderSpecs(rendered, spec.subs, bucket.aggs, context);
+  });
+  return { doc_count: partial.subsetSize, bg_count: partial.supersetSize, buckets: applyParentPipelines(spec.subs, buckets, pipelineOutputName(context)) };
 }
 
 /** `filters` buckets: an object by key for named filters (unless `keyed: false`), a list for anonymous ones. */

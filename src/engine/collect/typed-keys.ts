@@ -14,6 +14,8 @@ export function typedKeyPrefix(spec: AggregationSpec, partial: AggregationPartia
       return partial.type === 'terms' ? termsResultType(partial) : 'sterms';
     case 'range':
       return spec.requestedAs;
+    case 'significant_terms':
+      return partial.type === 'significant_terms' && partial.format !== 'string' && partial.format !== 'ip' ? 'siglterms' : 'sigsterms';
     case 'percentiles':
       return 'tdigest_percentiles';
     case 'percentile_ranks':

@@ -118,7 +118,7 @@ export function startQuery(
   const aggsRequest = request.aggs ?? request.aggregations;
   const aggregationSpecs = aggsRequest === undefined ? null : parseAggregations(aggsRequest, fields, now);
   const aggregators =
-    aggregationSpecs === null ? null : createAggregators(aggregationSpecs, new AggregationContext(options.loadDocument ?? leafDocumentLoader(leaves)));
+    aggregationSpecs === null ? null : createAggregators(aggregationSpecs, new AggregationContext(options.loadDocument ?? leafDocumentLoader(leaves), leaves));
   const needsScores =
     options.countOnly !== true &&
     (scoreOrder || needsScore(sortKeys!) || request.minScore !== undefined || (aggregationSpecs !== null && aggregationsNeedScores(aggregationSpecs)));
@@ -152,10 +152,10 @@ interface PhaseExtras {
 }
 
 /**
- * One shard's query phase in progress. `step` works leaf by leaf and, inside a segment, window by
+ * One shard's query phase in progress. `step` works leaf by leaf and, inside a leaf, window by
  * window; it may stop between two windows once its time is up and carry on at the next call.
- * Only segments pause: the in-memory layers (bounded by `epoch.max_docs` / `epoch.max_bytes`)
- * still take writes, so each is collected in one go, when the run reaches it.
+ * Segments and snapshot leaves pause; a live in-memory layer (bounded by `epoch.max_docs` /
+ * `epoch.max_bytes`) still takes writes, so outside a snapshot it is collected in one go.
  */
 export class QueryPhaseRun {
   private leafIndex = 0;

@@ -1,0 +1,226 @@
+/**
+ * `significant_terms`: the terms unusually frequent in a bucket (the foreground) compared with
+ * the whole collection (the background), scored with JLH, Elasticsearch's default: the absolute
+ * change of a term's probability times its relative change, 0 when the term is not more frequent
+ * in the foreground. A shard counts the foreground and reads the background frequency of its
+ * candidate terms from its term dictionary (deleted docs included, like ES's docFreq), or from
+ * the column for fields without one, and returns its `shard_size` best; the coordinating node sums
+ * both counts per term and keeps the terms with a positive score and `min_doc_count` docs.
+ */
+import { EngineError } from '../errors.ts';
+import type { FlatField } from '../mapping/mapping.ts';
+import { checkKeys, dslError, expectObject, readInteger } from '../query/dsl-reader.ts';
+import type { KeywordColumn, LeafReader, NumericColumn } from '../segment/leaf-reader.ts';
+import { valueSource, type ValueSource } from './aggregation-options.ts';
+import type { AggregationPartials, BucketKey, SignificantTermsPartial } from './aggregation-partials.ts';
+import type { AggregationSpec } from './aggregation-spec.ts';
+import type { AggregationContext, Aggregator, AggregatorGroup } from './aggregator.ts';
+import type { BucketBudget } from './bucket-budget.ts';
+import { BucketOrdinals, GrowableFloats, KeyDictionary } from './bucket-ordinals.ts';
+import { acceptsValue, parseTermsValueFilter, type TermsValueFilter } from './terms-include.ts';
+
+/** `significant_terms`. */
+export interface SignificantTermsSpec {
+  type: 'significant_terms';
+  name: string;
+  subs: AggregationSpec[];
+  source: ValueSource;
+  size: number;
+  shardSize: number;
+  minDocCount: number;
+  shardMinDocCount: number;
+  valueFilter: TermsValueFilter | null;
+}
+
+const OTHER_HEURISTICS = ['mutual_information', 'chi_square', 'gnd', 'percentage', 'script_heuristic'];
+
+/** Parses a `significant_terms` aggregation. */
+export function parseSignificantTerms(
+  name: string,
+  options: Record<string, unknown>,
+  fields: ReadonlyMap<string, FlatField> | null,
+  subs: AggregationSpec[],
+  now: number,
+): SignificantTermsSpec {
+  checkKeys(
+    options,
+    ['field', 'size', 'shard_size', 'min_doc_count', 'shard_min_doc_count', 'include', 'exclude', 'jlh', 'execution_hint', 'background_filter', 'script', ...OTHER_HEURISTICS],
+    'significant_terms',
+  );
+  for (const heuristic of OTHER_HEURISTICS) {
+    if (options[heuristic] !== undefined) throw dslError(`[significant_terms] the [${heuristic}] heuristic is not supported; only [jlh] (the default) is`);
+  }
+  if (options.background_filter !== undefined) throw dslError('[significant_terms] [background_filter] is not supported; the background is the whole collection');
+  if (options.jlh !== undefined) checkKeys(expectObject(options.jlh, 'jlh'), [], 'jlh');
+  const source = valueSource(options, fields, 'significant_terms');
+  if (source.kind === 'numeric' && source.format !== 'number' && source.format !== 'date') {
+    throw new EngineError('illegal_argument', `Field [${source.field}] of type [${source.format}] is not supported for aggregation [significant_terms]`);
+  }
+  const size = options.size === undefined ? 10 : readInteger(options.size, 'size', 'significant_terms', 1, 65_536);
+  const shardSize = options.shard_size === undefined ? Math.floor(size * 1.5 + 10) : Math.max(readInteger(options.shard_size, 'shard_size', 'significant_terms', 1, 65_536), size);
+  const minDocCount = options.min_doc_count === undefined ? 3 : readInteger(options.min_doc_count, 'min_doc_count', 'significant_terms');
+  const shardMinDocCount = options.shard_min_doc_count === undefined ? 1 : readInteger(options.shard_min_doc_count, 'shard_min_doc_count', 'significant_terms');
+  const valueFilter = parseTermsValueFilter(options, name, source, now);
+  return { type: 'significant_terms', name, subs, source, size, shardSize, minDocCount, shardMinDocCount, valueFilter };
+}
+
+/** The JLH score of a term: 0 unless it is more frequent in the foreground than in the background. */
+export function jlhScore(subsetDf: number, subsetSize: number, supersetDf: number, supersetSize: number): number {
+  if (subsetSize === 0 || supersetSize === 0 || supersetDf === 0) return 0;
+  const subsetProbability = subsetDf / subsetSize;
+  const supersetProbability = supersetDf / supersetSize;
+  const absoluteChange = subsetProbability - supersetProbability;
+  if (absoluteChange <= 0) return 0;
+  return absoluteChange * (subsetProbability / supersetProbability);
+}
+
+/** Shard collector of a `significant_terms`. */
+export class SignificantTermsAggregator implements Aggregator {
+  readonly name: string;
+  private readonly keys = new KeyDictionary<BucketKey>();
+  private readonly ordinals = new BucketOrdinals();
+  private readonly docCounts = new GrowableFloats(0);
+  /** Docs collected per owner (the foreground size). */
+  private readonly subsetSizes = new GrowableFloats(0);
+  private keyword: KeywordColumn | null = null;
+  private numeric: NumericColumn | null = null;
+  /** Background counts per leaf for fields read from their column, built on first need. */
+  private columnCounts: Map<BucketKey, number>[] | null = null;
+
+  constructor(
+    private readonly spec: SignificantTermsSpec,
+    private readonly subs: AggregatorGroup,
+    private readonly context: AggregationContext,
+  ) {
+    this.name = spec.name;
+  }
+
+  setLeaf(leaf: LeafReader): void {
+    const { source } = this.spec;
+    this.keyword = source.kind === 'keyword' ? leaf.keywordColumn(source.field) : null;
+    this.numeric = source.kind === 'numeric' ? leaf.numericColumn(source.field) : null;
+    this.subs.setLeaf(leaf);
+  }
+
+  collect(doc: number, owner: number): void {
+    this.subsetSizes.ensure(owner);
+    this.subsetSizes.data[owner]!++;
+    const values: BucketKey[] = [];
+    if (this.keyword !== null) {
+      const count = this.keyword.count(doc);
+      for (let i = 0; i < count; i++) values.push(this.keyword.term(this.keyword.ordinal(doc, i)));
+    } else if (this.numeric !== null) {
+      const count = this.numeric.count(doc);
+      for (let i = 0; i < count; i++) values.push(this.numeric.value(doc, i));
+    }
+    let previous: BucketKey | undefined;
+    for (const value of values) {
+      if (value === previous) continue;
+      previous = value;
+      if (this.spec.valueFilter !== null && !acceptsValue(this.spec.valueFilter, value)) continue;
+      const ordinal = this.ordinals.ordinal(owner, this.keys.idOf(value));
+      this.docCounts.ensure(ordinal);
+      this.docCounts.data[ordinal]!++;
+      this.subs.collect(doc, ordinal);
+    }
+  }
+
+  /** Docs of the whole shard holding `key`. */
+  private backgroundCount(key: BucketKey): number {
+    const { field } = this.spec.source;
+    const leaves = this.context.leaves;
+    let total = 0;
+    for (let index = 0; index < leaves.length; index++) {
+      const leaf = leaves[index]!;
+      if (typeof key === 'string' && leaf.indexedFields().includes(field)) total += leaf.docFreq(field, key);
+      else total += this.leafColumnCounts(index).get(key) ?? 0;
+    }
+    return total;
+  }
+
+  /** Live docs per value of a leaf, read from its column once. */
+  private leafColumnCounts(index: number): Map<BucketKey, number> {
+    this.columnCounts ??= [];
+    let counts = this.columnCounts[index];
+    if (counts !== undefined) return counts;
+    counts = new Map();
+    const leaf = this.context.leaves[index]!;
+    const { field, kind } = this.spec.source;
+    const keyword = kind === 'keyword' ? leaf.keywordColumn(field) : null;
+    const numeric = kind === 'numeric' ? leaf.numericColumn(field) : null;
+    for (let doc = 0; doc < leaf.maxDoc; doc++) {
+      if (!leaf.isLive(doc)) continue;
+      const count = keyword?.count(doc) ?? numeric?.count(doc) ?? 0;
+      let previous: BucketKey | undefined;
+      for (let i = 0; i < count; i++) {
+        const value = keyword !== null ? keyword.term(keyword.ordinal(doc, i)) : numeric!.value(doc, i);
+        if (value === previous) continue;
+        previous = value;
+        counts.set(value, (counts.get(value) ?? 0) + 1);
+      }
+    }
+    this.columnCounts[index] = counts;
+    return counts;
+  }
+
+  partial(owner: number, budget: BucketBudget): SignificantTermsPartial {
+    const { spec } = this;
+    const subsetSize = this.subsetSizes.get(owner);
+    let supersetSize = 0;
+    for (const leaf of this.context.leaves) supersetSize += leaf.numLiveDocs();
+    const candidates: { key: BucketKey; docCount: number; bgCount: number; score: number; ordinal: number }[] = [];
+    for (const ordinal of this.ordinals.ordinalsOf(owner)) {
+      const docCount = this.docCounts.get(ordinal);
+      if (docCount < spec.shardMinDocCount) continue;
+      const key = this.keys.keys[this.ordinals.keyIdOf(ordinal)]!;
+      const bgCount = this.backgroundCount(key);
+      candidates.push({ key, docCount, bgCount, score: jlhScore(docCount, subsetSize, bgCount, supersetSize), ordinal });
+    }
+    candidates.sort(compareSignificance);
+    const kept = candidates.slice(0, spec.shardSize);
+    budget.consume(Math.min(kept.length, spec.size));
+    return {
+      type: 'significant_terms',
+      format: spec.source.format,
+      subsetSize,
+      supersetSize,
+      buckets: kept.map(({ key, docCount, bgCount, ordinal }) => ({ key, docCount, bgCount, aggs: this.subs.partials(ordinal, budget) })),
+    };
+  }
+}
+
+/** Best score first, then by key. */
+function compareSignificance(left: { key: BucketKey; score: number }, right: { key: BucketKey; score: number }): number {
+  if (left.score !== right.score) return right.score - left.score;
+  if (typeof left.key === 'number' && typeof right.key === 'number') return left.key - right.key;
+  return String(left.key) < String(right.key) ? -1 : String(left.key) > String(right.key) ? 1 : 0;
+}
+
+/** Merges two shards' partials: sizes and, per term, foreground and background counts summed. */
+export function mergeSignificantTerms(
+  left: SignificantTermsPartial,
+  right: SignificantTermsPartial,
+  mergeAggs: (partials: readonly AggregationPartials[]) => AggregationPartials,
+): SignificantTermsPartial {
+  const byKey = new Map<string, SignificantTermsPartial['buckets'][number]>();
+  for (const bucket of [...left.buckets, ...right.buckets]) {
+    const identity = `${typeof bucket.key}:${bucket.key}`;
+    const existing = byKey.get(identity);
+    byKey.set(
+      identity,
+      existing === undefined
+        ? bucket
+        : { key: bucket.key, docCount: existing.docCount + bucket.docCount, bgCount: existing.bgCount + bucket.bgCount, aggs: mergeAggs([existing.aggs, bucket.aggs]) },
+    );
+  }
+  return { type: 'significant_terms', format: left.format, subsetSize: left.subsetSize + right.subsetSize, supersetSize: left.supersetSize + right.supersetSize, buckets: [...byKey.values()] };
+}
+
+/** The buckets to show after the merge: positive score, `min_doc_count` docs, the `size` best. */
+export function significantBuckets(spec: SignificantTermsSpec, partial: SignificantTermsPartial): (SignificantTermsPartial['buckets'][number] & { score: number })[] {
+  return partial.buckets
+    .map((bucket) => ({ ...bucket, score: jlhScore(bucket.docCount, partial.subsetSize, bucket.bgCount, partial.supersetSize) }))
+    .filter((bucket) => bucket.score > 0 && bucket.docCount >= spec.minDocCount)
+    .sort(compareSignificance)
+    .slice(0, spec.size);
+}
