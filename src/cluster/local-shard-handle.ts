@@ -143,7 +143,9 @@ export class LocalShardHandle implements ShardHandle {
   /**
    * Yields to the event loop first, and then every `QUERY_SLICE_MS` of query work, so that searches
    * sharing this thread interleave (search lanes then see them as concurrent) and one long query
-   * phase never holds the thread (the HTTP thread, with `node.shard_workers: 0`).
+   * phase never holds the thread (the HTTP thread, with `node.shard_workers: 0`). Every search reads
+   * a snapshot of the shard, so it may pause in any leaf, the in-memory layers included, and still
+   * see each document once, as it was when the search began, whatever writes run in its pauses.
    */
   async query(request: ShardSearchRequest, reader?: ReaderUse): Promise<QueryPhase> {
     await nextTurn();
@@ -194,7 +196,7 @@ export class LocalShardHandle implements ShardHandle {
 
   /** The searcher a search runs on: the reader context's snapshot (held until `endSearch`), or a new point-in-time view. */
   private searchOn(request: ShardSearchRequest, use: ReaderUse | undefined): { searcher: Searcher; held: ReaderContext | null; shardRequest: ShardSearchRequest } {
-    if (use === undefined) return { searcher: this.shard.searcher(), held: null, shardRequest: request };
+    if (use === undefined) return { searcher: this.shard.snapshot(), held: null, shardRequest: request };
     const reader = this.readers.get(use.id);
     if (!reader) throw new EngineError('search_context_missing', `No search context found for id [${use.id}]`);
     if (use.keepAliveMs !== undefined) reader.info.keepAliveMs = use.keepAliveMs;
@@ -248,7 +250,7 @@ export class LocalShardHandle implements ShardHandle {
   }
 
   async count(query: unknown) {
-    const searcher = this.shard.searcher();
+    const searcher = this.shard.snapshot();
     try {
       return (await runInSlices(searcher.startCount(query))).total.value;
     } finally {

@@ -89,6 +89,17 @@ class MutablePostingsCursor implements PostingsCursor {
     return this.postings.freqs[this.index]!;
   }
 
+  countBelow(doc: number): number {
+    let low = 0;
+    let high = this.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.docs[mid]! < doc) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+
   positions(): ArrayLike<number> {
     const { positions, positionStarts } = this.postings;
     if (!positions || !positionStarts) return [];

@@ -39,6 +39,8 @@ export interface PostingsCursor {
   readonly maxFreq: number;
   /** Smallest norm byte over the whole postings list. */
   readonly minNorm: number;
+  /** In-memory postings only: how many of the listed docs are below `doc`, without moving (a binary search). */
+  countBelow?(doc: number): number;
 }
 
 /** Sorted iteration over a field's terms. */

@@ -100,7 +100,8 @@ export class SnapshotLeaf implements LeafReader {
     if (count === undefined) {
       count = 0;
       const cursor = this.leaf.postings(field, term);
-      if (cursor !== null) while (cursor.next() < this.maxDoc) count++;
+      if (cursor?.countBelow) count = cursor.countBelow(this.maxDoc);
+      else if (cursor !== null) while (cursor.next() < this.maxDoc) count++;
       if (this.docFreqs.size >= DOC_FREQ_CACHE_LIMIT) this.docFreqs.clear();
       this.docFreqs.set(key, count);
     }
