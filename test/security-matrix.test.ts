@@ -113,6 +113,9 @@ const ROUTES: Record<string, Sample> = {
   'GET /_cat/segments': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_cat/segments' }) },
   'GET /_cat/segments/:target': { role: 'monitor', scoping: 'global', request: async (side) => ({ path: `/_cat/segments/${docs(side)}` }) },
   'GET /_cluster/health': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_cluster/health?level=collections' }) },
+  'GET /_cluster/health/:collection': { role: 'monitor', scoping: 'namespace', request: async (side) => ({ path: `/_cluster/health/${docs(side)}` }) },
+  'GET /_cat/aliases': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_cat/aliases' }) },
+  'GET /_cat/aliases/:name': { role: 'monitor', scoping: 'global', request: async (side) => ({ path: `/_cat/aliases/${await freshAlias(side)}` }) },
   'GET /_cluster/state': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_cluster/state' }) },
   'GET /_cluster/state/:sections': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_cluster/state/namespaces,collections' }) },
   'GET /_node/:node_id': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_node/_local' }) },
@@ -184,6 +187,11 @@ const ROUTES: Record<string, Sample> = {
     scoping: 'namespace',
     request: async (side) => ({ path: `/${docs(side)}/_update_by_query`, ...json({ query: { ids: { values: ['1'] } }, doc: { title: 'one again' } }) }),
   },
+  'POST /_reindex': {
+    role: 'write',
+    scoping: 'namespace',
+    request: async (side) => ({ path: '/_reindex', ...json({ source: { index: docs(side) }, dest: { index: await freshCollection(side) } }) }),
+  },
   'GET /_mget': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: '/_mget', ...json({ docs: [{ _index: docs(side), _id: '1' }] }) }) },
   'POST /_mget': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: '/_mget', ...json({ docs: [{ _index: docs(side), _id: '1' }] }) }) },
   'GET /:collection/_mget': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_mget`, ...json({ ids: ['1'] }) }) },
@@ -221,6 +229,7 @@ const ROUTES: Record<string, Sample> = {
   'GET /:collection': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}` }) },
   'HEAD /:collection': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}` }) },
   'DELETE /:collection': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${await freshCollection(side)}` }) },
+  ...aliasRoutes(),
   'GET /_mapping': { role: 'read', scoping: 'global', request: async () => ({ path: '/_mapping' }) },
   'GET /:collection/_mapping': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_mapping` }) },
   'PUT /:collection/_mapping': {
@@ -240,6 +249,33 @@ const ROUTES: Record<string, Sample> = {
   'GET /:collection/_refresh': { role: 'write', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_refresh` }) },
   'POST /:collection/_refresh': { role: 'write', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_refresh` }) },
 };
+
+/** A fresh alias of the side's collection. */
+async function freshAlias(side: Side): Promise<string> {
+  const name = unique(`${side}-alias`);
+  await admin('PUT', `/${docs(side)}/_alias/${name}`);
+  return name;
+}
+
+/** The alias routes: changes need `manage` on the collection's namespace; listings filter what a limited key sees. */
+function aliasRoutes(): Record<string, Sample> {
+  const routes: Record<string, Sample> = {
+    'POST /_aliases': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: '/_aliases', ...json({ actions: [{ add: { index: docs(side), alias: unique(`${side}-alias`) } }] }) }) },
+  };
+  for (const segment of ['_alias', '_aliases']) {
+    for (const method of ['PUT', 'POST']) {
+      routes[`${method} /:collection/${segment}/:name`] = { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/${segment}/${unique(`${side}-alias`)}` }) };
+    }
+    routes[`DELETE /:collection/${segment}/:name`] = { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/${segment}/${await freshAlias(side)}` }) };
+  }
+  for (const method of ['GET', 'HEAD']) {
+    routes[`${method} /_alias`] = { role: 'read', scoping: 'global', request: async () => ({ path: '/_alias' }) };
+    routes[`${method} /_alias/:name`] = { role: 'read', scoping: 'global', request: async (side) => ({ path: `/_alias/${await freshAlias(side)}` }) };
+    routes[`${method} /:collection/_alias`] = { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_alias` }) };
+    routes[`${method} /:collection/_alias/:name`] = { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_alias/${await freshAlias(side)}` }) };
+  }
+  return routes;
+}
 
 /** An `_msearch` body with one search of the side's collection (a namespace-limited key outside it gets a 403 item, not a 403 request). */
 function msearchRequest(path: string, side: Side): { path: string } & CallOptions {
