@@ -193,6 +193,8 @@ test('match_only_text: matches and phrases; wildcard: patterns', async () => {
   assert.deepEqual(await ids({ match: { body: 'brown' } }), ['d1', 'd3']);
   assert.deepEqual(await ids({ match_phrase: { body: 'brown fox' } }), ['d1']);
   assert.deepEqual(await ids({ match_phrase: { body: 'fox brown' } }), []);
+  const [marked] = await searchBoth({ query: { match: { body: 'fox' } }, highlight: { fields: { body: {} } } });
+  assert.deepEqual(marked.hits.hits[0].highlight, { body: ['the quick brown <em>fox</em>'] });
   assert.deepEqual(await ids({ wildcard: { path: '/usr/*/node' } }), ['d1']);
   assert.deepEqual(await ids({ regexp: { path: '/usr/bin/e.v' } }), ['d2']);
   assert.deepEqual(await ids({ term: { path: '/usr/bin/env' } }), ['d2']);
@@ -313,6 +315,8 @@ test('root _source: excludes and includes hide fields from reads; enabled: false
   const found = await call(server, 'POST', '/hidden_src/_search', { json: { query: { term: { secret: 's3cr3t' } } } });
   assert.equal(found.body.hits.total.value, 1, 'an excluded field is still indexed');
   assert.deepEqual(found.body.hits.hits[0]._source, { name: 'n', meta: {}, other: 2 });
+  const highlighted = await call(server, 'POST', '/hidden_src/_search', { json: { query: { term: { secret: 's3cr3t' } }, highlight: { fields: { '*': {} } } } });
+  assert.equal(highlighted.body.hits.hits[0].highlight, undefined, 'highlighting does not show an excluded field');
   const none = await call(server, 'GET', '/no_src/_doc/1');
   assert.equal(none.body.found, true);
   assert.equal(none.body._source, undefined);
@@ -366,7 +370,15 @@ test('index settings: max_result_window and max_docvalue_fields_search (dynamic)
   assert.equal(after.body.limited.settings.index.max_result_window, '20');
 });
 
-test('after a restart the mapping, its parameters and the indexed values are all still there', async () => {
+test('after a merge into segments and a restart the mapping, its parameters and the indexed values are all still there', async () => {
+  for (const name of COLLECTIONS) {
+    const merged = await call(server, 'POST', `/${name}/_forcemerge`);
+    assert.equal(merged.status, 200, merged.text);
+  }
+  const segments = await call(server, 'GET', '/_cat/segments/types3?format=json');
+  assert.ok(segments.body.length > 0, 'the documents are in on-disk segments');
+  assert.deepEqual(await ids({ term: { 'labels.color': 'red' } }), ['d1', 'd3'], 'flattened keys from segments');
+  assert.deepEqual(await ids({ range: { addr: { gte: '10.0.0.5', lte: '10.0.0.255' } } }), ['d2'], 'ip ranges from segments');
   await server.restart();
   assert.deepEqual(await ids({ term: { addr: '10.0.0.0/8' } }), ['d1', 'd2']);
   assert.deepEqual(await ids({ term: { 'labels.color': 'red' } }), ['d1', 'd3']);

@@ -56,8 +56,8 @@ export function renderSearchHit(collection: HostedCollection, document: HitDocum
   const source = visible === undefined ? undefined : applySourceFilter(visible, options.source);
   if (source !== undefined) rendered._source = source;
   if (sortValues !== undefined) rendered.sort = displaySortValues(sortValues, options.sort, collection.fields);
-  if (options.highlight && document.source) {
-    const fragments = highlight(document.source, options.highlight, options.query, collection.fields);
+  if (options.highlight && visible) {
+    const fragments = highlight(visible, options.highlight, options.query, collection.fields);
     if (Object.keys(fragments).length > 0) rendered.highlight = fragments;
   }
   return rendered;

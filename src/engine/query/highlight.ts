@@ -8,7 +8,7 @@
  */
 import { analyze, type Token } from '../analysis/analyzer.ts';
 import { setKey } from '../mapping/json-value.ts';
-import type { FlatField } from '../mapping/mapping.ts';
+import { FLATTENED_TYPES, type FlatField } from '../mapping/mapping.ts';
 import { asArray, checkKeys, dslError, expectObject, isDslObject, readBoolean, readEnum, readInteger, readString, singleEntry, type DslObject } from './dsl-reader.ts';
 import { parseQuery } from './parse-query.ts';
 import type { HighlightTerms } from './scorer.ts';
@@ -227,7 +227,7 @@ export function highlight(
   for (const [pattern, options] of requestedFields(object, base)) {
     const expression = new WildcardPattern(pattern);
     for (const field of fields.values()) {
-      if ((field.type !== 'text' && field.type !== 'keyword') || !expression.matches(field.path) || Object.hasOwn(result, field.path)) continue;
+      if (!isHighlightable(field) || !expression.matches(field.path) || Object.hasOwn(result, field.path)) continue;
       const extracted = termsFor(options.highlightQuery ?? query);
       const terms = options.requireFieldMatch ? extracted.terms.get(field.path) : unionOf(extracted.terms);
       const prefixes = options.requireFieldMatch ? extracted.prefixes.get(field.path) : unionOf(extracted.prefixes);
@@ -255,4 +255,9 @@ export function highlight(
     }
   }
   return result;
+}
+
+/** Text and keyword-like fields whose source values are their terms (not `ip` terms, not a flattened field's keyed companion). */
+function isHighlightable(field: FlatField): boolean {
+  return (field.storage === 'text' || field.storage === 'keyword') && field.type !== 'ip' && field.keyPrefix === undefined && !FLATTENED_TYPES.has(field.type);
 }
