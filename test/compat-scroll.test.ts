@@ -356,3 +356,42 @@ test('point in time: Elasticsearch and OpenSearch forms, _shard_doc paging, list
   }
   await call(server, 'DELETE', '/_pit', { json: { id: valid } });
 });
+
+test('the OpenSearch client: search with scroll, scroll, clearScroll, the scrollDocuments helper, and the point-in-time calls', async () => {
+  const { Client } = await import('@opensearch-project/opensearch');
+  const client = new Client({ node: server.url });
+  try {
+    const first = await client.search({ index: 'small', scroll: '30s', size: 20, body: { sort: [{ n: 'asc' }] } });
+    const ids: string[] = first.body.hits.hits.map((hit) => String(hit._id));
+    let scrollId = first.body._scroll_id!;
+    for (;;) {
+      const next = await client.scroll({ scroll_id: scrollId, scroll: '30s' });
+      if (next.body.hits.hits.length === 0) break;
+      ids.push(...next.body.hits.hits.map((hit) => String(hit._id)));
+      scrollId = next.body._scroll_id!;
+    }
+    const cleared = await client.clearScroll({ body: { scroll_id: [scrollId] } });
+    assert.deepEqual(cleared.body, { succeeded: true, num_freed: 2 });
+    const expected = (await call(server, 'POST', '/small/_search', { json: { size: 100, sort: [{ n: 'asc' }], _source: false } })).body.hits.hits.map((hit: { _id: string }) => hit._id);
+    assert.deepEqual(ids, expected);
+
+    const helped: string[] = [];
+    for await (const document of client.helpers.scrollDocuments<{ n: number }>({ index: 'small', size: 7, body: { query: { match_all: {} } } })) helped.push(String(document.n));
+    assert.equal(new Set(helped).size, expected.length);
+
+    const pit = await client.createPit({ index: ['small'], keep_alive: '1m' });
+    const pitId = pit.body.pit_id!;
+    const listed = await client.getAllPits();
+    assert.ok(listed.body.pits!.some((entry: { pit_id?: string }) => entry.pit_id === pitId));
+    const page = await client.search({ body: { size: 5, pit: { id: pitId, keep_alive: '1m' }, sort: [{ n: 'desc' }] } });
+    assert.equal(page.body.hits.hits.length, 5);
+    assert.equal(page.body.pit_id, pitId);
+    const deleted = await client.deletePit({ body: { pit_id: [pitId] } });
+    assert.deepEqual(deleted.body.pits, [{ successful: true, pit_id: pitId }]);
+    await client.createPit({ index: ['small'], keep_alive: '1m' });
+    const all = await client.deleteAllPits();
+    assert.equal(all.body.pits!.length, 1);
+  } finally {
+    await client.close();
+  }
+});
