@@ -6,7 +6,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@opensearch-project/opensearch';
-import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+import { call, startServer, type TroveServer } from './harness.ts';
+import { loadShardedCollections } from './sharded-collections.ts';
 
 let server: TroveServer;
 let client: Client;
@@ -24,13 +25,7 @@ before(async () => {
   const mappings = {
     properties: { title: { type: 'text' }, summary: { type: 'text' }, code: { type: 'keyword' }, genre: { type: 'keyword' }, year: { type: 'integer' } },
   };
-  for (const [name, shards] of [['books', 1], ['books3', 3]] as const) {
-    const created = await call(server, 'PUT', `/${name}`, { json: { settings: { number_of_shards: shards }, mappings } });
-    assert.equal(created.status, 200, created.text);
-    const body = ndjson(BOOKS.flatMap((book, index) => [{ index: { _id: `b${index + 1}` } }, book]));
-    const loaded = await call(server, 'POST', `/${name}/_bulk?refresh=true`, { body, headers: { 'content-type': 'application/x-ndjson' } });
-    assert.equal(loaded.body.errors, false, loaded.text);
-  }
+  await loadShardedCollections(server, [['books', 1], ['books3', 3]], mappings, BOOKS);
 });
 
 after(async () => {

@@ -146,6 +146,8 @@ const ROUTES: Record<string, Sample> = {
   'POST /_validate/query': { role: 'read', scoping: 'global', request: async () => ({ path: '/_validate/query', ...json({ query: { match_all: {} } }) }) },
   'GET /:collection/_validate/query': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_validate/query?q=title:x` }) },
   'POST /:collection/_validate/query': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_validate/query`, ...json({ query: { match_all: {} } }) }) },
+  'GET /:collection/_explain/:id': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_explain/1?q=title:x` }) },
+  'POST /:collection/_explain/:id': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_explain/1`, ...json({ query: { match_all: {} } }) }) },
   'GET /_analyze': { role: 'read', scoping: 'global', request: async () => ({ path: '/_analyze', ...json({ text: 'a b' }) }) },
   'POST /_analyze': { role: 'read', scoping: 'global', request: async () => ({ path: '/_analyze', ...json({ text: 'a b' }) }) },
   'GET /:collection/_analyze': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_analyze`, ...json({ field: 'title', text: 'a b' }) }) },

@@ -56,6 +56,8 @@ export interface SearchParams {
   scroll?: string;
   /** ES `version` query parameter: hits carry `_version` (overrides the body's `version`). */
   version?: boolean;
+  /** ES `explain` query parameter: hits carry `_explanation` (overrides the body's `explain`). */
+  explain?: boolean;
 }
 
 /** A validated search, ready for the query and fetch phases. */
@@ -93,6 +95,13 @@ const SEARCH_KEYS = new Set([
   'highlight',
   'version',
   'seq_no_primary_term',
+  // Read by search-features.ts.
+  'explain',
+  'profile',
+  'collapse',
+  'stored_fields',
+  'docvalue_fields',
+  'fields',
 ]);
 
 const TIME_UNITS: Record<string, number> = { nanos: 1e-6, micros: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

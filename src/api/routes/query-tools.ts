@@ -1,12 +1,14 @@
 /**
- * `_validate/query` and `_analyze` routes: whether a query parses (src/node/validate-query.ts)
- * and the tokens of a text (src/node/analyze.ts), as Elasticsearch answers them.
+ * `_validate/query`, `_explain` and `_analyze` routes: whether a query parses
+ * (src/node/validate-query.ts), how a document scores (src/node/explain-api.ts) and the tokens of
+ * a text (src/node/analyze.ts), as Elasticsearch answers them.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { SearchService } from '../../node/search-service.ts';
-import { AnyObject, CollectionParams, FlagParam, flagSet, optionalBody, querySchema } from '../params.ts';
+import { explainDocument } from '../../node/explain-api.ts';
+import { AnyObject, CollectionParams, DocumentParams, FlagParam, flagSet, optionalBody, querySchema } from '../params.ts';
 
 const ValidateQuery = querySchema({
   q: Type.Optional(Type.String()),
@@ -24,6 +26,17 @@ const ValidateQuery = querySchema({
 });
 
 const ValidateBody = Type.Object({ query: Type.Optional(AnyObject) }, { additionalProperties: false });
+
+const ExplainQuery = querySchema({
+  q: Type.Optional(Type.String()),
+  df: Type.Optional(Type.String({ minLength: 1 })),
+  default_operator: Type.Optional(Type.String()),
+  analyzer: Type.Optional(Type.String()),
+  lenient: Type.Optional(FlagParam),
+  analyze_wildcard: Type.Optional(FlagParam),
+  routing: Type.Optional(Type.String()),
+  preference: Type.Optional(Type.String()),
+});
 
 /** What the routes need: the search service. */
 export interface QueryToolRouteOptions {
@@ -50,6 +63,21 @@ export async function queryToolRoutes(instance: FastifyInstance, options: QueryT
     config: { role: 'read', collectionTarget: true },
     schema: { params: CollectionParams, querystring: ValidateQuery, body: optionalBody(ValidateBody) },
     handler: async (request) => search.validateQuery(request.params.collection, request.body ?? {}, validateParams(request.query)),
+  });
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/:collection/_explain/:id',
+    config: { role: 'read', collectionTarget: true },
+    schema: { params: DocumentParams, querystring: ExplainQuery, body: optionalBody(ValidateBody) },
+    handler: async (request, reply) => {
+      const { collection, id } = request.params;
+      const { q, df, default_operator: defaultOperator, analyzer, lenient, analyze_wildcard: analyzeWildcard } = request.query;
+      const qOptions = { df, defaultOperator, analyzer, lenient: lenient === undefined ? undefined : flagSet(lenient), analyzeWildcard: analyzeWildcard === undefined ? undefined : flagSet(analyzeWildcard) };
+      const { found, response } = await explainDocument(collection, id, request.body ?? {}, { q, qOptions }, (body) => search.search(collection, body));
+      if (!found) reply.code(404);
+      return response;
+    },
   });
 
   app.route({

@@ -47,6 +47,7 @@ const SearchQuery = querySchema({
   rest_total_hits_as_int: Type.Optional(FlagParam),
   version: Type.Optional(FlagParam),
   scroll: Type.Optional(Type.String({ minLength: 1 })),
+  explain: Type.Optional(FlagParam),
 });
 
 const CountQuery = querySchema({ ...TARGET_QUERY, ...Q_QUERY });
@@ -76,6 +77,12 @@ const SearchBody = Type.Object(
     version: Type.Optional(Type.Boolean()),
     seq_no_primary_term: Type.Optional(Type.Boolean()),
     pit: Type.Optional(AnyObject),
+    explain: Type.Optional(Type.Boolean()),
+    profile: Type.Optional(Type.Boolean()),
+    collapse: Type.Optional(AnyObject),
+    stored_fields: Type.Optional(Type.Unknown()),
+    docvalue_fields: Type.Optional(Type.Array(Type.Unknown())),
+    fields: Type.Optional(Type.Array(Type.Unknown())),
   },
   { additionalProperties: false },
 );
@@ -102,6 +109,7 @@ function searchParams(query: Static<typeof SearchQuery>): SearchParams {
     restTotalHitsAsInt: flagSet(query.rest_total_hits_as_int),
   };
   if (query.version !== undefined) params.version = flagSet(query.version);
+  if (query.explain !== undefined) params.explain = flagSet(query.explain);
   if (query.scroll !== undefined) params.scroll = query.scroll;
   if (query._source !== undefined) params.source = query._source === '' ? true : query._source;
   const track = query.track_total_hits;

@@ -99,13 +99,18 @@ export class FuzzyQuery implements Query {
   }
 
   createWeight(context: SearchContext, needsScores: boolean, boost: number): Weight {
+    return this.rewrite(context).createWeight(context, needsScores, boost);
+  }
+
+  /** The query this one stands for on the shard: its expansions as blended term queries (counted against the clause limit). */
+  rewrite(context: SearchContext): Query {
     const expansions = this.expand(context.leaves);
-    if (expansions.length === 0) return new MatchNoneQuery().createWeight();
+    if (expansions.length === 0) return new MatchNoneQuery();
     context.chargeExpansions(expansions.length - 1);
     let maxDocFreq = 0;
     for (const { term } of expansions) maxDocFreq = Math.max(maxDocFreq, context.docFreq(this.field, term));
     const should = expansions.map(({ term, boost: similarity }) => new TermQuery(this.field, term, similarity, maxDocFreq));
-    return new BooleanQuery({ must: [], should, filter: [], mustNot: [] }, 1, this.boost).createWeight(context, needsScores, boost);
+    return new BooleanQuery({ must: [], should, filter: [], mustNot: [] }, 1, this.boost);
   }
 
   /** The best `maxExpansions` terms of the shard by boost, then term order. */

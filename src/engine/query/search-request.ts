@@ -1,5 +1,7 @@
 /** The query phase of a search as one shard sees it: request in, top hits and partials out. */
 import type { AggregationPartials } from '../collect/aggregation-partials.ts';
+import type { Explanation } from './explain.ts';
+import type { QueryProfile } from './profile.ts';
 
 /** Hits counted exactly before the total becomes a lower bound (Elasticsearch's default). */
 export const DEFAULT_TRACK_TOTAL_HITS = 10_000;
@@ -35,6 +37,17 @@ export interface ShardSearchRequest {
   shardIndex?: number;
   /** Whether the fetch phase reads each hit's stored `_source` (default true); false: id and doc meta only. */
   fetchSource?: boolean;
+  /** Each returned hit carries the explanation of its score (ES `explain`). */
+  explain?: boolean;
+  /** The result carries the query phase's profile (ES `profile`). */
+  profile?: boolean;
+}
+
+/** The query phase's profile of one shard (ES `profile.shards[].searches[]`, less the fetch). */
+export interface ShardQueryProfile {
+  query: QueryProfile[];
+  rewrite_time: number;
+  collector: Array<{ name: string; reason: string; time_in_nanos: number }>;
 }
 
 /** One hit of a shard: leaf index into the shard's leaves and doc id within the leaf. */
@@ -45,6 +58,8 @@ export interface ShardHit {
   score: number;
   /** Sort values when the request had a sort (numbers, strings, null for missing). */
   sort?: unknown[];
+  /** How the score was computed, when the request asked to `explain`. */
+  explanation?: Explanation;
 }
 
 /** Exact count, or a lower bound once the count passed track_total_hits. */
@@ -63,4 +78,6 @@ export interface ShardQueryResult {
   /** Aggregation partials, mergeable across shards, when the request had aggregations. */
   aggs?: AggregationPartials;
   timedOut: boolean;
+  /** The query phase's timings, when the request asked to `profile`. */
+  profile?: ShardQueryProfile;
 }

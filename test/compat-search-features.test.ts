@@ -1,0 +1,221 @@
+/**
+ * Search request features through real HTTP: explain (in a search and `_explain/{id}`, the BM25
+ * figures adding up to the score), profile (per shard query tree with timings, rewrite, collector
+ * and fetch times), collapse on keyword and numeric fields with inner_hits, stored_fields,
+ * docvalue_fields, fields, version, seq_no_primary_term and max_score under a [_score, _doc]
+ * sort; on one and three shards; their 400s; and the same through the OpenSearch JS client.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@opensearch-project/opensearch';
+import { call, startServer, type TroveServer } from './harness.ts';
+import { loadShardedCollections } from './sharded-collections.ts';
+
+let server: TroveServer;
+let client: Client;
+
+const BOOKS = [
+  { title: 'The Quick Brown Fox', author: 'ann', year: 1999, published: '1999-05-01T10:00:00Z', tags: ['fable', 'animals'], rating: 4 },
+  { title: 'Quick Brownies', author: 'bob', year: 2005, published: '2005-01-02', tags: ['cooking'], rating: 5 },
+  { title: 'Brown Bears of the North', author: 'ann', year: 2012, published: '2012-03-04', tags: ['nature', 'animals'], rating: 4 },
+  { title: 'Lazy Afternoons', author: 'cy', year: 2020, published: '2020-12-31', tags: ['essay'], rating: 3 },
+  { title: 'The Quick Reader', author: 'bob', year: 2021, published: '2021-06-01', rating: 5 },
+  { title: 'Quick Notes', year: 2022, published: '2022-02-02', rating: 2 },
+];
+
+interface Explanation {
+  value: number;
+  description: string;
+  details: Explanation[];
+}
+
+before(async () => {
+  server = await startServer();
+  client = new Client({ node: server.url });
+  const mappings = {
+    properties: {
+      title: { type: 'text', fields: { raw: { type: 'keyword' } } },
+      author: { type: 'keyword', store: true },
+      year: { type: 'integer' },
+      published: { type: 'date' },
+      tags: { type: 'keyword' },
+      rating: { type: 'long' },
+    },
+  };
+  await loadShardedCollections(server, [['books', 1], ['books3', 3]], mappings, BOOKS);
+});
+
+after(async () => {
+  await client?.close();
+  await server?.cleanup();
+});
+
+async function search(body: unknown, collection = 'books', query = ''): Promise<any> {
+  const response = await call(server, 'POST', `/${collection}/_search${query}`, { json: body });
+  assert.equal(response.status, 200, response.text);
+  return response.body;
+}
+
+async function refused(body: unknown, type: string, reason: RegExp): Promise<void> {
+  const response = await call(server, 'POST', '/books3/_search', { json: body });
+  assert.equal(response.status, 400, response.text);
+  assert.equal(response.body.error.type, type, response.text);
+  assert.match(response.body.error.reason, reason);
+}
+
+/** Checks that every node with details adds up (sum, product or max as its description says). */
+function checkSums(node: Explanation): void {
+  if (node.details.length > 0 && node.description === 'sum of:') {
+    const sum = node.details.reduce((total, child) => total + child.value, 0);
+    assert.ok(Math.abs(sum - node.value) < 1e-5, `${node.description} ${sum} vs ${node.value}`);
+  }
+  if (node.description.startsWith('score(freq=')) {
+    const product = node.details.reduce((total, child) => total * child.value, 1);
+    assert.ok(Math.abs(product - node.value) < 1e-5, `boost * idf * tf ${product} vs ${node.value}`);
+  }
+  for (const child of node.details) checkSums(child);
+}
+
+test('explain: each hit carries its BM25 explanation, adding up to its score', async () => {
+  for (const collection of ['books', 'books3']) {
+    const body = await search({ query: { bool: { should: [{ match: { title: 'quick brown' } }, { term: { author: 'ann' } }] } }, explain: true }, collection);
+    assert.ok(body.hits.hits.length > 0);
+    for (const hit of body.hits.hits) {
+      const explanation = hit._explanation as Explanation;
+      assert.ok(Math.abs(explanation.value - hit._score) < 1e-5, `${hit._id}: ${explanation.value} vs ${hit._score}`);
+      assert.match(hit._shard, new RegExp(`^\\[${collection}\\]\\[\\d\\]$`));
+      assert.equal(typeof hit._node, 'string');
+      checkSums(explanation);
+    }
+    const first = JSON.stringify(body.hits.hits[0]._explanation);
+    assert.match(first, /weight\(title:(quick|brown) in \d+\) \[PerFieldSimilarity\]/);
+    assert.match(first, /idf, computed as log\(1 \+ \(N - n \+ 0\.5\) \/ \(n \+ 0\.5\)\) from:/);
+    assert.match(first, /tf, computed as freq \/ \(freq \+ k1 \* \(1 - b \+ b \* dl \/ avgdl\)\) from:/);
+  }
+  const viaParam = await search({ query: { match: { title: 'lazy' } } }, 'books', '?explain=true');
+  assert.ok(viaParam.hits.hits[0]._explanation);
+  const fuzzy = await search({ query: { match: { title: { query: 'quikc', fuzziness: 1 } } }, explain: true });
+  assert.match(JSON.stringify(fuzzy.hits.hits[0]._explanation), /largest among the fuzzy expansions/);
+});
+
+test('_explain/{id}: matched with the explanation, not matched, missing document', async () => {
+  const matched = await call(server, 'POST', '/books3/_explain/b1', { json: { query: { match: { title: 'quick fox' } } } });
+  assert.equal(matched.status, 200, matched.text);
+  assert.equal(matched.body._index, 'books3');
+  assert.equal(matched.body._id, 'b1');
+  assert.equal(matched.body.matched, true);
+  const searched = await search({ query: { match: { title: 'quick fox' } } }, 'books3');
+  const score = searched.hits.hits.find((hit: { _id: string }) => hit._id === 'b1')._score;
+  assert.ok(Math.abs(matched.body.explanation.value - score) < 1e-5, `${matched.body.explanation.value} vs ${score}`);
+  assert.equal(matched.body.explanation.description, 'sum of:');
+  checkSums(matched.body.explanation);
+  const byQ = await call(server, 'GET', '/books/_explain/b2?q=title:brownies');
+  assert.equal(byQ.status, 200, byQ.text);
+  assert.equal(byQ.body.matched, true);
+  const notMatched = await call(server, 'POST', '/books/_explain/b4', { json: { query: { match: { title: 'quick' } } } });
+  assert.equal(notMatched.status, 200);
+  assert.equal(notMatched.body.matched, false);
+  assert.equal(notMatched.body.explanation.value, 0);
+  const missing = await call(server, 'POST', '/books/_explain/nope', { json: { query: { match_all: {} } } });
+  assert.equal(missing.status, 404);
+  assert.deepEqual(missing.body, { _index: 'books', _id: 'nope', matched: false });
+  const noQuery = await call(server, 'POST', '/books/_explain/b1', { json: {} });
+  assert.equal(noQuery.status, 400, noQuery.text);
+  assert.equal(noQuery.body.error.type, 'action_request_validation_exception');
+});
+
+test('profile: per shard query tree with nanosecond timings, rewrite, collector and fetch times', async () => {
+  const body = await search({ query: { bool: { must: [{ match: { title: 'quick' } }], filter: [{ range: { year: { gte: 2000 } } }] } }, profile: true }, 'books3');
+  assert.equal(body.profile.shards.length, 3);
+  const ids = new Set<string>();
+  for (const shard of body.profile.shards) {
+    assert.match(shard.id, /^\[[^\]]+\]\[books3\]\[\d\]$/);
+    ids.add(shard.id);
+    const [searchProfile] = shard.searches;
+    const [root] = searchProfile.query;
+    assert.equal(root.type, 'BooleanQuery');
+    assert.match(root.description, /\+title:quick #year:\[2000 TO/);
+    assert.ok(root.time_in_nanos > 0);
+    assert.ok(root.breakdown.create_weight > 0);
+    assert.ok(root.breakdown.create_weight_count >= 1);
+    assert.equal(root.children.length, 2);
+    assert.equal(root.children[0].type, 'TermQuery');
+    assert.equal(root.children[0].description, 'title:quick');
+    assert.ok(searchProfile.rewrite_time >= 0);
+    assert.equal(searchProfile.collector[0].name, 'SimpleTopScoreDocCollector');
+    assert.ok(searchProfile.collector[0].time_in_nanos > 0);
+    assert.equal(shard.fetch.type, 'fetch');
+    assert.ok(shard.fetch.time_in_nanos >= 0);
+  }
+  assert.equal(ids.size, 3);
+  const single = await search({ query: { match_all: {} }, profile: true, sort: ['year'] });
+  assert.equal(single.profile.shards[0].searches[0].collector[0].name, 'TopFieldCollector');
+  assert.equal((await search({ query: { match_all: {} } })).profile, undefined);
+});
+
+test('collapse on a keyword and a numeric field, with inner_hits', async () => {
+  for (const collection of ['books', 'books3']) {
+    const byRating = await search({ query: { match_all: {} }, collapse: { field: 'rating' }, sort: [{ year: 'desc' }] }, collection);
+    assert.deepEqual(byRating.hits.hits.map((hit: { _id: string }) => hit._id), ['b6', 'b5', 'b4', 'b3'], collection);
+    assert.deepEqual(byRating.hits.hits.map((hit: { fields: Record<string, unknown[]> }) => hit.fields.rating), [[2], [5], [3], [4]]);
+    assert.equal(byRating.hits.total.value, 6, 'the total counts hits, not groups');
+    const byAuthor = await search({ query: { match: { title: 'quick' } }, collapse: { field: 'author', inner_hits: { name: 'others', size: 5, sort: [{ year: 'asc' }] } } }, collection);
+    const groups = byAuthor.hits.hits.map((hit: { fields: { author: unknown[] } }) => hit.fields.author[0]);
+    assert.deepEqual([...groups].sort((a, b) => String(a).localeCompare(String(b))), ['ann', 'bob', null]);
+    const bob = byAuthor.hits.hits.find((hit: { fields: { author: unknown[] } }) => hit.fields.author[0] === 'bob');
+    assert.deepEqual(bob.inner_hits.others.hits.hits.map((hit: { _id: string }) => hit._id), ['b2', 'b5']);
+    assert.equal(bob.inner_hits.others.hits.total.value, 2);
+    const paged = await search({ query: { match_all: {} }, collapse: { field: 'rating' }, sort: [{ year: 'desc' }], from: 1, size: 2 }, collection);
+    assert.deepEqual(paged.hits.hits.map((hit: { _id: string }) => hit._id), ['b5', 'b4']);
+  }
+  await refused({ collapse: { field: 'title' } }, 'illegal_argument_exception', /unknown type for collapse field `title`, only keywords and numbers are accepted/);
+  await refused({ collapse: { field: 'nope' } }, 'illegal_argument_exception', /no mapping found for `nope` in order to collapse on/);
+  await refused({ collapse: { field: 'tags' } }, 'illegal_argument_exception', /the collapse field \[tags\] must be single valued/);
+  await refused({ collapse: { field: 'rating' }, sort: ['year'], search_after: [1] }, 'illegal_argument_exception', /cannot use `collapse` in conjunction with `search_after`/);
+  await refused({ collapse: { field: 'rating', inner_hits: { size: 200 } } }, 'illegal_argument_exception', /Inner result window is too large/);
+  await refused({ collapse: { field: 'rating', colour: 1 } }, 'parsing_exception', /\[collapse\] unknown field \[colour\]/);
+});
+
+test('fields, docvalue_fields and stored_fields', async () => {
+  const body = await search({ query: { ids: { values: ['b1'] } }, fields: ['title*', 'year', { field: 'published', format: 'yyyy/MM/dd' }], _source: false });
+  const [hit] = body.hits.hits;
+  assert.equal(hit._source, undefined);
+  assert.deepEqual(hit.fields, { title: ['The Quick Brown Fox'], 'title.raw': ['The Quick Brown Fox'], year: [1999], published: ['1999/05/01'] });
+  const docvalues = await search({ query: { ids: { values: ['b3'] } }, docvalue_fields: ['tags', 'published', { field: 'year' }] });
+  assert.deepEqual(docvalues.hits.hits[0].fields, { tags: ['animals', 'nature'], published: ['2012-03-04T00:00:00.000Z'], year: [2012] });
+  assert.ok(docvalues.hits.hits[0]._source, 'docvalue_fields keep the source');
+  const stored = await search({ query: { ids: { values: ['b1'] } }, stored_fields: ['author', 'year'] });
+  assert.equal(stored.hits.hits[0]._source, undefined, 'stored_fields without _source leave the source out');
+  assert.deepEqual(stored.hits.hits[0].fields, { author: ['ann'] }, 'only fields mapped store: true');
+  const none = await search({ query: { ids: { values: ['b1'] } }, stored_fields: '_none_' });
+  assert.deepEqual(Object.keys(none.hits.hits[0]).sort(), ['_index', '_score']);
+  const both = await search({ query: { ids: { values: ['b1'] } }, stored_fields: ['author'], _source: ['year'] });
+  assert.deepEqual(both.hits.hits[0]._source, { year: 1999 });
+  await refused({ docvalue_fields: ['title'] }, 'illegal_argument_exception', /fielddata is unsupported on fields of type \[text\]/);
+  await refused({ stored_fields: '_none_', _source: true }, 'illegal_argument_exception', /cannot be disabled if \[_source\] is requested/);
+  await refused({ docvalue_fields: Array.from({ length: 101 }, () => 'year') }, 'illegal_argument_exception', /too many docvalue_fields/);
+  await refused({ fields: [{ field: 'year', colour: 1 }] }, 'parsing_exception', /\[fields\] unknown field \[colour\]/);
+});
+
+test('version, seq_no_primary_term and max_score when sorting on [_score, _doc]', async () => {
+  const body = await search({ query: { match: { title: 'quick' } }, version: true, seq_no_primary_term: true, sort: ['_score', '_doc'] }, 'books3');
+  assert.equal(typeof body.hits.max_score, 'number');
+  assert.equal(body.hits.max_score, body.hits.hits[0]._score);
+  for (const hit of body.hits.hits) {
+    assert.equal(hit._version, 1);
+    assert.equal(typeof hit._seq_no, 'number');
+    assert.equal(hit._primary_term, 1);
+  }
+});
+
+test('through the OpenSearch JS client: explain, profile, collapse and _explain', async () => {
+  const explained = await client.search({ index: 'books3', body: { query: { match: { title: 'brown' } }, explain: true } });
+  assert.ok(explained.body.hits.hits.every((hit) => hit._explanation !== undefined));
+  const profiled = await client.search({ index: 'books3', body: { query: { match: { title: 'brown' } }, profile: true } });
+  assert.equal(profiled.body.profile?.shards.length, 3);
+  const collapsed = await client.search({ index: 'books3', body: { query: { match_all: {} }, collapse: { field: 'author' } } });
+  assert.equal(collapsed.body.hits.hits.length, 4);
+  const viaExplain = await client.explain({ index: 'books3', id: 'b3', body: { query: { term: { tags: 'nature' } } } });
+  assert.equal(viaExplain.body.matched, true);
+  assert.ok(viaExplain.body.explanation!.value > 0);
+});
