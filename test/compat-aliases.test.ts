@@ -3,11 +3,14 @@
  * through real HTTP on one node and through the OpenSearch JS client: alias CRUD, `_aliases`
  * actions applied as one change, filtered and routed aliases in every read, writes through a
  * write index, names shared with collections, restart, delete and trash restore; reindex with its
- * options; health of one collection. The two-node etcd part is in compat-aliases-cluster.test.ts.
+ * options; health of one collection. Last, two nodes on a real etcd: health waits for the second
+ * node, aliases made through one node serve reads and writes through the other, and survive a
+ * restart of the cluster.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@opensearch-project/opensearch';
+import { startEtcd } from './etcd.fixture.ts';
 import { call, ndjson, startServer, type TroveServer } from './harness.ts';
 
 let server: TroveServer;
@@ -381,4 +384,88 @@ test('_cluster/health/{target}: one collection, an alias or a pattern; a missing
   assert.equal((await call(server, 'GET', '/_cluster/health/films-a?wait_for_nodes=2&timeout=200ms')).status, 408);
   const viaClient = await client.cluster.health({ index: 'films-a', wait_for_status: 'green', timeout: '5s' });
   assert.equal(viaClient.body.status, 'green');
+});
+
+/** Polls `probe` until it returns a value (catalog changes reach the other node through etcd's watch). */
+async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test('two nodes on etcd: health waits for the second node; aliases made through one serve both and survive a restart', async (t) => {
+  let etcd;
+  try {
+    etcd = await startEtcd();
+  } catch (error) {
+    return t.skip((error as Error).message);
+  }
+  const nodes: TroveServer[] = [];
+  const settings = (name: string) => ({ settings: { 'cluster.etcd': etcd.endpoint, 'cluster.name': 'aliases', 'node.name': name } });
+  try {
+    nodes.push(await startServer(settings('node-1')));
+    const waiting = call(nodes[0]!, 'GET', '/_cluster/health?wait_for_nodes=2&timeout=120s');
+    nodes.push(await startServer(settings('node-2')));
+    const joined = await waiting;
+    assert.equal(joined.status, 200, joined.text);
+    assert.equal(joined.body.number_of_nodes, 2);
+    const [one, two] = nodes as [TroveServer, TroveServer];
+
+    for (const [node, name] of [[one, 'c-one'], [two, 'c-two']] as const) {
+      const created = await call(node, 'PUT', `/${name}`, { json: { settings: { number_of_shards: 2 }, mappings: MAPPING } });
+      assert.equal(created.status, 200, created.text);
+      const loaded = await call(node, 'POST', `/${name}/_bulk`, { body: ndjson(FILMS.flatMap((film, index) => [{ index: { _id: `${name}-${index}` } }, film])), headers: NDJSON });
+      assert.equal(loaded.body.errors, false, loaded.text);
+    }
+    const health = await call(two, 'GET', '/_cluster/health/c-one,c-two?wait_for_status=green&wait_for_active_shards=4&timeout=30s');
+    assert.equal(health.status, 200, health.text);
+    assert.equal(health.body.number_of_collections, 2);
+
+    const added = await call(one, 'POST', '/_aliases', {
+      json: {
+        actions: [
+          { add: { indices: ['c-one', 'c-two'], alias: 'c-westerns', filter: { term: { genre: 'western' } } } },
+          { add: { index: 'c-two', alias: 'c-westerns', is_write_index: true, filter: { term: { genre: 'western' } } } },
+        ],
+      },
+    });
+    assert.equal(added.status, 200, added.text);
+    const seen = await until(async () => {
+      const got = await call(two, 'GET', '/_alias/c-westerns');
+      return Object.keys(got.body).length === 2 ? got.body : undefined;
+    }, 'the second node sees the alias');
+    assert.equal(seen['c-two'].aliases['c-westerns'].is_write_index, true);
+    for (const node of nodes) assert.equal((await call(node, 'GET', '/c-westerns/_count')).body.count, 4);
+    const written = await call(two, 'PUT', '/c-westerns/_doc/new', { json: { title: 'the searchers', genre: 'western', year: 1956 } });
+    assert.equal(written.status, 201, written.text);
+    assert.equal(written.body._index, 'c-two');
+    assert.equal((await call(one, 'GET', '/c-two/_doc/new')).body.found, true);
+    const conflict = await call(two, 'PUT', '/c-westerns', { json: {} });
+    assert.equal(conflict.body.error?.type, 'invalid_index_name_exception', conflict.text);
+    const copied = await call(two, 'POST', '/_reindex', { json: { source: { index: 'c-westerns' }, dest: { index: 'c-copy' } } });
+    assert.equal(copied.body.created, 5, copied.text);
+
+    for (const node of nodes) await node.kill('SIGTERM');
+    for (const node of nodes) await node.restart();
+    const after = await until(async () => {
+      const got = await call(one, 'GET', '/_alias/c-westerns');
+      return got.status === 200 && Object.keys(got.body).length === 2 ? got.body : undefined;
+    }, 'the alias is back after the restart');
+    assert.deepEqual(after['c-one'].aliases['c-westerns'], { filter: { term: { genre: 'western' } } });
+    await until(async () => ((await call(two, 'GET', '/c-westerns/_count')).body.count === 5 ? true : undefined), 'the alias serves reads after the restart');
+
+    assert.equal((await call(two, 'DELETE', '/c-two')).status, 200);
+    const remaining = await until(async () => {
+      const got = await call(one, 'GET', '/_alias/c-westerns');
+      return Object.keys(got.body).length === 1 ? got.body : undefined;
+    }, 'deleting a collection removes its aliases on the other node');
+    assert.deepEqual(Object.keys(remaining), ['c-one']);
+  } finally {
+    for (const node of nodes) await node.cleanup();
+    await etcd.cleanup();
+  }
 });
