@@ -6,6 +6,7 @@
  */
 import { setKey } from '../mapping/json-value.ts';
 import { mergeComposite } from './composite-aggregator.ts';
+import { mergeHdr } from './hdr-percentiles.ts';
 import { HyperLogLog } from './hyperloglog.ts';
 import { mergeIpRanges } from './ip-range.ts';
 import { mergeDigests } from './percentiles.ts';
@@ -106,6 +107,14 @@ export interface DigestPartial {
   weights: number[];
 }
 
+/** `percentiles` / `percentile_ranks` with the `hdr` method: the HDR histogram, compressed and base64 ('' when empty). */
+export interface HdrPartial {
+  type: 'hdr';
+  format: ValueFormat;
+  digits: number;
+  encoded: string;
+}
+
 /** `filter` and `missing`: one bucket. */
 export interface SingleBucketPartial {
   type: 'single_bucket';
@@ -188,7 +197,8 @@ export type AggregationPartial =
   | CompositePartial
   | TopHitsPartial
   | IpRangePartial
-  | SignificantTermsPartial;
+  | SignificantTermsPartial
+  | HdrPartial;
 
 /** Distinct values kept exactly before `cardinality` switches to a sketch (ES's maximum precision_threshold). */
 export const EXACT_CARDINALITY_LIMIT = 40_000;
@@ -259,6 +269,8 @@ function mergePartial(left: AggregationPartial, right: AggregationPartial): Aggr
     }
     case 'digest':
       return mergeDigests(left, right as DigestPartial);
+    case 'hdr':
+      return mergeHdr(left, right as HdrPartial);
     case 'single_bucket': {
       const other = right as SingleBucketPartial;
       return { type: 'single_bucket', docCount: left.docCount + other.docCount, aggs: mergeAggregations([left.aggs, other.aggs]) };

@@ -5,13 +5,15 @@
  */
 import type { KeywordColumn, LeafReader, NumericColumn } from '../segment/leaf-reader.ts';
 import type { TDigest } from 'tdigest';
-import type { BucketKey, CardinalityPartial, DigestPartial, ExtendedStatsPartial, StatsPartial, ValueCountPartial } from './aggregation-partials.ts';
+import type { BucketKey, CardinalityPartial, DigestPartial, ExtendedStatsPartial, HdrPartial, StatsPartial, ValueCountPartial } from './aggregation-partials.ts';
 import { EXACT_CARDINALITY_LIMIT } from './aggregation-partials.ts';
 import type { MetricSpec } from './aggregation-spec.ts';
 import type { Aggregator } from './aggregator.ts';
 import { GrowableFloats } from './bucket-ordinals.ts';
 import { HyperLogLog } from './hyperloglog.ts';
 import { digestPartial, newDigest, type PercentilesSpec } from './percentiles.ts';
+import type { Histogram } from 'hdr-histogram-js';
+import { hdrPartial, newHdrHistogram, recordHdrValue } from './hdr-percentiles.ts';
 
 /**
  * The values of a numeric field (or the spec's `missing` value for a document without one), handed
@@ -208,5 +210,27 @@ export class PercentilesAggregator extends NumericValuesAggregator {
 
   partial(owner: number): DigestPartial {
     return digestPartial(this.digests[owner], this.spec.source.format, this.spec.compression);
+  }
+}
+
+/** `percentiles` / `percentile_ranks` with the `hdr` method: an HDR histogram per owner bucket. */
+export class HdrPercentilesAggregator extends NumericValuesAggregator {
+  private readonly histograms: (Histogram | undefined)[] = [];
+
+  constructor(protected override readonly spec: PercentilesSpec) {
+    super(spec);
+  }
+
+  protected add(owner: number, value: number): void {
+    let histogram = this.histograms[owner];
+    if (histogram === undefined) {
+      histogram = newHdrHistogram(this.spec.hdrDigits!);
+      this.histograms[owner] = histogram;
+    }
+    recordHdrValue(histogram, value, this.spec.source.field);
+  }
+
+  partial(owner: number): HdrPartial {
+    return hdrPartial(this.histograms[owner], this.spec.source.format, this.spec.hdrDigits!);
   }
 }

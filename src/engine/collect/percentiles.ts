@@ -10,10 +10,11 @@
 import { TDigest } from 'tdigest';
 import type { FlatField } from '../mapping/mapping.ts';
 import { EngineError } from '../errors.ts';
-import { checkKeys, dslError, expectObject, readBoolean, readNumber } from '../query/dsl-reader.ts';
+import { checkKeys, dslError, expectObject, readBoolean, readInteger, readNumber } from '../query/dsl-reader.ts';
+import { hdrValues } from './hdr-percentiles.ts';
 import type { ValueSource } from './aggregation-options.ts';
 import { parseMissingValue, valueSource } from './aggregation-options.ts';
-import type { BucketKey, DigestPartial, ValueFormat } from './aggregation-partials.ts';
+import type { BucketKey, DigestPartial, HdrPartial, ValueFormat } from './aggregation-partials.ts';
 import { formatValue, javaDouble } from './value-format.ts';
 
 /** `percentiles` (points are percents) and `percentile_ranks` (points are values). */
@@ -28,6 +29,8 @@ export interface PercentilesSpec {
   keyed: boolean;
   /** `tdigest.compression` (ES default 100): about how many centroids a digest keeps. */
   compression: number;
+  /** `hdr.number_of_significant_value_digits` with the `hdr` method; null for the t-digest. */
+  hdrDigits: number | null;
 }
 
 /** Elasticsearch's default `percents`. */
@@ -47,7 +50,13 @@ export function parsePercentiles(
   if (source.kind === 'keyword') {
     throw new EngineError('illegal_argument', `Field [${source.field}] of type [keyword] is not supported for aggregation [${type}]`);
   }
-  if (options.hdr !== undefined) throw dslError(`[${type}] the [hdr] method is not supported; use the default [tdigest]`);
+  let hdrDigits: number | null = null;
+  if (options.hdr !== undefined) {
+    if (options.tdigest !== undefined) throw dslError(`[${type}] [tdigest] and [hdr] are mutually exclusive: pick one method`);
+    const hdr = expectObject(options.hdr, `${type}.hdr`);
+    checkKeys(hdr, ['number_of_significant_value_digits'], `${type}.hdr`);
+    hdrDigits = hdr.number_of_significant_value_digits === undefined ? 3 : readInteger(hdr.number_of_significant_value_digits, 'number_of_significant_value_digits', type, 0, 5);
+  }
   let compression = 100;
   if (options.tdigest !== undefined) {
     const tdigest = expectObject(options.tdigest, `${type}.tdigest`);
@@ -70,7 +79,7 @@ export function parsePercentiles(
     }
   }
   const keyed = options.keyed === undefined ? true : readBoolean(options.keyed, 'keyed', type);
-  return { type, name, subs: [], source, missing: parseMissingValue(options.missing, source, type, now), points, keyed, compression };
+  return { type, name, subs: [], source, missing: parseMissingValue(options.missing, source, type, now), points, keyed, compression, hdrDigits };
 }
 
 /** A new, empty digest of the given compression. */
@@ -105,14 +114,19 @@ export function mergeDigests(left: DigestPartial, right: DigestPartial): DigestP
 }
 
 /** Renders merged percentiles or percentile ranks in the ES shape (`values` keyed by the point, or a list). */
-export function renderPercentiles(spec: PercentilesSpec, partial: DigestPartial): Record<string, unknown> {
-  const digest = partial.means.length === 0 ? null : digestOf(partial);
+export function renderPercentiles(spec: PercentilesSpec, partial: DigestPartial | HdrPartial): Record<string, unknown> {
   const ranks = spec.type === 'percentile_ranks';
-  const entries = spec.points.map((point) => {
-    let value: number | null = null;
-    if (digest !== null) value = ranks ? (digest.p_rank(point) as number) * 100 : (digest.percentile(point / 100) as number);
-    return { point, value };
-  });
+  let values: (number | null)[];
+  if (partial.type === 'hdr') {
+    values = hdrValues(partial, spec.points, ranks);
+  } else {
+    const digest = partial.means.length === 0 ? null : digestOf(partial);
+    values = spec.points.map((point) => {
+      if (digest === null) return null;
+      return ranks ? (digest.p_rank(point) as number) * 100 : (digest.percentile(point / 100) as number);
+    });
+  }
+  const entries = spec.points.map((point, index) => ({ point, value: values[index]! }));
   const asString = (value: number | null): string | null => (value !== null && partial.format === 'date' && !ranks ? formatValue(value, 'date') : null);
   if (spec.keyed) {
     const values: Record<string, unknown> = {};

@@ -12,6 +12,7 @@ import type {
   AggregationPartials,
   CompositePartial,
   DigestPartial,
+  HdrPartial,
   IpRangePartial,
   SignificantTermsPartial,
   TopHitsPartial,
@@ -138,6 +139,7 @@ function emptyPartial(spec: Exclude<AggregationSpec, PipelineSpec>): Aggregation
       return { type: 'extended_stats', format, count: 0, sum: 0, sumOfSquares: 0, min: null, max: null };
     case 'percentiles':
     case 'percentile_ranks':
+      if (spec.hdrDigits !== null) return { type: 'hdr', format, digits: spec.hdrDigits, encoded: '' };
       return { type: 'digest', format, compression: spec.compression, means: [], weights: [] };
     default:
       return { type: 'stats', format, count: 0, sum: 0, min: null, max: null };
@@ -175,7 +177,7 @@ function renderOne(spec: Exclude<AggregationSpec, PipelineSpec>, partial: Aggreg
     }
     case 'percentiles':
     case 'percentile_ranks':
-      return renderPercentiles(spec, partial as DigestPartial);
+      return renderPercentiles(spec, partial as DigestPartial | HdrPartial);
     case 'extended_stats':
       return renderExtendedStats(partial as ExtendedStatsPartial, spec.sigma);
     default:

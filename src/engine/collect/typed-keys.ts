@@ -17,9 +17,9 @@ export function typedKeyPrefix(spec: AggregationSpec, partial: AggregationPartia
     case 'significant_terms':
       return partial.type === 'significant_terms' && partial.format !== 'string' && partial.format !== 'ip' ? 'siglterms' : 'sigsterms';
     case 'percentiles':
-      return 'tdigest_percentiles';
+      return spec.hdrDigits === null ? 'tdigest_percentiles' : 'hdr_percentiles';
     case 'percentile_ranks':
-      return 'tdigest_percentile_ranks';
+      return spec.hdrDigits === null ? 'tdigest_percentile_ranks' : 'hdr_percentile_ranks';
     default:
       return spec.type;
   }
