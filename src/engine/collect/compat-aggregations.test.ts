@@ -129,7 +129,7 @@ test('percentiles interpolate between values and percentile_ranks invert them', 
   assert.throws(() => parseAggregations({ p: { percentiles: { field: 'size', percents: [101] } } }, fields), EngineError);
   assert.throws(() => parseAggregations({ p: { percentile_ranks: { field: 'size' } } }, fields), EngineError);
   assert.throws(() => parseAggregations({ p: { percentiles: { field: 'color' } } }, fields), EngineError);
-  assert.throws(() => parseAggregations({ p: { percentiles: { field: 'size', hdr: {} } } }, fields), EngineError);
+  assert.throws(() => parseAggregations({ p: { percentiles: { field: 'size', hdr: { number_of_significant_value_digits: 9 } } } }, fields), EngineError);
 });
 
 test('percentiles of a large merged digest stay close to the exact quantiles', () => {
