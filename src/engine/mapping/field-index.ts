@@ -34,7 +34,6 @@ function buildFieldIndex(fields: ReadonlyMap<string, FlatField>): FieldIndex {
   const subFields = new Map<string, FlatField[]>();
   const inplace: FlatField[] = [];
   for (const [path, field] of fields) {
-    if (field.keyPrefix !== undefined) continue; // a flattened field's keyed companion: filled by its owner
     const lastDot = path.lastIndexOf('.');
     const parent = lastDot < 0 ? undefined : fields.get(path.slice(0, lastDot));
     if (parent !== undefined) {

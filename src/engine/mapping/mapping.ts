@@ -150,12 +150,25 @@ export function keyedCompanionPath(path: string): string {
 export const KEYED_SEPARATOR = '\u0000';
 
 /**
- * Leaf fields by dotted path. `get` also answers the keys of `flattened` fields: `tags.color`,
- * with `tags` flattened, is a keyword view of the companion restricted to the key `color`.
+ * Leaf fields by dotted path. `get` also answers the hidden companions (the keyed terms of a
+ * `flattened` field), which iteration leaves out so that field patterns, highlighting and field
+ * listings never show them, and the keys of `flattened` fields: `tags.color`, with `tags`
+ * flattened, is a keyword view of the companion restricted to the key `color`.
  */
 export class FieldMap extends Map<string, FlatField> {
   readonly #flattenedPaths: string[] = [];
   readonly #keyViews = new Map<string, FlatField>();
+  readonly #companions = new Map<string, FlatField>();
+
+  /** Adds a hidden companion field (found by `get`, not iterated). */
+  addCompanion(field: FlatField): void {
+    this.#companions.set(field.path, field);
+  }
+
+  /** The hidden companion fields, which segments store like any other. */
+  companions(): IterableIterator<FlatField> {
+    return this.#companions.values();
+  }
 
   override set(path: string, field: FlatField): this {
     if (FLATTENED_TYPES.has(field.type)) this.#flattenedPaths.push(path);
@@ -163,7 +176,7 @@ export class FieldMap extends Map<string, FlatField> {
   }
 
   override get(path: string): FlatField | undefined {
-    const direct = super.get(path);
+    const direct = super.get(path) ?? this.#companions.get(path);
     if (direct !== undefined || this.#flattenedPaths.length === 0) return direct;
     const cached = this.#keyViews.get(path);
     if (cached !== undefined) return cached;
@@ -182,6 +195,11 @@ export class FieldMap extends Map<string, FlatField> {
     }
     return undefined;
   }
+}
+
+/** Every field a segment stores: the mapped leaves and multi-fields, and the hidden companions of a FieldMap. */
+export function storedFields(fields: ReadonlyMap<string, FlatField>): FlatField[] {
+  return fields instanceof FieldMap ? [...fields.values(), ...fields.companions()] : [...fields.values()];
 }
 
 /** The leaf view of one field mapping at `path`; `multiField` fields are never inplace. */
@@ -219,7 +237,7 @@ export function flattenMapping(mapping: Mapping): FieldMap {
       out.set(path, flat);
       if (FLATTENED_TYPES.has(field.type)) {
         const companion = keyedCompanionPath(path);
-        out.set(companion, { ...flat, path: companion, type: 'keyword', keyPrefix: '' });
+        out.addCompanion({ ...flat, path: companion, type: 'keyword', keyPrefix: '' });
       }
       for (const [sub, subField] of Object.entries(field.fields ?? {})) {
         if (subField.type === 'object') continue;

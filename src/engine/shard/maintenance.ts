@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { setKey } from '../mapping/json-value.ts';
-import type { FlatField } from '../mapping/mapping.ts';
+import { storedFields, type FlatField } from '../mapping/mapping.ts';
 import { findTieredMerge, planForceMerge } from '../merge/merge-policy.ts';
 import { MutableSegment } from '../mutable/mutable-segment.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
@@ -306,7 +306,7 @@ function isDirty(segment: SegmentReader): boolean {
 /** How each mapped field is written into a segment. */
 export function segmentFields(fields: ReadonlyMap<string, FlatField>): SegmentFieldInfo[] {
   const infos: SegmentFieldInfo[] = [];
-  for (const field of fields.values()) {
+  for (const field of storedFields(fields)) {
     if (field.storage === 'none') continue;
     infos.push({
       name: field.path,
