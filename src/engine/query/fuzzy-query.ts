@@ -82,6 +82,24 @@ export function fuzzyTermQuery(field: string, term: string, options: FuzzyOption
   return new FuzzyQuery(field, term, edits, options, boost);
 }
 
+/** Most Levenshtein DFAs kept for reuse (a multi-field query builds the same one per field; searches repeat). */
+const MAX_CACHED_AUTOMATA = 256;
+const automata = new Map<string, Dfa>();
+
+/** The Levenshtein DFA of a term, built once while it stays among the most recently used. */
+function cachedLevenshteinDfa(term: string, maxEdits: number, prefixLength: number, transpositions: boolean): Dfa {
+  const key = `${maxEdits}\u0000${prefixLength}\u0000${transpositions ? 1 : 0}\u0000${term}`;
+  let automaton = automata.get(key);
+  if (automaton !== undefined) {
+    automata.delete(key);
+  } else {
+    automaton = levenshteinDfa(term, maxEdits, prefixLength, transpositions);
+    if (automata.size >= MAX_CACHED_AUTOMATA) automata.delete(automata.keys().next().value!);
+  }
+  automata.set(key, automaton);
+  return automaton;
+}
+
 /** Terms of `field` within `maxEdits` of `term`; see the module comment. */
 export class FuzzyQuery implements Query {
   private readonly automaton: Dfa;
@@ -94,7 +112,7 @@ export class FuzzyQuery implements Query {
     readonly options: FuzzyOptions,
     readonly boost = 1,
   ) {
-    this.automaton = levenshteinDfa(term, maxEdits, options.prefixLength, options.transpositions);
+    this.automaton = cachedLevenshteinDfa(term, maxEdits, options.prefixLength, options.transpositions);
     this.literalPrefix = [...term].slice(0, options.prefixLength).join('');
   }
 
