@@ -328,6 +328,9 @@ test('_reindex through aliases and patterns, external versions, as a task, and i
     assert.match(refused.body.error.reason, reason);
   }
   assert.equal((await call(server, 'POST', '/_reindex', { json: { source: { index: 'nothing' }, dest: { index: 'x' } } })).status, 404);
+  const notAlias = await call(server, 'POST', '/_reindex?require_alias=true', { json: { source: { index: 'films-a' }, dest: { index: 'x' } } });
+  assert.equal(notAlias.status, 404, notAlias.text);
+  assert.match(notAlias.body.error.reason, /require_alias/);
   assert.equal((await call(server, 'POST', '/_reindex?slices=4', { json: { source: { index: 'films-a' }, dest: { index: 'x' } } })).status, 400);
   assert.equal((await call(server, 'HEAD', '/x')).status, 404);
 });

@@ -13,7 +13,7 @@ import { ByQueryRun, parseByQueryBody, type ByQueryKind, type ByQueryOptions, ty
 import { parseReindexBody } from './reindex.ts';
 import type { DocumentService } from './document-service.ts';
 import type { NodeContext } from './node-context.ts';
-import { collectionNotFound } from './node-error.ts';
+import { collectionNotFound, NodeError } from './node-error.ts';
 import { resolveCollections } from './collections.ts';
 import type { RequestTracker } from './request-tracker.ts';
 import type { SearchService } from './search-service.ts';
@@ -51,11 +51,15 @@ export class ByQueryService {
    * on the first write when missing, as `action.auto_create_index` allows; `requireNamespace`
    * checks its namespace for the caller). The job is listed under the first source collection.
    */
-  reindex(body: unknown, options: ByQueryRequestOptions, requireNamespace?: NamespaceCheck): Promise<ByQueryResult> {
+  reindex(body: unknown, options: ByQueryRequestOptions & { requireAlias?: boolean }, requireNamespace?: NamespaceCheck): Promise<ByQueryResult> {
     return this.requests.track(async () => {
       const plan = parseReindexBody(body);
+      const target = plan.request.destination!.index;
+      if (options.requireAlias === true && !this.context.router.aliases().has(target)) {
+        throw new NodeError('index_not_found', `no such index [${target}] and [require_alias] request flag is [true] and [${target}] is not an alias`);
+      }
       const sources = new Set(resolveCollections(this.context, plan.source).map((hosted) => hosted.meta.name));
-      const destination = this.context.router.findCollection(plan.request.destination!.index);
+      const destination = this.context.router.findCollection(target);
       if (destination && sources.has(destination.meta.name)) {
         throw new EngineError('action_request_validation', `Validation Failed: 1: reindex cannot write into an index its reading from [${destination.meta.name}];`);
       }

@@ -132,7 +132,8 @@ export async function byQueryRoutes(instance: FastifyInstance, options: ByQueryR
     requireReindexTargets(request.authScope, body);
     if (query.max_docs !== undefined) body = { ...body, max_docs: query.max_docs };
     const waitForCompletion = query.wait_for_completion === undefined || flagSet(query.wait_for_completion);
-    const result = await byQuery.reindex(body, { batchSize: 1000, requestsPerSecond: rate, waitForCompletion }, (namespace) => request.authScope.requireNamespace(namespace));
+    const requireAlias = query.require_alias !== undefined && flagSet(query.require_alias);
+    const result = await byQuery.reindex(body, { batchSize: 1000, requestsPerSecond: rate, waitForCompletion, requireAlias }, (namespace) => request.authScope.requireNamespace(namespace));
     return answer(result, reply);
   });
 }
