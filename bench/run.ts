@@ -13,6 +13,7 @@ import { httpSuite } from './http.ts';
 import { multiSearchSuite } from './msearch.ts';
 import { rangeSuite } from './ranges.ts';
 import { replicationSuite } from './replication.ts';
+import { scrollSuite } from './scroll.ts';
 import { updatesSuite } from './updates.ts';
 import { workersSuite } from './workers.ts';
 import { ENGINE_PEERS, type EnginePeer } from './report/engine-report.ts';
@@ -65,11 +66,12 @@ interface BenchOptions {
   replicationDocs: number;
   recoveryDocs: number;
   failovers: number;
+  scrollDocs: number;
 }
 
 const program = new Command('bench')
   .description('Trove benchmarks: engine vs SQLite FTS5 vs MiniSearch, and one node over HTTP')
-  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'compaction', 'changes', 'workers', 'cluster', 'ranges', 'fetch', 'msearch', 'replication', 'all']).default('all'))
+  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'compaction', 'changes', 'workers', 'cluster', 'ranges', 'fetch', 'msearch', 'replication', 'scroll', 'all']).default('all'))
   .addOption(new Option('--docs <n>', 'e-mail documents (engine growth run uses a tenth)').argParser(positiveInteger).default(100_000))
   .addOption(new Option('--cities <n>', 'city documents for the HTTP suite').argParser(positiveInteger).default(ALL_CITIES, 'all'))
   .addOption(new Option('--peers <list>', 'engine suite peers, comma-separated').argParser(peerList).default([...ENGINE_PEERS], ENGINE_PEERS.join(',')))
@@ -86,7 +88,8 @@ const program = new Command('bench')
   .addOption(new Option('--replication-docs <n>', '_bulk documents per configuration of the replication suite').argParser(positiveInteger).default(50_000))
   .addOption(new Option('--recovery-docs <n>', 'documents loaded before a replica is added (replication suite)').argParser(positiveInteger).default(100_000))
   .addOption(new Option('--failovers <n>', 'failover rounds of the replication suite').argParser(positiveInteger).default(3))
-  .action(async (suite: 'engine' | 'http' | 'updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'ranges' | 'fetch' | 'msearch' | 'replication' | 'all', options: BenchOptions) => {
+  .addOption(new Option('--scroll-docs <n>', 'documents the scroll suite reads').argParser(positiveInteger).default(100_000))
+  .action(async (suite: 'engine' | 'http' | 'updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'ranges' | 'fetch' | 'msearch' | 'replication' | 'scroll' | 'all', options: BenchOptions) => {
     const started = performance.now();
     process.stdout.write(`${machineLine('start')}\n`);
     if (suite === 'engine' || suite === 'all') {
@@ -141,6 +144,9 @@ const program = new Command('bench')
         recoveryDocs: options.recoveryDocs,
         failovers: options.failovers,
       });
+    }
+    if (suite === 'scroll' || suite === 'all') {
+      await scrollSuite({ docs: options.scrollDocs, pageSize: 1000, rounds: 3 });
     }
     process.stdout.write(`${machineLine('end')}; run took ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
   });
