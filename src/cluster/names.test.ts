@@ -35,3 +35,15 @@ test('target wildcards are matched in linear time (a backtracking regex never fi
   assert.equal(matchesWildcard('l?gs-*', 'logs-2024'), true);
   assert.ok(performance.now() - started < 1000);
 });
+
+test('targets match alias names too: concretely and by pattern, while _all and * select collections only', () => {
+  const existing = ['books', 'logs-1'];
+  const aliases = ['library', 'logs'];
+  assert.deepEqual(resolveTarget('library', existing, aliases), { names: ['library'], missing: [] });
+  assert.deepEqual(resolveTarget('lib*,logs-1', existing, aliases).names, ['library', 'logs-1']);
+  assert.deepEqual(resolveTarget('logs*', existing, aliases).names, ['logs-1', 'logs']);
+  assert.deepEqual(resolveTarget('_all', existing, aliases).names, existing);
+  assert.deepEqual(resolveTarget('*', existing, aliases).names, existing);
+  assert.deepEqual(resolveTarget('logs*,-logs', existing, aliases).names, ['logs-1']);
+  assert.deepEqual(resolveTarget('library,nope', existing).missing, ['library', 'nope']);
+});
