@@ -138,6 +138,9 @@ test('the q parameter is query_string syntax, with df, default_operator, lenient
   assert.equal(counted.body.count, 2);
   const strict = await call(server, 'GET', '/books/_search?q=year:abc&df=title');
   assert.equal(strict.status, 400, strict.text);
+  const validated = await call(server, 'GET', '/books/_validate/query?q=year:abc&df=title&explain=true');
+  assert.equal(validated.body.valid, false, validated.text);
+  assert.equal((await call(server, 'GET', '/books/_validate/query?q=year:abc&df=title&lenient=true')).body.valid, true);
   const broken = await call(server, 'GET', '/books/_count?q=title:(brown');
   assert.equal(broken.status, 400, broken.text);
   assert.equal(broken.body.error.type, 'query_shard_exception');
@@ -163,6 +166,11 @@ test('bad input: 400s with the ES error types, nothing else', async () => {
   await badRequest({ query_string: { query: Array.from({ length: 1100 }, (_, index) => `t${index}`).join(' '), fields: ['title'] } }, 'illegal_argument_exception', /too many clauses/);
   await badRequest({ query_string: { query: '*ox', allow_leading_wildcard: false } }, 'query_shard_exception', /not allowed as first character/);
   await badRequest({ query_string: { query: 'x', type: 'cross_fields' } }, 'parsing_exception', /\[type\] \[cross_fields\] is not supported/);
+  const started = performance.now();
+  await badRequest({ query_string: { query: '(a|'.repeat(25_000) } }, 'parsing_exception', /nested deeper than 64/);
+  await badRequest({ query_string: { query: `code:${'*a'.repeat(3000)}b` } }, 'too_complex_to_determinize_exception', /would result in more than/);
+  await badRequest({ fuzzy: { code: { value: 'x'.repeat(10_000), fuzziness: 2 } } }, 'too_complex_to_determinize_exception', /Term too complex/);
+  assert.ok(performance.now() - started < 5000, 'hostile query strings and fuzzy terms are refused quickly');
   // Fuzzy expansions past the clause limit.
   const many = Array.from({ length: 40 }, () => ({ match: { title: { query: 'brown quick north lazy bears', fuzziness: 2 } } }));
   const response = await call(server, 'POST', '/books/_search', { json: { query: { bool: { should: many } } } });

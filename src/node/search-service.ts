@@ -6,7 +6,7 @@ import type { SearchLanes } from '../ops/lanes/search-lanes.ts';
 import type { NodeContext } from './node-context.ts';
 import type { RequestTracker } from './request-tracker.ts';
 import { count, search, type CountParams, type CountResponse, type SearchResponse } from './search.ts';
-import type { SearchParams } from './search-body.ts';
+import type { QueryStringParams, SearchParams } from './search-body.ts';
 import { multiSearch, type MultiSearchItem, type MultiSearchResult } from './multi-search.ts';
 import { analyzeText, type AnalyzeToken } from './analyze.ts';
 import { validateQuery, type ValidateQueryResponse } from './validate-query.ts';
@@ -84,7 +84,7 @@ export class SearchService {
   }
 
   /** `GET|POST [/{target}]/_validate/query`: whether the query parses against each collection. */
-  validateQuery(target: string, body: unknown, params: { q?: string; explain?: boolean } = {}): Promise<ValidateQueryResponse> {
+  validateQuery(target: string, body: unknown, params: { q?: string; qOptions?: QueryStringParams; explain?: boolean } = {}): Promise<ValidateQueryResponse> {
     return this.requests.track(async () => validateQuery(this.context, target, body, params));
   }
 

@@ -7,7 +7,7 @@ import { TroveError } from '../engine/errors.ts';
 import { parseQuery } from '../engine/query/parse-query.ts';
 import { resolveCollections } from './collections.ts';
 import type { NodeContext } from './node-context.ts';
-import { parseCount } from './search-body.ts';
+import { parseCount, type QueryStringParams } from './search-body.ts';
 
 /** One collection's finding (listed with `explain`). */
 export interface QueryExplanation {
@@ -26,7 +26,7 @@ export interface ValidateQueryResponse {
 }
 
 /** Validates the query of `body` (or `q`) against every collection `target` selects. */
-export function validateQuery(context: NodeContext, target: string, body: unknown, params: { q?: string; explain?: boolean }): ValidateQueryResponse {
+export function validateQuery(context: NodeContext, target: string, body: unknown, params: { q?: string; qOptions?: QueryStringParams; explain?: boolean }): ValidateQueryResponse {
   const selected = resolveCollections(context, target);
   let query: unknown;
   try {

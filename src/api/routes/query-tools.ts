@@ -4,10 +4,11 @@
  * a text (src/node/analyze.ts), as Elasticsearch answers them.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { SearchService } from '../../node/search-service.ts';
 import { explainDocument } from '../../node/explain-api.ts';
+import { qOptions } from './search.ts';
 import { AnyObject, CollectionParams, DocumentParams, FlagParam, flagSet, optionalBody, querySchema } from '../params.ts';
 
 const ValidateQuery = querySchema({
@@ -47,7 +48,7 @@ export interface QueryToolRouteOptions {
 export async function queryToolRoutes(instance: FastifyInstance, options: QueryToolRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { search } = options;
-  const validateParams = (query: { q?: string; explain?: string }) => ({ q: query.q, explain: flagSet(query.explain) });
+  const validateParams = (query: Static<typeof ValidateQuery>) => ({ q: query.q, qOptions: qOptions(query), explain: flagSet(query.explain) });
 
   app.route({
     method: ['GET', 'POST'],
@@ -72,9 +73,8 @@ export async function queryToolRoutes(instance: FastifyInstance, options: QueryT
     schema: { params: DocumentParams, querystring: ExplainQuery, body: optionalBody(ValidateBody) },
     handler: async (request, reply) => {
       const { collection, id } = request.params;
-      const { q, df, default_operator: defaultOperator, analyzer, lenient, analyze_wildcard: analyzeWildcard } = request.query;
-      const qOptions = { df, defaultOperator, analyzer, lenient: lenient === undefined ? undefined : flagSet(lenient), analyzeWildcard: analyzeWildcard === undefined ? undefined : flagSet(analyzeWildcard) };
-      const { found, response } = await explainDocument(collection, id, request.body ?? {}, { q, qOptions }, (body) => search.search(collection, body));
+      const params = { q: request.query.q, qOptions: qOptions(request.query) };
+      const { found, response } = await explainDocument(collection, id, request.body ?? {}, params, (body) => search.search(collection, body));
       if (!found) reply.code(404);
       return response;
     },

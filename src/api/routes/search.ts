@@ -52,8 +52,8 @@ const SearchQuery = querySchema({
 
 const CountQuery = querySchema({ ...TARGET_QUERY, ...Q_QUERY });
 
-/** The `qOptions` of search and count from the URL. */
-function qOptions(query: Static<typeof CountQuery>): QueryStringParams {
+/** The `qOptions` of a search, count, validation or explanation from the URL (`df`, `default_operator`, `analyzer`, `lenient`, `analyze_wildcard`). */
+export function qOptions(query: { df?: string; default_operator?: string; analyzer?: string; lenient?: string; analyze_wildcard?: string }): QueryStringParams {
   const options: QueryStringParams = { df: query.df, defaultOperator: query.default_operator, analyzer: query.analyzer };
   if (query.lenient !== undefined) options.lenient = flagSet(query.lenient);
   if (query.analyze_wildcard !== undefined) options.analyzeWildcard = flagSet(query.analyze_wildcard);

@@ -109,3 +109,11 @@ test('fuzzy expansions count against the clause limit', () => {
   assert.throws(() => countQuery([leaf], fields, { bool: { should: clauses } }), /too many clauses/);
   assert.ok(countQuery([leaf], fields, { bool: { should: clauses.slice(0, 5) } }) > 5);
 });
+
+test('a fuzzy term longer than the bound is a 400, quickly', () => {
+  const started = performance.now();
+  parseFailure({ fuzzy: { tag: { value: 'a'.repeat(10_000), fuzziness: 2 } } }, /Term too complex/);
+  parseFailure({ match: { tag: { query: 'b'.repeat(300), fuzziness: 'AUTO' } } }, /Term too complex/);
+  assert.ok(performance.now() - started < 1000);
+  assert.deepEqual(ids({ fuzzy: { tag: { value: 'q'.repeat(300), prefix_length: 100, fuzziness: 1 } } }), []);
+});

@@ -16,6 +16,7 @@ import type { LeafReader } from '../segment/leaf-reader.ts';
 import { MatchNoneQuery } from './basic-queries.ts';
 import { BooleanQuery } from './boolean-query.ts';
 import type { Dfa } from './automaton.ts';
+import { EngineError } from '../errors.ts';
 import { dslError, readInteger, readScalarText } from './dsl-reader.ts';
 import { editDistance, levenshteinDfa, MAX_EDITS } from './fuzzy-automaton.ts';
 import type { HighlightTerms, Query, Weight } from './scorer.ts';
@@ -75,10 +76,17 @@ export function readFuzzyOptions(fuzziness: Fuzziness, prefixLength: unknown, ma
   };
 }
 
+/** Longest term (in code points, after the exact prefix) matched fuzzily: its automaton stays small and quick to build. */
+export const MAX_FUZZY_TERM_LENGTH = 256;
+
 /** The exact term when its fuzziness allows no edit, else a fuzzy query of it. */
 export function fuzzyTermQuery(field: string, term: string, options: FuzzyOptions, boost = 1): Query {
   const edits = editsFor(options.fuzziness, term);
-  if (edits === 0 || options.prefixLength >= [...term].length) return new TermQuery(field, term, boost);
+  const length = [...term].length;
+  if (edits === 0 || options.prefixLength >= length) return new TermQuery(field, term, boost);
+  if (length - options.prefixLength > MAX_FUZZY_TERM_LENGTH) {
+    throw new EngineError('too_complex_to_determinize', `Term too complex: [${term.slice(0, 64)}...]: a fuzzy term may have at most ${MAX_FUZZY_TERM_LENGTH} characters after its prefix_length`);
+  }
   return new FuzzyQuery(field, term, edits, options, boost);
 }
 
