@@ -288,13 +288,13 @@ function mergePartial(left: AggregationPartial, right: AggregationPartial): Aggr
     case 'value_count':
       return { type: 'value_count', count: left.count + (right as ValueCountPartial).count };
     case 'composite':
-      return mergeComposite(left, right as CompositePartial, mergeAggregations);
+      return mergeComposite(left, right as CompositePartial);
     case 'top_hits':
       return mergeTopHitsPartials(left, right as TopHitsPartial);
     case 'ip_range':
-      return mergeIpRanges(left, right as IpRangePartial, mergeAggregations);
+      return mergeIpRanges(left, right as IpRangePartial);
     case 'significant_terms':
-      return mergeSignificantTerms(left, right as SignificantTermsPartial, mergeAggregations);
+      return mergeSignificantTerms(left, right as SignificantTermsPartial);
     case 'cardinality':
       return mergeCardinality(left, right as CardinalityPartial);
   }
@@ -305,17 +305,21 @@ function bucketIdentity(key: BucketKey): string {
 }
 
 function mergeKeyedBuckets(left: readonly KeyedBucketPartial[], right: readonly KeyedBucketPartial[]): KeyedBucketPartial[] {
-  const byKey = new Map<string, KeyedBucketPartial>();
-  for (const bucket of left) byKey.set(bucketIdentity(bucket.key), bucket);
+  return mergeBucketsBy(left, right, (bucket) => bucketIdentity(bucket.key), (existing, bucket) => ({
+    key: existing.key,
+    docCount: existing.docCount + bucket.docCount,
+    aggs: mergeAggregations([existing.aggs, bucket.aggs]),
+  }));
+}
+
+/** Merges two shards' bucket lists: buckets of the same identity are combined, the others kept, in first-seen order. */
+export function mergeBucketsBy<B>(left: readonly B[], right: readonly B[], identity: (bucket: B) => string, combine: (existing: B, bucket: B) => B): B[] {
+  const byKey = new Map<string, B>();
+  for (const bucket of left) byKey.set(identity(bucket), bucket);
   for (const bucket of right) {
-    const identity = bucketIdentity(bucket.key);
-    const existing = byKey.get(identity);
-    byKey.set(
-      identity,
-      existing === undefined
-        ? bucket
-        : { key: existing.key, docCount: existing.docCount + bucket.docCount, aggs: mergeAggregations([existing.aggs, bucket.aggs]) },
-    );
+    const key = identity(bucket);
+    const existing = byKey.get(key);
+    byKey.set(key, existing === undefined ? bucket : combine(existing, bucket));
   }
   return [...byKey.values()];
 }

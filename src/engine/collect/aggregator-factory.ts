@@ -5,7 +5,7 @@ import { AggregatorGroup, type AggregationContext } from './aggregator.ts';
 import { CompositeAggregator } from './composite-aggregator.ts';
 import { IpRangeAggregator } from './ip-range.ts';
 import { FilterAggregator, FiltersAggregator, MissingAggregator } from './filter-aggregators.ts';
-import { CardinalityAggregator, HdrPercentilesAggregator, PercentilesAggregator, StatsAggregator, ValueCountAggregator } from './metric-aggregators.ts';
+import { CardinalityAggregator, PercentilesAggregator, StatsAggregator, ValueCountAggregator } from './metric-aggregators.ts';
 import { HistogramAggregator, RangeAggregator } from './numeric-bucket-aggregators.ts';
 import type { PipelineSpec } from './pipeline-spec.ts';
 import { isPipeline } from './pipelines.ts';
@@ -48,7 +48,7 @@ function createAggregator(spec: Exclude<AggregationSpec, PipelineSpec>, context:
       return new CompositeAggregator(spec, subs());
     case 'percentiles':
     case 'percentile_ranks':
-      return spec.hdrDigits === null ? new PercentilesAggregator(spec) : new HdrPercentilesAggregator(spec);
+      return new PercentilesAggregator(spec);
     case 'ip_range':
       return new IpRangeAggregator(spec, subs());
     case 'significant_terms':

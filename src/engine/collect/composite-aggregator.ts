@@ -1,6 +1,6 @@
 /** `composite` on a shard (its first `size` keys after `after`), the merge of shard partials, and the rendering. */
 import type { KeywordColumn, LeafReader, NumericColumn } from '../segment/leaf-reader.ts';
-import type { AggregationPartials, CompositePartial } from './aggregation-partials.ts';
+import { mergeAggregations, mergeBucketsBy, type CompositePartial } from './aggregation-partials.ts';
 import type { Aggregator, AggregatorGroup } from './aggregator.ts';
 import type { BucketBudget } from './bucket-budget.ts';
 import { BucketOrdinals, GrowableFloats, KeyDictionary } from './bucket-ordinals.ts';
@@ -116,17 +116,12 @@ export class CompositeAggregator implements Aggregator {
   }
 }
 
-/** Merges two shards' composite partials: the union of their keys, counts summed, in key order (cut to size when rendered). */
-export function mergeComposite(
-  left: CompositePartial,
-  right: CompositePartial,
-  mergeAggs: (partials: readonly AggregationPartials[]) => AggregationPartials,
-): CompositePartial {
-  const byKey = new Map<string, CompositePartial['buckets'][number]>();
-  for (const bucket of [...left.buckets, ...right.buckets]) {
-    const encoded = JSON.stringify(bucket.key);
-    const existing = byKey.get(encoded);
-    byKey.set(encoded, existing === undefined ? bucket : { key: existing.key, docCount: existing.docCount + bucket.docCount, aggs: mergeAggs([existing.aggs, bucket.aggs]) });
-  }
-  return { type: 'composite', buckets: [...byKey.values()] };
+/** Merges two shards' composite partials: the union of their keys, counts summed (put in key order and cut to size when rendered). */
+export function mergeComposite(left: CompositePartial, right: CompositePartial): CompositePartial {
+  const buckets = mergeBucketsBy(left.buckets, right.buckets, (bucket) => JSON.stringify(bucket.key), (existing, bucket) => ({
+    key: existing.key,
+    docCount: existing.docCount + bucket.docCount,
+    aggs: mergeAggregations([existing.aggs, bucket.aggs]),
+  }));
+  return { type: 'composite', buckets };
 }

@@ -10,7 +10,7 @@ import { cidrTermRange, decodeIp, encodeIp } from '../mapping/ip.ts';
 import { checkKeys, dslError, expectObject, readBoolean, readString } from '../query/dsl-reader.ts';
 import type { KeywordColumn, LeafReader } from '../segment/leaf-reader.ts';
 import { valueSource, type ValueSource } from './aggregation-options.ts';
-import type { AggregationPartials, IpRangePartial } from './aggregation-partials.ts';
+import { mergeAggregations, type AggregationPartials, type IpRangePartial } from './aggregation-partials.ts';
 import { MAX_AGGREGATION_RANGES, type AggregationSpec } from './aggregation-spec.ts';
 import type { Aggregator, AggregatorGroup } from './aggregator.ts';
 import type { BucketBudget } from './bucket-budget.ts';
@@ -150,12 +150,12 @@ export class IpRangeAggregator implements Aggregator {
 }
 
 /** Merges two shards' ip_range partials, range by range. */
-export function mergeIpRanges(left: IpRangePartial, right: IpRangePartial, mergeAggs: (partials: readonly AggregationPartials[]) => AggregationPartials): IpRangePartial {
+export function mergeIpRanges(left: IpRangePartial, right: IpRangePartial): IpRangePartial {
   return {
     type: 'ip_range',
     buckets: left.buckets.map((bucket, index) => {
       const other = right.buckets[index]!;
-      return { docCount: bucket.docCount + other.docCount, aggs: mergeAggs([bucket.aggs, other.aggs]) };
+      return { docCount: bucket.docCount + other.docCount, aggs: mergeAggregations([bucket.aggs, other.aggs]) };
     }),
   };
 }

@@ -191,30 +191,12 @@ export class CardinalityAggregator implements Aggregator {
   }
 }
 
-/** A t-digest of a numeric field's values per owner bucket (`percentiles`, `percentile_ranks`). */
+/**
+ * `percentiles` / `percentile_ranks`: per owner bucket a t-digest, or with the `hdr` method an
+ * HDR histogram, of a numeric field's values.
+ */
 export class PercentilesAggregator extends NumericValuesAggregator {
   private readonly digests: (TDigest | undefined)[] = [];
-
-  constructor(protected override readonly spec: PercentilesSpec) {
-    super(spec);
-  }
-
-  protected add(owner: number, value: number): void {
-    let digest = this.digests[owner];
-    if (digest === undefined) {
-      digest = newDigest(this.spec.compression);
-      this.digests[owner] = digest;
-    }
-    digest.push(value);
-  }
-
-  partial(owner: number): DigestPartial {
-    return digestPartial(this.digests[owner], this.spec.source.format, this.spec.compression);
-  }
-}
-
-/** `percentiles` / `percentile_ranks` with the `hdr` method: an HDR histogram per owner bucket. */
-export class HdrPercentilesAggregator extends NumericValuesAggregator {
   private readonly histograms: (Histogram | undefined)[] = [];
 
   constructor(protected override readonly spec: PercentilesSpec) {
@@ -222,15 +204,18 @@ export class HdrPercentilesAggregator extends NumericValuesAggregator {
   }
 
   protected add(owner: number, value: number): void {
-    let histogram = this.histograms[owner];
-    if (histogram === undefined) {
-      histogram = newHdrHistogram(this.spec.hdrDigits!);
-      this.histograms[owner] = histogram;
+    const { spec } = this;
+    if (spec.hdrDigits !== null) {
+      const histogram = (this.histograms[owner] ??= newHdrHistogram(spec.hdrDigits));
+      recordHdrValue(histogram, value, spec.source.field);
+    } else {
+      (this.digests[owner] ??= newDigest(spec.compression)).push(value);
     }
-    recordHdrValue(histogram, value, this.spec.source.field);
   }
 
-  partial(owner: number): HdrPartial {
-    return hdrPartial(this.histograms[owner], this.spec.source.format, this.spec.hdrDigits!);
+  partial(owner: number): DigestPartial | HdrPartial {
+    const { spec } = this;
+    if (spec.hdrDigits !== null) return hdrPartial(this.histograms[owner], spec.source.format, spec.hdrDigits);
+    return digestPartial(this.digests[owner], spec.source.format, spec.compression);
   }
 }

@@ -12,7 +12,7 @@ import type { FlatField } from '../mapping/mapping.ts';
 import { checkKeys, dslError, expectObject, readInteger } from '../query/dsl-reader.ts';
 import type { KeywordColumn, LeafReader, NumericColumn } from '../segment/leaf-reader.ts';
 import { valueSource, type ValueSource } from './aggregation-options.ts';
-import type { AggregationPartials, BucketKey, SignificantTermsPartial } from './aggregation-partials.ts';
+import { mergeAggregations, mergeBucketsBy, type BucketKey, type SignificantTermsPartial } from './aggregation-partials.ts';
 import type { AggregationSpec } from './aggregation-spec.ts';
 import type { AggregationContext, Aggregator, AggregatorGroup } from './aggregator.ts';
 import type { BucketBudget } from './bucket-budget.ts';
@@ -197,23 +197,14 @@ function compareSignificance(left: { key: BucketKey; score: number }, right: { k
 }
 
 /** Merges two shards' partials: sizes and, per term, foreground and background counts summed. */
-export function mergeSignificantTerms(
-  left: SignificantTermsPartial,
-  right: SignificantTermsPartial,
-  mergeAggs: (partials: readonly AggregationPartials[]) => AggregationPartials,
-): SignificantTermsPartial {
-  const byKey = new Map<string, SignificantTermsPartial['buckets'][number]>();
-  for (const bucket of [...left.buckets, ...right.buckets]) {
-    const identity = `${typeof bucket.key}:${bucket.key}`;
-    const existing = byKey.get(identity);
-    byKey.set(
-      identity,
-      existing === undefined
-        ? bucket
-        : { key: bucket.key, docCount: existing.docCount + bucket.docCount, bgCount: existing.bgCount + bucket.bgCount, aggs: mergeAggs([existing.aggs, bucket.aggs]) },
-    );
-  }
-  return { type: 'significant_terms', format: left.format, subsetSize: left.subsetSize + right.subsetSize, supersetSize: left.supersetSize + right.supersetSize, buckets: [...byKey.values()] };
+export function mergeSignificantTerms(left: SignificantTermsPartial, right: SignificantTermsPartial): SignificantTermsPartial {
+  const buckets = mergeBucketsBy(left.buckets, right.buckets, (bucket) => `${typeof bucket.key}:${bucket.key}`, (existing, bucket) => ({
+    key: existing.key,
+    docCount: existing.docCount + bucket.docCount,
+    bgCount: existing.bgCount + bucket.bgCount,
+    aggs: mergeAggregations([existing.aggs, bucket.aggs]),
+  }));
+  return { type: 'significant_terms', format: left.format, subsetSize: left.subsetSize + right.subsetSize, supersetSize: left.supersetSize + right.supersetSize, buckets };
 }
 
 /** The buckets to show after the merge: positive score, `min_doc_count` docs, the `size` best. */
