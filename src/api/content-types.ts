@@ -29,8 +29,19 @@ export function installDocumentParsers(instance: FastifyInstance, maxDocumentByt
     const bytes = body as Buffer;
     const refused = oversizedDocument(bytes.length, maxDocumentBytes());
     if (refused) throw refused;
-    return parseJsonText(bytes.toString('utf8'));
+    const text = bytes.toString('utf8');
+    const value = parseJsonText(text);
+    if (typeof value === 'object' && value !== null) receivedTexts.set(value, text);
+    return value;
   });
+}
+
+/** The JSON text each parsed document body was read from (see `receivedText`). */
+const receivedTexts = new WeakMap<object, string>();
+
+/** The text a document body arrived as (its stored `_source` keeps it byte for byte), or undefined. */
+export function receivedText(body: unknown): string | undefined {
+  return typeof body === 'object' && body !== null ? receivedTexts.get(body) : undefined;
 }
 
 /** JSON parsers that turn the body, read as `parseAs`, into its value with `parseBody`. */

@@ -33,6 +33,8 @@ export interface WriteParams {
 export interface IndexParams extends WriteParams {
   /** `create` fails with version_conflict when the id exists. */
   opType?: 'index' | 'create';
+  /** The JSON text the document arrived as, stored as it is (the document must be its parse). */
+  sourceJson?: string;
 }
 
 /** Parameters of an update request (the body holds doc/ops/upsert). */
@@ -201,7 +203,7 @@ export function prepareIndex(router: Router, hosted: HostedCollection, id: strin
   if (!isPlainObject(source)) throw notAnObjectError();
   return {
     target: router.document(hosted, docId, params.routing),
-    op: { kind: 'index', id: docId, source, opType: params.opType, ...condition },
+    op: { kind: 'index', id: docId, source, opType: params.opType, ...condition, ...(params.sourceJson === undefined ? {} : { sourceJson: params.sourceJson }) },
     mapping: { sources: [source] },
     returnSource: null,
   };

@@ -11,7 +11,7 @@ import { EngineError } from '../../engine/errors.ts';
 import type { NamespaceCheck } from '../../node/auto-create.ts';
 import type { DocumentService } from '../../node/document-service.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
-import { installDocumentParsers } from '../content-types.ts';
+import { installDocumentParsers, receivedText } from '../content-types.ts';
 import {
   AnyObject,
   CollectionParams,
@@ -99,7 +99,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     schema: { params: DocumentParams, querystring: IndexQuery, body: AnyObject },
     handler: async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await documents.index(collection, id, request.body, { ...writeParams(request.query), opType: request.query.op_type }, namespaceCheck(request.authScope));
+      const response = await documents.index(collection, id, request.body, { ...writeParams(request.query), opType: request.query.op_type, sourceJson: receivedText(request.body) }, namespaceCheck(request.authScope));
       return reply.status(response.result === 'created' ? 201 : 200).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   });
@@ -111,6 +111,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
       const response = await documents.index(request.params.collection, undefined, request.body, {
         ...writeParams(request.query),
         opType: request.query.op_type,
+        sourceJson: receivedText(request.body),
       }, namespaceCheck(request.authScope));
       return reply.status(201).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
@@ -123,7 +124,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     schema: { params: DocumentParams, querystring: CreateQuery, body: AnyObject },
     handler: async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await documents.index(collection, id, request.body, { routing: request.query.routing, opType: 'create' }, namespaceCheck(request.authScope));
+      const response = await documents.index(collection, id, request.body, { routing: request.query.routing, opType: 'create', sourceJson: receivedText(request.body) }, namespaceCheck(request.authScope));
       return reply.status(201).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   });

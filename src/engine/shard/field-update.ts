@@ -59,8 +59,7 @@ export function readFieldTexts(location: DocLocation, keys: ReadonlySet<string>)
  * values of the inplace fields under them (as reads show them, see source-overlay.ts).
  */
 export function partialState(location: DocLocation, texts: ReadonlyMap<string, string>, keys: ReadonlySet<string>, inplace: readonly FlatField[]): Record<string, unknown> {
-  const state: Record<string, unknown> = {};
-  for (const [key, text] of texts) setKey(state, key, JSON.parse(text));
+  const state = parseTexts(texts);
   for (const field of inplace) {
     if (!keys.has(field.path.split('.')[0]!)) continue;
     const column = location.leaf.inplaceColumn(field.path);
@@ -96,4 +95,11 @@ export function fieldReplacements(before: Record<string, unknown>, texts: Readon
     replacements.set(key, JSON.stringify(value));
   }
   return replacements;
+}
+
+/** The object of top-level fields given as JSON texts. */
+export function parseTexts(texts: ReadonlyMap<string, string>): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  for (const [key, text] of texts) setKey(object, key, JSON.parse(text));
+  return object;
 }

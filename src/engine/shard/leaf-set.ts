@@ -1,7 +1,7 @@
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import type { SegmentReader } from '../segment/segment-reader.ts';
 import { MutableSegment } from '../mutable/mutable-segment.ts';
-import type { FieldOverlay } from '../mutable/field-overlay.ts';
+import { frozenOverlayView, type FieldOverlay } from '../mutable/field-overlay.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import { SnapshotLeaf } from './snapshot-leaf.ts';
 
@@ -70,21 +70,22 @@ export class LeafSet {
    */
   openSnapshot(): { leaves: SnapshotLeaf[]; close: () => void } {
     const pinned = this.pin();
-    const leaves = pinned.map((leaf) => new SnapshotLeaf(leaf, leaf instanceof MutableSegment));
-    for (const view of leaves) {
-      let views = this.snapshots.get(view.leaf);
-      if (!views) this.snapshots.set(view.leaf, (views = new Set()));
+    // Each snapshot reads its leaf's field overlays as they are now (field-overlay.ts).
+    const leaves = pinned.map((leaf) => new SnapshotLeaf(frozenOverlayView(leaf as WritableLeaf), leaf instanceof MutableSegment));
+    leaves.forEach((view, index) => {
+      let views = this.snapshots.get(pinned[index]!);
+      if (!views) this.snapshots.set(pinned[index]!, (views = new Set()));
       views.add(view);
-    }
+    });
     let closed = false;
     const close = (): void => {
       if (closed) return;
       closed = true;
-      for (const view of leaves) {
-        const views = this.snapshots.get(view.leaf);
+      leaves.forEach((view, index) => {
+        const views = this.snapshots.get(pinned[index]!);
         views?.delete(view);
-        if (views?.size === 0) this.snapshots.delete(view.leaf);
-      }
+        if (views?.size === 0) this.snapshots.delete(pinned[index]!);
+      });
       this.unpin(pinned);
     };
     return { leaves, close };

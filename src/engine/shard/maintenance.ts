@@ -23,6 +23,8 @@ export interface ShardFaults {
   beforeManifest?: () => void;
   /** Called at the start of a merge pass (throw to fail it). */
   beforeMerge?: () => void;
+  /** Called after each segment file a merge pass writes (after `afterSegmentFile`). */
+  afterMergeFile?: (file: string) => void;
   /** Called after a field-level update's WAL record is appended, before its overlay is applied. */
   afterFieldsAppend?: () => void;
 }
@@ -192,14 +194,14 @@ export class Maintenance {
   private async runMerge(names: string[]): Promise<void> {
     const sources = this.leaves.segments.filter((segment) => names.includes(segment.name));
     if (sources.length === 0) return;
-    const merged = await this.writeFrom(sources);
+    const merged = await this.writeFrom(sources, this.faults.afterMergeFile);
     this.leaves.replace(sources, merged);
     this.manifest.merges++;
     await this.commit(this.manifest.checkpointSeq);
   }
 
   /** Writes one segment from source leaves, then carries over changes made while it was written. */
-  private async writeFrom(sources: readonly LeafReader[]): Promise<SegmentReader | null> {
+  private async writeFrom(sources: readonly LeafReader[], afterMergeFile?: (file: string) => void): Promise<SegmentReader | null> {
     const docMaps = buildDocMaps(sources);
     const kept = docMaps.reduce((sum, map) => sum + map.reduce((count, value) => count + (value >= 0 ? 1 : 0), 0), 0);
     if (kept === 0) return null;
@@ -213,7 +215,12 @@ export class Maintenance {
       sources: views.map((reader, index) => ({ reader, docMap: docMaps[index]! })),
       fields: segmentFields(this.fields()),
       inplaceFields: inplace,
-      faults: { afterFileWritten: this.faults.afterSegmentFile },
+      faults: {
+        afterFileWritten: (file) => {
+          this.faults.afterSegmentFile?.(file);
+          afterMergeFile?.(file);
+        },
+      },
     });
     const segment = SegmentReader.open(this.segmentDir(name), meta, { liveDocsGen: 0, inplaceGens: {}, metaGen: 0 }, this.fields());
     sources.forEach((source, index) => {

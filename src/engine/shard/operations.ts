@@ -27,6 +27,8 @@ export interface IndexOp {
    * re-serialisation of `source`.
    */
   sourceText?: Uint8Array;
+  /** The JSON text `source` was parsed from (a single-document write), stored as it is; a string, so that it crosses every transport. */
+  sourceJson?: string;
   /** `create` fails with version_conflict when the id exists. */
   opType?: 'index' | 'create';
   ifSeqNo?: number;

@@ -22,7 +22,8 @@ import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './settings.ts';
 import { readSource } from './source-overlay.ts';
 import { changeOf, decodeRecord, encodeRecord, type ShardRecord } from './wal-records.ts';
 import { documentSeqNo } from './seq-no.ts';
-import { FieldPlanUnavailable, fieldReplacements, partialState, readFieldTexts, updateKeys } from './field-update.ts';
+import { readTopLevelTexts, spliceSource, topLevelLayout } from '../update/source-splice.ts';
+import { FieldPlanUnavailable, fieldReplacements, parseTexts, partialState, readFieldTexts, updateKeys } from './field-update.ts';
 
 export { DEFAULT_ENGINE_SETTINGS, type EngineSettings };
 
@@ -185,11 +186,17 @@ export class Shard {
     }
     if (location) location.leaf.deleteDoc(location.doc);
     if (record.type === 'delete') return;
-    const document = parsed ?? this.parse(JSON.parse(record.source.toString('utf8')) as Record<string, unknown>);
+    const document = parsed ?? this.parseStored(record.source);
     this.leaves.mutable.add(
       { id: record.id, seqNo: seq, version: record.version, primaryTerm: record.primaryTerm, source: record.source, parsed: document },
       this.fieldMap,
     );
+  }
+
+  /** Parses a document as the WAL stores it (its JSON text, whose long digits are kept exactly). */
+  private parseStored(bytes: Buffer): ParsedDocument {
+    const text = bytes.toString('utf8');
+    return this.parse(JSON.parse(text) as Record<string, unknown>, { sourceText: text });
   }
 
   private parse(source: Record<string, unknown>, options: ParseOptions = {}): ParsedDocument {
@@ -241,7 +248,8 @@ export class Shard {
           const version = location.leaf.meta(location.doc).version;
           throw new EngineError('version_conflict', `[${op.id}]: version conflict, document already exists (current version [${version}])`);
         }
-        return this.indexDocument(op.id, op.source, location, 'index', false, op.sourceText, externalVersionOf(op, location));
+        const sourceText = op.sourceText ?? (op.sourceJson === undefined ? undefined : Buffer.from(op.sourceJson));
+        return this.indexDocument(op.id, op.source, location, 'index', false, sourceText, externalVersionOf(op, location));
       }
       case 'delete': {
         const external = externalVersionOf(op, location);
@@ -290,8 +298,15 @@ export class Shard {
     }
     if (fieldState) return this.updateFields(op, location, fieldState.state, fieldState.texts, plan.source, meta.version + 1);
     // A column-only plan that turned out to need the whole document is redone on the source.
-    const fullPlan = columnsOnly ? planUpdate(readSource(location.leaf, location.doc, this.inplace), { doc: op.doc, ops: op.ops }, this.fieldMap) : plan;
-    const applied = this.indexDocument(op.id, fullPlan.source, location, 'update');
+    const whole = columnsOnly ? readSource(location.leaf, location.doc, this.inplace) : current;
+    const fullPlan = columnsOnly ? planUpdate(whole, { doc: op.doc, ops: op.ops }, this.fieldMap) : plan;
+    // The stored text keeps byte for byte every top-level field whose stored value the update did
+    // not change (one holding an inplace field whose column moved on is written anew).
+    const stored = location.leaf.source(location.doc);
+    const layout = topLevelLayout(stored);
+    const texts = readTopLevelTexts(stored, layout.entries.map((entry) => entry.key), layout);
+    const text = spliceSource(stored, fieldReplacements(parseTexts(texts), texts, fullPlan.source), layout);
+    const applied = this.indexDocument(op.id, fullPlan.source, location, 'update', false, text);
     if (op.returnSource) applied.result.source = fullPlan.source;
     return applied;
   }
@@ -364,7 +379,7 @@ export class Shard {
     sourceText?: Uint8Array,
     externalVersion?: number,
   ): AppliedWrite {
-    const parsed = this.parse(source, { strictNumbers: true });
+    const parsed = this.parse(source, { strictNumbers: true, sourceText });
     const version = externalVersion ?? (location ? location.leaf.meta(location.doc).version + 1 : 1);
     const bytes = sourceText ? Buffer.from(sourceText.buffer, sourceText.byteOffset, sourceText.byteLength) : Buffer.from(JSON.stringify(source));
     const record: ShardRecord = { type: 'index', id, version, primaryTerm: this.primaryTerm, change, source: bytes };
@@ -403,7 +418,7 @@ export class Shard {
     const decoded = fresh.map((numbered) => {
       try {
         const record = decodeRecord(Buffer.from(numbered.payload.buffer, numbered.payload.byteOffset, numbered.payload.byteLength));
-        const parsed = record.type === 'index' ? this.parse(JSON.parse(record.source.toString('utf8')) as Record<string, unknown>) : undefined;
+        const parsed = record.type === 'index' ? this.parseStored(record.source) : undefined;
         return { record, parsed };
       } catch (error) {
         if (error instanceof EngineError) throw error;
@@ -455,6 +470,15 @@ export class Shard {
     if (!location) return null;
     const meta = location.leaf.meta(location.doc);
     return { id, source: readSource(location.leaf, location.doc, this.inplace), seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm };
+  }
+
+  /**
+   * The stored JSON text of a live document (field overlays spliced in, inplace column values not:
+   * `get` shows those), byte for byte as written for the fields no update changed; null when absent.
+   */
+  sourceText(id: string): Buffer | null {
+    const location = this.leaves.locate(id);
+    return location ? location.leaf.source(location.doc) : null;
   }
 
   /** A consistent snapshot for a query and its fetch phase; release it when done. */

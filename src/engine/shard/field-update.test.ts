@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { EngineError } from '../errors.ts';
+import type { Mapping } from '../mapping/mapping.ts';
+import { Shard } from './shard.ts';
+import { decodeRecord } from './wal-records.ts';
+
+const MAPPING: Mapping = {
+  properties: {
+    title: { type: 'text' },
+    body: { type: 'text' },
+    tag: { type: 'keyword' },
+    n: { type: 'long' },
+    views: { type: 'long', inplace: true },
+  },
+};
+const SETTINGS = { epochIntervalMs: 3_600_000 };
+const TEXT = '{"title": "first", "body": "a long body of words", "big": 9223372036854775807, "ratio": 1.0,\n "tag": "red", "n": 1, "views": 3}';
+
+async function withShards(run: (open: (name: string) => Promise<Shard>) => Promise<void>): Promise<void> {
+  const root = mkdtempSync(path.join(tmpdir(), 'trove-field-update-'));
+  const shards: Shard[] = [];
+  try {
+    await run(async (name) => {
+      const shard = await Shard.open({ dir: path.join(root, name), uuid: name, mapping: MAPPING, settings: SETTINGS });
+      shards.push(shard);
+      return shard;
+    });
+  } finally {
+    for (const shard of shards) await shard.close().catch(() => undefined);
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function matches(shard: Shard, query: unknown): string[] {
+  const searcher = shard.searcher();
+  try {
+    return searcher.query({ query, from: 0, size: 10 }).hits.map((hit) => searcher.fetch(hit, false).id).sort();
+  } finally {
+    searcher.release();
+  }
+}
+
+test('a field update logs only the changed field and keeps the other fields as sent, across epochs, merges and restart', async () => {
+  await withShards(async (open) => {
+    let shard = await open('a');
+    await shard.write({ kind: 'index', id: 'd', source: JSON.parse(TEXT) as Record<string, unknown>, sourceJson: TEXT });
+    const result = await shard.write({ kind: 'update', id: 'd', ops: [{ op: 'set', field: 'tag', value: 'blue' }, { op: 'append', field: 'title', value: 'second' }] });
+    assert.equal(result.version, 2);
+    const [record] = shard.readRecords(1, 10, Number.MAX_SAFE_INTEGER);
+    const decoded = decodeRecord(Buffer.from(record!.payload));
+    assert.equal(decoded.type, 'fields');
+    assert.deepEqual(decoded.type === 'fields' ? Object.fromEntries(decoded.fields) : null, { tag: '"blue"', title: '["first","second"]' });
+    const expected = '{"title": ["first","second"], "body": "a long body of words", "big": 9223372036854775807, "ratio": 1.0,\n "tag": "blue", "n": 1, "views": 3}';
+    assert.equal(shard.sourceText('d')!.toString(), expected);
+    assert.deepEqual(matches(shard, { term: { tag: 'blue' } }), ['d']);
+    assert.deepEqual(matches(shard, { term: { tag: 'red' } }), []);
+    assert.deepEqual(matches(shard, { match: { title: 'second' } }), ['d']);
+    assert.deepEqual(matches(shard, { match_phrase: { title: 'first second' } }), [], 'values of an array are apart');
+    await shard.epoch();
+    await shard.write({ kind: 'update', id: 'd', ops: [{ op: 'incr', field: 'n', value: 41 }] });
+    await shard.epoch();
+    await shard.close();
+    shard = await open('a');
+    const afterRestart = expected.replace('"n": 1', '"n": 42');
+    assert.equal(shard.sourceText('d')!.toString(), afterRestart);
+    assert.deepEqual(matches(shard, { range: { n: { gte: 42 } } }), ['d']);
+    await shard.forceMerge({ maxSegments: 1 });
+    assert.equal(shard.sourceText('d')!.toString(), afterRestart);
+    assert.deepEqual(matches(shard, { term: { tag: 'blue' } }), ['d']);
+    // An update planned on the whole document (an op on a literal dotted key) keeps the other fields' text too.
+    await shard.write({ kind: 'update', id: 'd', doc: { 'x.y': 1 } });
+    assert.equal(shard.sourceText('d')!.toString(), afterRestart.replace(/}$/, ',"x.y":1}'));
+  });
+});
+
+test('a field update that does not fit the mapping changes and logs nothing; noops log nothing', async () => {
+  await withShards(async (open) => {
+    const shard = await open('a');
+    await shard.write({ kind: 'index', id: 'd', source: { tag: 'red', n: 1 } });
+    const before = shard.historyPosition().lastSeq;
+    await assert.rejects(shard.write({ kind: 'update', id: 'd', ops: [{ op: 'set', field: 'n', value: 'not a number' }] }), EngineError);
+    await assert.rejects(shard.write({ kind: 'update', id: 'd', doc: { n: { nested: true } } }), EngineError);
+    const noop = await shard.write({ kind: 'update', id: 'd', ops: [{ op: 'set', field: 'tag', value: 'red' }] });
+    assert.equal(noop.result, 'noop');
+    assert.equal(shard.historyPosition().lastSeq, before);
+    assert.deepEqual(shard.get('d')!.source, { tag: 'red', n: 1 });
+  });
+});
+
+test('a replica applying the primary records reaches the same documents and matches', async () => {
+  await withShards(async (open) => {
+    const primary = await open('primary');
+    const replica = await open('replica');
+    await primary.writeBatch([
+      { kind: 'index', id: 'a', source: { title: 'one', tag: 'x', views: 1 } },
+      { kind: 'index', id: 'b', source: { title: 'two', tag: 'y' } },
+    ]);
+    await primary.epoch();
+    await primary.write({ kind: 'update', id: 'a', ops: [{ op: 'set', field: 'title', value: 'uno' }, { op: 'incr', field: 'views', value: 2 }] });
+    await primary.write({ kind: 'update', id: 'b', ops: [{ op: 'rename', field: 'tag', value: 'label' }] });
+    await replica.applyRecords(primary.readRecords(0, 100, Number.MAX_SAFE_INTEGER));
+    for (const id of ['a', 'b']) assert.deepEqual(replica.get(id), primary.get(id));
+    for (const query of [{ match: { title: 'uno' } }, { match: { title: 'one' } }, { exists: { field: 'tag' } }, { range: { views: { gte: 3 } } }]) {
+      assert.deepEqual(matches(replica, query), matches(primary, query));
+    }
+  });
+});
+
+test('a snapshot keeps seeing a document as it was before a later field update', async () => {
+  await withShards(async (open) => {
+    const shard = await open('a');
+    await shard.write({ kind: 'index', id: 'd', source: { title: 'before', tag: 'old' } });
+    await shard.epoch();
+    const snapshot = shard.snapshot();
+    try {
+      await shard.write({ kind: 'update', id: 'd', ops: [{ op: 'set', field: 'title', value: 'after' }, { op: 'set', field: 'tag', value: 'new' }] });
+      const hits = snapshot.query({ query: { match: { title: 'before' } }, from: 0, size: 10 }).hits;
+      assert.equal(hits.length, 1);
+      assert.deepEqual(snapshot.fetch(hits[0]!).source, { title: 'before', tag: 'old' });
+      assert.equal(snapshot.query({ query: { term: { tag: 'new' } }, from: 0, size: 10 }).hits.length, 0);
+      assert.deepEqual(matches(shard, { term: { tag: 'new' } }), ['d']);
+    } finally {
+      snapshot.release();
+    }
+  });
+});
