@@ -265,6 +265,9 @@ test('time zones: date_histogram across DST, range queries and date_range', asyn
     aggs: {
       days: { date_histogram: { field: 'at', calendar_interval: 'day', time_zone: zone } },
       halves: { date_histogram: { field: 'at', fixed_interval: '12h', time_zone: '+05:30' } },
+      local: {
+        date_histogram: { field: 'at', calendar_interval: 'day', time_zone: zone, format: 'yyyy-MM-dd', keyed: true, min_doc_count: 0, extended_bounds: { min: '2024-11-01', max: '2024-11-04' } },
+      },
       spans: { date_range: { field: 'at', time_zone: zone, ranges: [{ to: '2024-11-03' }, { from: '2024-11-03' }] } },
       loud: { filter: { match: { title: 'loud' } }, aggs: { latest: { top_hits: { size: 1, sort: [{ at: 'desc' }], highlight: { fields: { title: {} } } } } } },
     },
@@ -289,6 +292,11 @@ test('time zones: date_histogram across DST, range queries and date_range', asyn
     ],
   );
   assert.ok(halves.buckets.every((bucket: any) => /T(00|12):00:00\.000\+05:30$/.test(bucket.key_as_string)));
+  // format prints keys on the local clock and reads extended_bounds the same way (empty days filled).
+  assert.deepEqual(
+    Object.entries(one.body.aggregations.local.buckets).map(([key, bucket]: [string, any]) => [key, bucket.doc_count]),
+    ['2024-11-01', '2024-11-02', '2024-11-03', '2024-11-04'].map((day) => [day, inRange.filter((at) => localDay(at) === day).length]),
+  );
   const cut = Date.UTC(2024, 10, 3, 4);
   assert.deepEqual(
     spans.buckets.map((bucket: any) => [bucket.to_as_string ?? bucket.from_as_string, bucket.doc_count]),

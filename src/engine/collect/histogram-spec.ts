@@ -11,6 +11,8 @@ import { checkKeys, describe, dslError, expectObject, readBoolean, readInteger, 
 import type { BucketOrder, ValueSource } from './aggregation-options.ts';
 import { parseBucketOrder, parseDateOption, valueSource } from './aggregation-options.ts';
 import type { AggregationSpec } from './aggregation-spec.ts';
+import { DatePattern } from './date-pattern.ts';
+import { isoDate } from './value-format.ts';
 
 /** `histogram` and `date_histogram`. */
 export interface HistogramSpec {
@@ -28,6 +30,8 @@ export interface HistogramSpec {
   order: BucketOrder[];
   /** `time_zone` of a date histogram: bucket boundaries fall on its wall clock (UTC for numbers). */
   timeZone: TimeZone;
+  /** `format` of a date histogram: how `key_as_string` prints and `extended_bounds` strings parse; null for ISO 8601. */
+  datePattern: DatePattern | null;
 }
 
 const CALENDAR_UNITS: Record<string, DateUnit> = {
@@ -70,6 +74,11 @@ export function histogramKey(spec: HistogramSpec, value: number): number {
   return (key <= shifted ? key : shifted - (local - rounded)) + spec.offset;
 }
 
+/** A date histogram key's `key_as_string`: its `format`, else ISO 8601, on the clock of its time zone. */
+export function histogramKeyText(spec: HistogramSpec, key: number): string {
+  return spec.datePattern === null ? isoDate(key, spec.timeZone) : spec.datePattern.format(key, spec.timeZone);
+}
+
 /** The key of the bucket following `key`. */
 export function nextHistogramKey(spec: HistogramSpec, key: number): number {
   const zone = spec.timeZone;
@@ -107,6 +116,7 @@ export function parseHistogramSpec(
   let calendarUnit: DateUnit | null = null;
   let offset = 0;
   const timeZone = readTimeZone(dates ? options.time_zone : undefined, type);
+  const datePattern = dates && options.format !== undefined ? DatePattern.parse(readString(options.format, 'format', type), type) : null;
   if (dates) {
     ({ interval, calendarUnit } = parseDateInterval(options));
     if (options.offset !== undefined) {
@@ -126,7 +136,11 @@ export function parseHistogramSpec(
     const bounds = expectObject(options.extended_bounds, `${type}.extended_bounds`);
     checkKeys(bounds, ['min', 'max'], `${type}.extended_bounds`);
     const bound = (value: unknown, which: string): number | null =>
-      value === undefined || value === null ? null : dates ? parseDateOption(value, which, type, now, timeZone) : readNumber(value, which, type);
+      value === undefined || value === null
+        ? null
+        : dates
+          ? ((typeof value === 'string' ? datePattern?.parse(value, timeZone) : null) ?? parseDateOption(value, which, type, now, timeZone))
+          : readNumber(value, which, type);
     extendedBounds = { min: bound(bounds.min, 'min'), max: bound(bounds.max, 'max') };
     if (extendedBounds.min !== null && extendedBounds.max !== null && extendedBounds.min > extendedBounds.max) {
       throw dslError(`[${type}] [extended_bounds.min][${extendedBounds.min}] cannot be greater than [extended_bounds.max][${extendedBounds.max}]`);
@@ -134,7 +148,7 @@ export function parseHistogramSpec(
   }
   const keyed = options.keyed === undefined ? false : readBoolean(options.keyed, 'keyed', type);
   const order = parseBucketOrder(options.order, subs, type, [{ by: '_key', direction: 'asc', aggregation: '', stat: null }]);
-  return { type, name, subs, source, interval, calendarUnit, offset, minDocCount, extendedBounds, keyed, order, timeZone };
+  return { type, name, subs, source, interval, calendarUnit, offset, minDocCount, extendedBounds, keyed, order, timeZone, datePattern };
 }
 
 function parseDateInterval(options: Record<string, unknown>): { interval: number; calendarUnit: DateUnit | null } {

@@ -6,7 +6,6 @@
  */
 import { decodeIp } from '../mapping/ip.ts';
 import { setKey } from '../mapping/json-value.ts';
-import { TimeZone } from '../query/time-zone.ts';
 import type {
   AggregationPartial,
   AggregationPartials,
@@ -36,7 +35,7 @@ import type { FiltersSpec } from './filter-spec.ts';
 import { renderPercentiles } from './percentiles.ts';
 import { compareBuckets } from './bucket-order.ts';
 import type { HistogramSpec } from './histogram-spec.ts';
-import { histogramKey, nextHistogramKey } from './histogram-spec.ts';
+import { histogramKey, histogramKeyText, nextHistogramKey } from './histogram-spec.ts';
 import { rangeBucketKey } from './numeric-bucket-aggregators.ts';
 import { compareCompositeKeys, renderCompositeKey, type CompositeSpec } from './composite-spec.ts';
 import type { PipelineSpec } from './pipeline-spec.ts';
@@ -226,10 +225,12 @@ function renderKeyedBucket(
   subs: readonly AggregationSpec[],
   keyAsStringFirst: boolean,
   context: RenderContext,
-  zone: TimeZone = TimeZone.UTC,
+  printDate: ((millis: number) => string) | null = null,
 ): Record<string, unknown> {
   const rendered: Record<string, unknown> = {};
-  const keyAsString = typeof bucket.key === 'number' && (format === 'date' || format === 'boolean') ? formatValue(bucket.key, format, zone) : null;
+  let keyAsString: string | null = null;
+  if (typeof bucket.key === 'number' && format === 'date' && printDate !== null) keyAsString = printDate(bucket.key);
+  else if (typeof bucket.key === 'number' && (format === 'date' || format === 'boolean')) keyAsString = formatValue(bucket.key, format);
   if (keyAsStringFirst && keyAsString !== null) rendered.key_as_string = keyAsString;
   rendered.key = format === 'ip' && typeof bucket.key === 'string' ? decodeIp(bucket.key) : bucket.key;
   if (!keyAsStringFirst && keyAsString !== null) rendered.key_as_string = keyAsString;
@@ -325,7 +326,7 @@ function renderHistogram(spec: HistogramSpec, partial: HistogramPartial, context
   const format: ValueFormat = spec.type === 'date_histogram' ? 'date' : 'number';
   const rendered = applyParentPipelines(
     spec.subs,
-    buckets.map((bucket) => renderKeyedBucket(bucket, format, spec.subs, true, context, spec.timeZone)),
+    buckets.map((bucket) => renderKeyedBucket(bucket, format, spec.subs, true, context, (millis) => histogramKeyText(spec, millis))),
     pipelineOutputName(context),
   );
   if (!spec.keyed) return { buckets: rendered };
