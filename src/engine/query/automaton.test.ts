@@ -97,3 +97,34 @@ test('pathological patterns on long terms match in one pass', () => {
   assert.equal(regexp('(a|a)*').matches(long), true);
   assert.equal(regexp('(.*a){12}').matches(long), true);
 });
+
+test('nextCandidate: seeking the sorted terms to it skips only terms the automaton rejects', async () => {
+  const { levenshteinDfa } = await import('./fuzzy-automaton.ts');
+  let seed = 7;
+  const random = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const alphabet = 'abcdeé€';
+  const terms = [...new Set(Array.from({ length: 3000 }, () => Array.from({ length: 1 + random(7) }, () => alphabet[random(alphabet.length)]).join('')))].sort();
+  const automata = [regexp('a.*c'), regexp('[b-d]+e?'), regexp('(ab|cd)*'), wildcard('*é*'), wildcard('c?d*'), levenshteinDfa('abcde', 2, 0, true), levenshteinDfa('dea', 1, 1, false), levenshteinDfa('€ab', 2, 0, true)];
+  for (const automaton of automata) {
+    const expected = terms.filter((term) => automaton.matches(term));
+    const found: string[] = [];
+    let index = 0;
+    while (index < terms.length) {
+      const term = terms[index]!;
+      if (automaton.matches(term)) {
+        found.push(term);
+        index++;
+        continue;
+      }
+      const target = automaton.nextCandidate(term);
+      if (target === null) break;
+      assert.ok(target === undefined || target > term, `${target} > ${term}`);
+      index++;
+      if (target !== undefined) while (index < terms.length && terms[index]! < target) index++;
+    }
+    assert.deepEqual(found, expected);
+  }
+});

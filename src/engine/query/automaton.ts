@@ -166,6 +166,48 @@ export class Dfa {
     return this.accepting[state] === 1;
   }
 
+  /**
+   * Where a scan of the sorted term dictionary should go after `term` was rejected: the smallest
+   * string above `term` that the automaton may accept or extend (a seek target: the terms between
+   * cannot match); null when no term above can match; undefined when `term` or the target leaves
+   * the Basic Multilingual Plane (code point and UTF-16 orders differ there: read on instead).
+   */
+  nextCandidate(term: string): string | null | undefined {
+    if (!this.matchesAnything) return null;
+    const states = [0];
+    let read = 0;
+    for (; read < term.length; read++) {
+      const unit = term.charCodeAt(read);
+      if (unit >= 0xd800 && unit <= 0xdfff) return undefined;
+      const next = this.step(states[read]!, unit);
+      if (next < 0) break;
+      states.push(next);
+    }
+    if (read === term.length) {
+      const label = this.labelAbove(states[read]!, -1);
+      return label < 0 ? this.backtrack(term, states, read - 1) : label >= 0xd800 ? undefined : term + String.fromCharCode(label);
+    }
+    return this.backtrack(term, states, read);
+  }
+
+  /** The smallest `prefix + c` with c above `term[position]` that a state on the path can read, trying shorter prefixes in turn. */
+  private backtrack(term: string, states: readonly number[], from: number): string | null | undefined {
+    for (let position = from; position >= 0; position--) {
+      const label = this.labelAbove(states[position]!, term.charCodeAt(position));
+      if (label >= 0xd800) return undefined;
+      if (label >= 0) return term.slice(0, position) + String.fromCharCode(label);
+    }
+    return null;
+  }
+
+  /** The smallest code point above `after` that `state` has a transition for, or -1. */
+  private labelAbove(state: number, after: number): number {
+    const lows = this.lows[state]!;
+    const highs = this.highs[state]!;
+    for (let edge = 0; edge < lows.length; edge++) if (highs[edge]! > after) return Math.max(lows[edge]!, after + 1);
+    return -1;
+  }
+
   /** The state after `codePoint` from `state`, or -1. */
   private step(state: number, codePoint: number): number {
     const lows = this.lows[state]!;

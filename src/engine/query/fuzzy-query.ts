@@ -13,6 +13,7 @@
  * its boost. Expansions count against the clause limit (SearchContext.chargeExpansions).
  */
 import type { LeafReader } from '../segment/leaf-reader.ts';
+import { forEachAcceptedTerm } from './multi-term-query.ts';
 import { MatchNoneQuery } from './basic-queries.ts';
 import { BooleanQuery } from './boolean-query.ts';
 import type { Dfa } from './automaton.ts';
@@ -144,14 +145,12 @@ export class FuzzyQuery implements Query {
     const found = new Map<string, number>();
     const queryLength = [...this.term].length;
     for (const leaf of leaves) {
-      const terms = this.literalPrefix === '' ? leaf.terms(this.field) : leaf.terms(this.field, this.literalPrefix);
-      for (let term = terms.next(); term !== null; term = terms.next()) {
-        if (!term.startsWith(this.literalPrefix)) break;
-        if (found.has(term) || !this.automaton.matches(term)) continue;
+      forEachAcceptedTerm(leaf, this.field, this.automaton, this.literalPrefix, (_terms, term) => {
+        if (found.has(term)) return;
         const distance = editDistance(term, this.term, this.maxEdits, this.options.transpositions);
         const similarity = distance === 0 ? 1 : 1 - distance / Math.min([...term].length, queryLength);
         found.set(term, Math.max(0, similarity));
-      }
+      });
     }
     return [...found]
       .map(([term, boost]) => ({ term, boost }))

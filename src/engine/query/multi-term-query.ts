@@ -4,7 +4,7 @@
  * Elasticsearch's constant-score rewrite: the postings of every matching term are ORed into a
  * per-leaf bitset and every doc scores the query's boost.
  */
-import type { LeafReader } from '../segment/leaf-reader.ts';
+import type { LeafReader, TermsIterator } from '../segment/leaf-reader.ts';
 import type { Dfa } from './automaton.ts';
 import { BitSetScorer, DocBitSet } from './doc-set-scorers.ts';
 import type { HighlightTerms, Query, Scorer, Weight } from './scorer.ts';
@@ -162,17 +162,39 @@ export class AutomatonQuery extends TermUnionQuery {
   }
 
   fillLeaf(leaf: LeafReader, bits: DocBitSet): boolean {
-    if (!this.automaton.matchesAnything) return false;
-    const terms = this.prefix === '' ? leaf.terms(this.field) : leaf.terms(this.field, this.prefix);
     let found = false;
-    for (let term = terms.next(); term !== null; term = terms.next()) {
-      if (!term.startsWith(this.prefix)) break;
-      if (!this.automaton.matches(term)) continue;
+    forEachAcceptedTerm(leaf, this.field, this.automaton, this.prefix, (terms) => {
       bits.addPostings(terms.postings());
       found = true;
-    }
+    });
     return found;
   }
 
   extractTerms(): void {}
+}
+
+/**
+ * Calls `visit` with the iterator on each term of the leaf's field that the automaton accepts, in
+ * term order, from `prefix` on (every accepted term starts with it). A rejected term sends the scan
+ * to the automaton's next candidate (`Dfa.nextCandidate`): when the following term lies before it,
+ * the dictionary is sought there, so runs of terms that cannot match are skipped, not read.
+ */
+export function forEachAcceptedTerm(leaf: LeafReader, field: string, automaton: Dfa, prefix: string, visit: (terms: TermsIterator, term: string) => void): void {
+  if (!automaton.matchesAnything) return;
+  let terms = prefix === '' ? leaf.terms(field) : leaf.terms(field, prefix);
+  let term = terms.next();
+  while (term !== null && term.startsWith(prefix)) {
+    if (automaton.matches(term)) {
+      visit(terms, term);
+      term = terms.next();
+      continue;
+    }
+    const target = automaton.nextCandidate(term);
+    if (target === null) return;
+    term = terms.next();
+    if (target !== undefined && term !== null && term < target) {
+      terms = leaf.terms(field, target);
+      term = terms.next();
+    }
+  }
 }
