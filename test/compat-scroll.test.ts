@@ -395,3 +395,33 @@ test('the OpenSearch client: search with scroll, scroll, clearScroll, the scroll
     await client.close();
   }
 });
+
+test('_update_by_query reads a snapshot: each document of its start is updated once while documents are added and a force merge runs', async () => {
+  const count = 3000;
+  const created = await call(server, 'PUT', '/byq', { json: { settings: { number_of_shards: 3 }, mappings: MAPPINGS } });
+  assert.equal(created.status, 200, created.text);
+  const lines: unknown[] = [];
+  for (let i = 0; i < count; i++) lines.push({ index: { _id: `d${i}` } }, { n: i, tag: 'three', v: 0, views: i });
+  await bulk('byq', lines);
+  const running = call(server, 'POST', '/byq/_update_by_query?scroll_size=100&requests_per_second=2000', { json: { query: { term: { tag: 'three' } }, ops: [{ op: 'incr', field: 'views', value: 1 }] } });
+  for (let round = 0; round < 5; round++) {
+    await sleep(150);
+    const added: unknown[] = [];
+    for (let i = 0; i < 100; i++) added.push({ index: { _id: `late-${round}-${i}` } }, { n: count + round * 100 + i, tag: 'three', v: 1, views: 0 });
+    await bulk('byq', added);
+    if (round === 2) assert.equal((await call(server, 'POST', '/byq/_forcemerge?max_num_segments=1')).status, 200);
+  }
+  const response = await running;
+  assert.equal(response.status, 200, response.text);
+  assert.equal(response.body.total, count);
+  assert.equal(response.body.updated, count);
+  assert.equal(response.body.version_conflicts, 0);
+  const all = await call(server, 'POST', '/byq/_search', { json: { size: 10_000, track_total_hits: true } });
+  assert.equal(all.body.hits.total.value, count + 500);
+  for (const hit of all.body.hits.hits) {
+    const expected = hit._id.startsWith('late-') ? 0 : hit._source.n + 1;
+    assert.equal(hit._source.views, expected, `${hit._id}: ${JSON.stringify(hit._source)}`);
+  }
+  // The run cleared its scroll (every other test cleared its own, or let it expire).
+  assert.deepEqual((await call(server, 'DELETE', '/_search/scroll/_all')).body, { succeeded: true, num_freed: 0 });
+});

@@ -74,7 +74,12 @@ export class ByQueryService {
     const meta = resolveCollections(this.context, target)[0]?.meta;
     if (!meta) throw collectionNotFound(target);
     const services: ByQueryServices = {
-      search: (searchTarget, searchBody, params) => this.search.search(searchTarget, searchBody, params),
+      openScroll: (searchTarget, searchBody, params) => this.search.openScroll(searchTarget, searchBody, params),
+      // The run's own scroll: the caller was checked on the target when it was opened.
+      continueScroll: (scrollId, scroll) => this.search.continueScroll(scrollId, scroll, {}, () => undefined),
+      clearScroll: async (scrollId) => {
+        await this.search.clearScrolls([scrollId], () => undefined);
+      },
       bulk: (items) => this.documents.bulk(items, {}, requireNamespace),
     };
     const run = await ByQueryRun.open(services, target, request, runOptions);

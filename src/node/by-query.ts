@@ -3,14 +3,13 @@
  * documents a query matches and delete or update each one with optimistic concurrency on the
  * `_seq_no` / `_primary_term` it had when it was read, a batch at a time.
  *
- * Reading goes through the node's search service (`sort: ["_doc"]`, `search_after`,
- * `seq_no_primary_term`), writing through its document service's bulk path, so each batch
- * reaches every shard's primary copy through the router, on whichever node holds it. A page's
- * `_doc` values are shard-local, so hits of different shards may share one: a full page drops
- * its trailing hits that share the last value (the next page, strictly after the last kept
- * value, reads them again). A document written since the run started may come back at a higher
- * `_doc` (an update moves it): the run remembers what it has seen (`_index` and `_id`) and skips
- * it, so a document is handled once, as under Elasticsearch's scroll snapshot.
+ * Reading goes through a scroll of the node's search service (`sort: ["_doc"]`,
+ * `seq_no_primary_term`; src/node/scroll.ts), as Elasticsearch does: the run reads a snapshot of
+ * the matches as they were when it started, each once, whatever it and other writers change
+ * meanwhile (epochs and merges included). Writing goes through the document service's bulk path,
+ * so each batch reaches every shard's primary copy through the router, on whichever node holds
+ * it. The scroll's keep-alive covers a page's processing, throttling included, and it is cleared
+ * when the run ends; it counts against `search.max_open_scroll_context`.
  *
  * A document changed between the read and the write is a version conflict: counted in
  * `version_conflicts`; `conflicts=abort` (the default) stops after that batch and lists the
@@ -19,8 +18,7 @@
  * indexed (or created) into the destination under its id, counted as `created` or `updated`.
  *
  * Limits: hits carry no `_routing`, so documents indexed with a custom routing value are not
- * reached by their id (their writes fail or conflict); a merge that renumbers a shard's documents
- * during the run may make it miss some.
+ * reached by their id (their writes fail or conflict).
  */
 import { EngineError } from '../engine/errors.ts';
 import { isPlainObject } from '../engine/mapping/json-value.ts';
@@ -29,7 +27,7 @@ import { checkOperation } from '../engine/update/operators.ts';
 import { JobError } from '../jobs/job-error.ts';
 import type { BulkItem, BulkResponse } from './bulk.ts';
 import { NodeError } from './node-error.ts';
-import type { SearchResponse } from './search.ts';
+import type { ScrollResponse } from './scroll.ts';
 
 /** Which by-query API (`reindex`: `_reindex`, which reads the same way). */
 export type ByQueryKind = 'delete' | 'update' | 'reindex';
@@ -99,9 +97,17 @@ export interface ByQueryStatus {
 
 /** The services a run reads and writes through. */
 export interface ByQueryServices {
-  search(target: string, body: unknown, params: { q?: string }): Promise<SearchResponse>;
+  /** Opens a scroll on `target` with keep-alive `scroll`: its first page. */
+  openScroll(target: string, body: unknown, params: { q?: string; scroll: string }): Promise<ScrollResponse>;
+  /** The next page of a scroll, renewing its keep-alive. */
+  continueScroll(scrollId: string, scroll: string): Promise<ScrollResponse>;
+  /** Frees a scroll (a gone one is fine). */
+  clearScroll(scrollId: string): Promise<void>;
   bulk(items: readonly BulkItem[]): Promise<BulkResponse>;
 }
+
+/** Shortest keep-alive of a run's scroll (Elasticsearch's by-query default), ms. */
+const SCROLL_KEEP_ALIVE_MS = 5 * 60_000;
 
 const BODY_KEYS: Record<Exclude<ByQueryKind, 'reindex'>, ReadonlySet<string>> = {
   delete: new Set(['query', 'max_docs', 'conflicts']),
@@ -148,14 +154,13 @@ interface ReadHit {
   primaryTerm: number;
   version: number | undefined;
   source: Record<string, unknown> | undefined;
-  doc: number;
 }
 
-/** A page of hits, the total of the first page, and the `_doc` value the next page starts after (null: this was the last page). */
+/** A page of hits, the total of the first page, and the scroll id of the next page (null: this was the last page). */
 interface Page {
   hits: ReadHit[];
   total: number;
-  after: number | null;
+  next: string | null;
 }
 
 /** The error codes that mean "the document changed (or went) since it was read". */
@@ -163,7 +168,6 @@ const CONFLICT_CODES: ReadonlySet<string> = new Set(['version_conflict', 'docume
 
 /** One by-query run over one collection; `open` reads the first page, `run` does the work. */
 export class ByQueryRun {
-  private readonly seen = new Set<string>();
   private readonly status: ByQueryStatus;
   private readonly started = performance.now();
   private page: Page;
@@ -174,6 +178,8 @@ export class ByQueryRun {
     private readonly request: ByQueryRequest,
     private readonly options: ByQueryOptions,
     first: Page,
+    /** The run's scroll, cleared when it ends. */
+    private readonly scrollId: string,
   ) {
     this.page = first;
     this.status = {
@@ -196,8 +202,23 @@ export class ByQueryRun {
 
   /** Checks the request by reading its first page (a bad query or a missing collection fails here, before any write). */
   static async open(services: ByQueryServices, collection: string, request: ByQueryRequest, options: ByQueryOptions): Promise<ByQueryRun> {
-    const first = await readPage(services, collection, request, options, null, true);
-    return new ByQueryRun(services, collection, request, options, first);
+    const body = {
+      ...(options.q === undefined ? { query: request.query } : {}),
+      size: options.batchSize,
+      sort: ['_doc'],
+      seq_no_primary_term: true,
+      _source: request.destination ? request.destination.sourceFilter : request.kind === 'update' && request.change === null,
+      ...(request.destination && request.destination.versionType !== 'internal' ? { version: true } : {}),
+      track_total_hits: true,
+      timeout: '-1',
+    };
+    const response = await services.openScroll(collection, body, { q: options.q, scroll: keepAlive(options) });
+    try {
+      return new ByQueryRun(services, collection, request, options, pageOf(collection, response, options), response._scroll_id);
+    } catch (error) {
+      await services.clearScroll(response._scroll_id).catch(() => undefined);
+      throw error;
+    }
   }
 
   /** The status so far (a copy). */
@@ -207,9 +228,17 @@ export class ByQueryRun {
 
   /** Processes every page; `report` gets the status after each batch; stops with job_interrupted when `stopping` aborts. */
   async run(report: (status: ByQueryStatus) => Promise<void>, stopping: AbortSignal): Promise<ByQueryStatus> {
+    try {
+      return await this.runPages(report, stopping);
+    } finally {
+      await this.services.clearScroll(this.scrollId).catch(() => undefined);
+    }
+  }
+
+  private async runPages(report: (status: ByQueryStatus) => Promise<void>, stopping: AbortSignal): Promise<ByQueryStatus> {
     const maxDocs = this.request.maxDocs ?? Infinity;
     for (;;) {
-      const pending = this.page.hits.filter((hit) => !this.seen.has(seenKey(hit)));
+      const pending = this.page.hits;
       for (let offset = 0; offset < pending.length; ) {
         if (stopping.aborted) throw new JobError('job_interrupted', `the node stopped before the ${apiName(this.request.kind)} finished; the batches done so far stay applied`);
         if (this.done() >= maxDocs) return this.snapshot();
@@ -221,8 +250,8 @@ export class ByQueryRun {
         if (stop) return this.snapshot();
         await this.throttle(batch.length, performance.now() - batchStarted, stopping);
       }
-      if (this.page.after === null || this.done() >= maxDocs) return this.snapshot();
-      this.page = await readPage(this.services, this.collection, this.request, this.options, this.page.after, false);
+      if (this.page.next === null || this.done() >= maxDocs) return this.snapshot();
+      this.page = pageOf(this.collection, await this.services.continueScroll(this.page.next, keepAlive(this.options)), this.options);
     }
   }
 
@@ -234,7 +263,6 @@ export class ByQueryRun {
   /** Writes one batch; true when the run must stop (a failure, or a conflict under `abort`). */
   private async writeBatch(batch: readonly ReadHit[]): Promise<boolean> {
     this.status.batches++;
-    for (const hit of batch) this.seen.add(seenKey(hit));
     const items = batch.map((hit): BulkItem => {
       const destination = this.request.destination;
       if (destination) {
@@ -293,48 +321,19 @@ export function apiName(kind: ByQueryKind): string {
   return kind === 'reindex' ? '_reindex' : `_${kind}_by_query`;
 }
 
-function seenKey(hit: ReadHit): string {
-  return `${hit.index}\u0000${hit.id}`;
+/** The keep-alive of a run's scroll: long enough for a page's batches at the throttled rate, at least `SCROLL_KEEP_ALIVE_MS`. */
+function keepAlive(options: ByQueryOptions): string {
+  const throttled = options.requestsPerSecond === null ? 0 : (2 * options.batchSize * 1000) / options.requestsPerSecond;
+  return `${Math.ceil(Math.max(SCROLL_KEEP_ALIVE_MS, throttled))}ms`;
 }
 
-/**
- * Reads the page after `cursor` (a `_doc` value). A full page drops its trailing hits that share
- * the last `_doc` value (see the module comment); when every hit shares it, the page is read again
- * twice as large.
- */
-async function readPage(
-  services: ByQueryServices,
-  collection: string,
-  request: ByQueryRequest,
-  options: ByQueryOptions,
-  cursor: number | null,
-  countTotal: boolean,
-): Promise<Page> {
-  for (let size = options.batchSize; ; size *= 2) {
-    const body = {
-      ...(options.q === undefined ? { query: request.query } : {}),
-      size,
-      sort: ['_doc'],
-      ...(cursor === null ? {} : { search_after: [cursor] }),
-      seq_no_primary_term: true,
-      _source: request.destination ? request.destination.sourceFilter : request.kind === 'update' && request.change === null,
-      ...(request.destination && request.destination.versionType !== 'internal' ? { version: true } : {}),
-      track_total_hits: countTotal,
-      timeout: '-1',
-    };
-    const response = await services.search(collection, body, { q: options.q });
-    if (response._shards.failed > 0) {
-      const first = response._shards.failures?.[0];
-      throw new NodeError('shard_unavailable', `[${collection}][${first?.shard ?? '?'}] could not be searched: ${first?.reason.reason ?? 'unknown reason'}`);
-    }
-    const hits = response.hits.hits.map(
-      (hit): ReadHit => ({ index: hit._index, id: hit._id, seqNo: hit._seq_no!, primaryTerm: hit._primary_term!, version: hit._version, source: hit._source, doc: hit.sort![0] as number }),
-    );
-    const total = typeof response.hits.total === 'object' ? response.hits.total.value : (response.hits.total ?? 0);
-    if (hits.length < size) return { hits, total, after: null };
-    const last = hits[hits.length - 1]!.doc;
-    const kept = hits.filter((hit) => hit.doc !== last);
-    if (kept.length > 0) return { hits: kept, total, after: kept[kept.length - 1]!.doc };
-    if (size >= 10_000) throw new NodeError('shard_unavailable', `[${collection}] has more shards than a page of [${size}] documents can page through`);
+/** A scroll page as the run reads it; a shard that could not be searched fails the run. */
+function pageOf(collection: string, response: ScrollResponse, options: ByQueryOptions): Page {
+  if (response._shards.failed > 0) {
+    const first = response._shards.failures?.[0];
+    throw new NodeError('shard_unavailable', `[${collection}][${first?.shard ?? '?'}] could not be searched: ${first?.reason.reason ?? 'unknown reason'}`);
   }
+  const hits = response.hits.hits.map((hit): ReadHit => ({ index: hit._index, id: hit._id, seqNo: hit._seq_no!, primaryTerm: hit._primary_term!, version: hit._version, source: hit._source }));
+  const total = typeof response.hits.total === 'object' ? response.hits.total.value : (response.hits.total ?? 0);
+  return { hits, total, next: hits.length < options.batchSize ? null : response._scroll_id };
 }
