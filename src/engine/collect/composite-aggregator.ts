@@ -1,4 +1,5 @@
 /** `composite` on a shard (its first `size` keys after `after`), the merge of shard partials, and the rendering. */
+import { EngineError } from '../errors.ts';
 import type { KeywordColumn, LeafReader, NumericColumn } from '../segment/leaf-reader.ts';
 import { mergeAggregations, mergeBucketsBy, type CompositePartial } from './aggregation-partials.ts';
 import type { Aggregator, AggregatorGroup } from './aggregator.ts';
@@ -7,7 +8,7 @@ import { BucketOrdinals, GrowableFloats, KeyDictionary } from './bucket-ordinals
 import { compareCompositeKeys, type CompositeKey, type CompositeSource, type CompositeSpec } from './composite-spec.ts';
 import { histogramKey } from './histogram-spec.ts';
 
-/** Most keys one document may produce (the product of its sources' value counts). */
+/** Most keys one document may produce (the product of its sources' value counts); more is a 400. */
 const MAX_KEYS_PER_DOC = 10_000;
 
 /** Reads one source's distinct keys of a doc from the current leaf's column. */
@@ -73,12 +74,15 @@ export class CompositeAggregator implements Aggregator {
     let combinations = 1;
     for (const keys of perSource) combinations *= keys.length;
     if (combinations === 0) return;
+    if (combinations > MAX_KEYS_PER_DOC) {
+      throw new EngineError(
+        'illegal_argument',
+        `[composite] aggregation [${this.name}]: a document gives ${combinations} keys (the product of its sources' value counts), at most ${MAX_KEYS_PER_DOC} are allowed`,
+      );
+    }
     const key: CompositeKey = new Array(perSource.length);
-    let produced = 0;
     const visit = (index: number): void => {
-      if (produced >= MAX_KEYS_PER_DOC) return;
       if (index === perSource.length) {
-        produced++;
         this.collectKey(doc, owner, key);
         return;
       }

@@ -86,3 +86,10 @@ test('bad composite requests are 400s', () => {
     assert.throws(() => parseAggregations(aggs, fields), EngineError, JSON.stringify(aggs));
   }
 });
+
+test('a document with more key combinations than the bound is a 400, not a silent cut', () => {
+  const wide = [{ id: 'w', source: { color: Array.from({ length: 101 }, (_, n) => `c${n}`), size: Array.from({ length: 100 }, (_, n) => n) } }];
+  const leaves = buildLeaves(wide, fields, 1);
+  const aggs = { c: { composite: { sources: [{ color: { terms: { field: 'color' } } }, { size: { terms: { field: 'size' } } }] } } };
+  assert.throws(() => executeQuery(leaves, fields, { from: 0, size: 0, aggs }), (error: unknown) => error instanceof EngineError && /10100 keys/.test(error.message));
+});

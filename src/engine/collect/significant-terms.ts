@@ -84,6 +84,8 @@ export class SignificantTermsAggregator implements Aggregator {
   private readonly subsetSizes = new GrowableFloats(0);
   private keyword: KeywordColumn | null = null;
   private numeric: NumericColumn | null = null;
+  /** Whether each leaf has a term dictionary for the field (read on first need). */
+  private termDictionaries: boolean[] | null = null;
   /** Background counts per leaf for fields read from their column, built on first need. */
   private columnCounts: Map<BucketKey, number>[] | null = null;
 
@@ -129,10 +131,10 @@ export class SignificantTermsAggregator implements Aggregator {
   private backgroundCount(key: BucketKey): number {
     const { field } = this.spec.source;
     const leaves = this.context.leaves;
+    this.termDictionaries ??= leaves.map((leaf) => leaf.indexedFields().includes(field));
     let total = 0;
     for (let index = 0; index < leaves.length; index++) {
-      const leaf = leaves[index]!;
-      if (typeof key === 'string' && leaf.indexedFields().includes(field)) total += leaf.docFreq(field, key);
+      if (typeof key === 'string' && this.termDictionaries[index]) total += leaves[index]!.docFreq(field, key);
       else total += this.leafColumnCounts(index).get(key) ?? 0;
     }
     return total;
