@@ -156,6 +156,18 @@ const ROUTES: Record<string, Sample> = {
   'POST /_msearch': { role: 'read', scoping: 'global', request: async (side) => msearchRequest('/_msearch', side) },
   'GET /:collection/_msearch': { role: 'read', scoping: 'namespace', request: async (side) => msearchRequest(`/${docs(side)}/_msearch`, side) },
   'POST /:collection/_msearch': { role: 'read', scoping: 'namespace', request: async (side) => msearchRequest(`/${docs(side)}/_msearch`, side) },
+  'GET /_search/scroll': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/_search/scroll?scroll_id=${await freshScroll(side)}` }) },
+  'POST /_search/scroll': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: '/_search/scroll', ...json({ scroll_id: await freshScroll(side) }) }) },
+  'GET /_search/scroll/:scroll_id': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/_search/scroll/${await freshScroll(side)}` }) },
+  'POST /_search/scroll/:scroll_id': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/_search/scroll/${await freshScroll(side)}` }) },
+  'DELETE /_search/scroll': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: '/_search/scroll', ...json({ scroll_id: await freshScroll(side) }) }) },
+  'DELETE /_search/scroll/:scroll_id': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/_search/scroll/${await freshScroll(side)}` }) },
+  'POST /:collection/_search/point_in_time': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_search/point_in_time?keep_alive=10s` }) },
+  'POST /:collection/_pit': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_pit?keep_alive=10s` }) },
+  'DELETE /_search/point_in_time': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: '/_search/point_in_time', ...json({ pit_id: [await freshPointInTime(side)] }) }) },
+  'DELETE /_pit': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: '/_pit', ...json({ id: await freshPointInTime(side) }) }) },
+  'GET /_search/point_in_time/_all': { role: 'read', scoping: 'unrestricted', request: async () => ({ path: '/_search/point_in_time/_all' }) },
+  'DELETE /_search/point_in_time/_all': { role: 'read', scoping: 'unrestricted', request: async () => ({ path: '/_search/point_in_time/_all' }) },
   'GET /_count': { role: 'read', scoping: 'global', request: async () => ({ path: '/_count' }) },
   'POST /_count': { role: 'read', scoping: 'global', request: async () => ({ path: '/_count', ...json({}) }) },
   'GET /:collection/_count': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_count` }) },
@@ -251,6 +263,16 @@ const ROUTES: Record<string, Sample> = {
   'GET /:collection/_refresh': { role: 'write', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_refresh` }) },
   'POST /:collection/_refresh': { role: 'write', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_refresh` }) },
 };
+
+/** A fresh scroll over the side's collection (opened with the admin key). */
+async function freshScroll(side: Side): Promise<string> {
+  return (await admin('POST', `/${docs(side)}/_search?scroll=10s`, json({ size: 1 }))).body._scroll_id as string;
+}
+
+/** A fresh point in time on the side's collection (opened with the admin key). */
+async function freshPointInTime(side: Side): Promise<string> {
+  return (await admin('POST', `/${docs(side)}/_pit?keep_alive=10s`)).body.id as string;
+}
 
 /** A fresh alias of the side's collection. */
 async function freshAlias(side: Side): Promise<string> {
