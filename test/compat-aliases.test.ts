@@ -146,6 +146,16 @@ test('writes through an alias go to its one collection or its write index; sever
   assert.equal(bulkRefused.body.items[0].index.status, 400, bulkRefused.text);
   assert.equal(bulkRefused.body.items[1].index.status, 201);
   assert.equal((await call(server, 'HEAD', '/all-films')).status, 200);
+  const requireAlias = await call(server, 'POST', '/_bulk?require_alias=true', {
+    body: ndjson([{ index: { _index: 'one-film', _id: 'w5' } }, { title: 'z' }, { index: { _index: 'not-an-alias', _id: 'w6' } }, { title: 'z' }, { index: { _index: 'not-an-alias', _id: 'w7', require_alias: false } }, { title: 'z' }]),
+    headers: NDJSON,
+  });
+  assert.equal(requireAlias.body.items[0].index.status, 201, requireAlias.text);
+  assert.equal(requireAlias.body.items[1].index.status, 404);
+  assert.match(requireAlias.body.items[1].index.error.reason, /\[require_alias\] request flag is \[true\] and \[not-an-alias\] is not an alias/);
+  assert.equal(requireAlias.body.items[2].index.status, 201);
+  assert.equal((await call(server, 'DELETE', '/not-an-alias')).status, 200);
+  assert.equal((await call(server, 'DELETE', '/films-a/_doc/w5')).status, 200);
   const writer = await call(server, 'PUT', '/films-b/_alias/all-films', { json: { is_write_index: true } });
   assert.equal(writer.status, 200, writer.text);
   const through = await call(server, 'PUT', '/all-films/_doc/w2', { json: { title: 'through the write index', genre: 'x', year: 2002 } });

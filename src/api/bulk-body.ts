@@ -125,6 +125,10 @@ export function parseBulkBody(body: unknown, maxDocumentBytes = Infinity): Parse
       item.versionType = versionType;
     }
     if (metadata._source !== undefined) item.source = { source: metadata._source };
+    if (metadata.require_alias !== undefined && metadata.require_alias !== null) {
+      if (typeof metadata.require_alias !== 'boolean') throw new ApiError('malformed_bulk', `Action/metadata line [${lineNumber}]: [require_alias] must be a boolean`);
+      item.requireAlias = metadata.require_alias;
+    }
     if (action === 'delete') {
       entries.push({ kind: 'item', item });
       continue;

@@ -48,6 +48,8 @@ export interface BulkItem {
   retryOnConflict?: number;
   /** `_source` of an update action line (what the item's `get` returns). */
   source?: SourceOptions;
+  /** ES `require_alias` of the action line: the item's target must be an alias (overrides the URL's). */
+  requireAlias?: boolean;
   /** Document (index, create) or update body (update), parsed. */
   body?: unknown;
   /** The document line of an index or create, unparsed (instead of `body`). */
@@ -58,6 +60,8 @@ export interface BulkItem {
 export interface BulkDefaults {
   collection?: string;
   routing?: string;
+  /** ES `require_alias` of the URL: every item's target must be an alias unless its line says otherwise. */
+  requireAlias?: boolean;
 }
 
 /** A failed item: the error keeps its code for the API's error table. */

@@ -22,6 +22,8 @@ import { collectionForWrite, createBulkCollections, type NamespaceCheck } from '
 import { multiGet, type MultiGetParams, type MultiGetResponse } from './multi-get.ts';
 import type { NodeContext } from './node-context.ts';
 import type { RequestTracker } from './request-tracker.ts';
+import { TroveError } from '../engine/errors.ts';
+import { NodeError } from './node-error.ts';
 
 /** The document an update stores when its target is missing: `upsert`, or `doc` with `doc_as_upsert`. */
 function upsertDocuments(body: unknown): unknown[] {
@@ -93,13 +95,18 @@ export class DocumentService {
   bulk(items: readonly BulkItem[], defaults: BulkDefaults = {}, requireNamespace?: NamespaceCheck): Promise<BulkResponse> {
     return this.requests.track(async () => {
       // Only the items of a missing collection are looked at (their lines parsed here): the others go to their shards untouched.
-      const writes = items.map((item) => {
+      const notAliases = new Map<number, TroveError>();
+      const writes = items.map((item, position) => {
         const collection = item.collection ?? defaults.collection;
+        if (collection !== undefined && (item.requireAlias ?? defaults.requireAlias) === true && !this.context.router.aliases().has(collection)) {
+          notAliases.set(position, new NodeError('index_not_found', `no such index [${collection}] and [require_alias] request flag is [true] and [${collection}] is not an alias`));
+          return { collection, document: undefined };
+        }
         const missing = collection !== undefined && item.action !== 'delete' && !this.exists(collection);
         if (!missing) return { collection, document: undefined };
         return { collection, document: item.action === 'update' ? upsertDocuments(item.body)[0] : (item.body ?? parsedText(item)) };
       });
-      const refused = await createBulkCollections(this.context, writes, requireNamespace);
+      const refused = new Map([...(await createBulkCollections(this.context, writes, requireNamespace)), ...notAliases]);
       if (refused.size === 0) return bulk(this.context, items, defaults);
       const rest = await bulk(this.context, items.filter((_, position) => !refused.has(position)), defaults);
       let next = 0;

@@ -14,13 +14,13 @@ import { parseBulkBody, type ParsedBulkEntry } from '../bulk-body.ts';
 import { installRawBytesParser } from '../content-types.ts';
 import { ERROR_TABLE, classifyError, errorCause } from '../errors.ts';
 import type { DocumentService } from '../../node/document-service.ts';
-import { CollectionParams, WRITE_QUERY, forcedRefreshField, querySchema } from '../params.ts';
+import { CollectionParams, FlagParam, WRITE_QUERY, flagSet, forcedRefreshField, querySchema } from '../params.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
 
 const BulkQuery = querySchema({
   ...WRITE_QUERY,
   _source: Type.Optional(Type.String()),
-  require_alias: Type.Optional(Type.String()),
+  require_alias: Type.Optional(FlagParam),
 });
 
 /** What the bulk route needs: the document service. */
@@ -34,7 +34,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { documents } = options;
 
-  const run = async (collection: string | undefined, body: unknown, routing: string | undefined, scope: AuthScope, refresh?: string) => {
+  const run = async (collection: string | undefined, body: unknown, routing: string | undefined, scope: AuthScope, refresh?: string, requireAlias?: string) => {
     const entries = parseBulkBody(body, documents.maxDocumentBytes());
     const items = entries.flatMap((entry) => (entry.kind === 'item' ? [entry.item] : []));
     // A key limited to namespaces may not reach any item's collection outside them: nothing is applied
@@ -48,7 +48,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
         if (!item.text || textParses(item.text)) throw error;
       }
     }
-    const response = items.length > 0 ? await documents.bulk(items, { collection, routing }, (namespace) => scope.requireNamespace(namespace)) : { took: 0, errors: false, items: [] };
+    const response = items.length > 0 ? await documents.bulk(items, { collection, routing, requireAlias: requireAlias !== undefined && flagSet(requireAlias) }, (namespace) => scope.requireNamespace(namespace)) : { took: 0, errors: false, items: [] };
     return renderBulk(entries, response, collection, forcedRefreshField(refresh));
   };
 
@@ -57,7 +57,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
     url: '/_bulk',
     config: { role: 'write' },
     schema: { querystring: BulkQuery },
-    handler: async (request) => run(undefined, request.body, request.query.routing, request.authScope, request.query.refresh),
+    handler: async (request) => run(undefined, request.body, request.query.routing, request.authScope, request.query.refresh, request.query.require_alias),
   });
 
   app.route({
@@ -65,7 +65,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
     url: '/:collection/_bulk',
     config: { role: 'write' },
     schema: { params: CollectionParams, querystring: BulkQuery },
-    handler: async (request) => run(request.params.collection, request.body, request.query.routing, request.authScope, request.query.refresh),
+    handler: async (request) => run(request.params.collection, request.body, request.query.routing, request.authScope, request.query.refresh, request.query.require_alias),
   });
 }
 
