@@ -189,6 +189,8 @@ test('fields, docvalue_fields and stored_fields', async () => {
   assert.deepEqual(stored.hits.hits[0].fields, { author: ['ann'] }, 'only fields mapped store: true');
   const none = await search({ query: { ids: { values: ['b1'] } }, stored_fields: '_none_' });
   assert.deepEqual(Object.keys(none.hits.hits[0]).sort(), ['_index', '_score']);
+  const viaUrl = await search({ query: { ids: { values: ['b1'] } } }, 'books', '?stored_fields=_none_&docvalue_fields=year,tags');
+  assert.deepEqual(viaUrl.hits.hits[0], { _index: 'books', _score: 1, fields: { year: [1999], tags: ['animals', 'fable'] } });
   const both = await search({ query: { ids: { values: ['b1'] } }, stored_fields: ['author'], _source: ['year'] });
   assert.deepEqual(both.hits.hits[0]._source, { year: 1999 });
   await refused({ docvalue_fields: ['title'] }, 'illegal_argument_exception', /fielddata is unsupported on fields of type \[text\]/);

@@ -58,6 +58,10 @@ export interface SearchParams {
   version?: boolean;
   /** ES `explain` query parameter: hits carry `_explanation` (overrides the body's `explain`). */
   explain?: boolean;
+  /** ES `stored_fields` query parameter (comma list; overrides the body's). */
+  storedFields?: string[];
+  /** ES `docvalue_fields` query parameter (comma list; overrides the body's). */
+  docvalueFields?: string[];
 }
 
 /** A validated search, ready for the query and fetch phases. */

@@ -93,11 +93,20 @@ function parseCollapse(value: unknown): CollapseSpec | null {
   return { field: value.field, innerHits: parseInnerHits(value.inner_hits, value.field) };
 }
 
-/** Reads the features of a search body (and the `explain` URL parameter); `sourceRequested`: `_source` was asked for explicitly. */
-export function parseSearchFeatures(body: unknown, explainParam: boolean | undefined, sourceRequested: boolean): SearchFeatures {
-  const request = isObject(body) ? body : {};
+/** URL parameters that override the body's features. */
+export interface FeatureParams {
+  explain?: boolean;
+  storedFields?: string[];
+  docvalueFields?: string[];
+}
+
+/** Reads the features of a search body and its URL overrides; `sourceRequested`: `_source` was asked for explicitly. */
+export function parseSearchFeatures(body: unknown, params: FeatureParams, sourceRequested: boolean): SearchFeatures {
+  const request: Record<string, unknown> = { ...(isObject(body) ? body : {}) };
+  if (params.storedFields !== undefined) request.stored_fields = params.storedFields;
+  if (params.docvalueFields !== undefined) request.docvalue_fields = params.docvalueFields;
   const features: SearchFeatures = {
-    explain: explainParam ?? flag(request.explain, 'explain'),
+    explain: params.explain ?? flag(request.explain, 'explain'),
     profile: flag(request.profile, 'profile'),
     hitFields: parseHitFields(request, sourceRequested),
     collapse: parseCollapse(request.collapse),

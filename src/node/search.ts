@@ -116,7 +116,7 @@ export async function search(context: NodeContext, target: string, body: unknown
   const started = performance.now();
   const limits = searchLimitsOf(context, target, { ignoreUnavailable: params.ignoreUnavailable });
   const request = parseSearch(body, params, context.settings()['search.default_timeout_ms'], limits);
-  const features = parseSearchFeatures(body, params.explain, sourceRequested(body, params));
+  const features = parseSearchFeatures(body, params, sourceRequested(body, params));
   const opened = openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable });
   const { queryOf } = opened;
   const { targets, header } = reading ? await reading.targets(opened.targets) : opened;

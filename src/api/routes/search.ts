@@ -48,6 +48,8 @@ const SearchQuery = querySchema({
   version: Type.Optional(FlagParam),
   scroll: Type.Optional(Type.String({ minLength: 1 })),
   explain: Type.Optional(FlagParam),
+  stored_fields: Type.Optional(Type.String()),
+  docvalue_fields: Type.Optional(Type.String()),
 });
 
 const CountQuery = querySchema({ ...TARGET_QUERY, ...Q_QUERY });
@@ -110,6 +112,8 @@ function searchParams(query: Static<typeof SearchQuery>): SearchParams {
   };
   if (query.version !== undefined) params.version = flagSet(query.version);
   if (query.explain !== undefined) params.explain = flagSet(query.explain);
+  if (query.stored_fields !== undefined) params.storedFields = commaList(query.stored_fields);
+  if (query.docvalue_fields !== undefined) params.docvalueFields = commaList(query.docvalue_fields);
   if (query.scroll !== undefined) params.scroll = query.scroll;
   if (query._source !== undefined) params.source = query._source === '' ? true : query._source;
   const track = query.track_total_hits;
