@@ -119,6 +119,21 @@ test('percentiles and percentile_ranks', async () => {
   assert.equal(result.ranks.values['1000.0'], 100);
 });
 
+test('percentiles and percentile_ranks with the hdr method: exact, and the same on 1 and 3 shards', async () => {
+  const result = await aggregate({
+    p: { percentiles: { field: 'pages', percents: [25, 50, 100], hdr: { number_of_significant_value_digits: 3 } } },
+    r: { percentile_ranks: { field: 'pages', values: [195, 490], hdr: {}, keyed: false } },
+  });
+  // 100..490 by 10: the value at or above each rank, exactly (three digits hold every value below 2048).
+  assert.deepEqual(result.p.values, { '25.0': 190, '50.0': 290, '100.0': 490 });
+  assert.deepEqual(result.r.values, [{ key: 195, value: 25 }, { key: 490, value: 100 }]);
+  const typed = await call(server, 'POST', '/three/_search?typed_keys', { json: { size: 0, aggs: { p: { percentiles: { field: 'pages', hdr: {} } } } } });
+  assert.ok(typed.body.aggregations['hdr_percentiles#p'], typed.text);
+  const fractional = await call(server, 'POST', '/three/_search', { json: { size: 0, aggs: { p: { percentiles: { field: 'rating', hdr: {} } } } } });
+  assert.equal(fractional.status, 400, fractional.text);
+  assert.equal(fractional.body.error.type, 'illegal_argument_exception');
+});
+
 test('date_range with format and date math, keyed', async () => {
   const { spans } = await aggregate({
     spans: { date_range: { field: 'published', format: 'yyyy-MM', keyed: true, ranges: [{ to: '2020-07' }, { from: '2020-07' }, { key: 'future', from: 'now+1d/d' }] } },
