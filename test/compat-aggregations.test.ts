@@ -284,6 +284,7 @@ test('time zones: date_histogram across DST, range queries and date_range', asyn
         date_histogram: { field: 'at', calendar_interval: 'day', time_zone: zone, format: 'yyyy-MM-dd', keyed: true, min_doc_count: 0, extended_bounds: { min: '2024-11-01', max: '2024-11-04' } },
       },
       spans: { date_range: { field: 'at', time_zone: zone, ranges: [{ to: '2024-11-03' }, { from: '2024-11-03' }] } },
+      today: { date_range: { field: 'at', time_zone: zone, ranges: [{ from: 'now/d' }] } },
       loud: { filter: { match: { title: 'loud' } }, aggs: { latest: { top_hits: { size: 1, sort: [{ at: 'desc' }], highlight: { fields: { title: {} } } } } } },
     },
   };
@@ -317,6 +318,11 @@ test('time zones: date_histogram across DST, range queries and date_range', asyn
     spans.buckets.map((bucket: any) => [bucket.to_as_string ?? bucket.from_as_string, bucket.doc_count]),
     [['2024-11-03T00:00:00.000-04:00', inRange.filter((at) => at < cut).length], ['2024-11-03T00:00:00.000-04:00', inRange.filter((at) => at >= cut).length]],
   );
+  // Date math rounds on the zone's clock: now/d is today's local midnight.
+  const [today] = one.body.aggregations.today.buckets;
+  assert.match(today.from_as_string, /^\d{4}-\d{2}-\d{2}T00:00:00\.000-0[45]:00$/);
+  assert.equal(today.from_as_string.slice(0, 10), localDay(today.from));
+  assert.ok(Date.now() - today.from >= 0 && Date.now() - today.from < 25 * 3_600_000);
   const latest = one.body.aggregations.loud.latest;
   assert.deepEqual(oneHit.highlight, { title: ['<em>loud</em> evening'] });
   assert.equal(latest.hits.total.value, inRange.filter((at) => instants.indexOf(at) % 2 === 0).length);
