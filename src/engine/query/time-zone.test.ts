@@ -10,6 +10,8 @@ test('offsets: fixed, IANA with DST, and unknown zones', () => {
   assert.equal(TimeZone.parse('+01:00', 'test').offsetAt(0), 3_600_000);
   assert.equal(TimeZone.parse('-0530', 'test').id, '-05:30');
   assert.equal(TimeZone.parse('UTC', 'test').isUtc, true);
+  assert.equal(TimeZone.parse('UTC+01:00', 'test').offsetAt(0), 3_600_000);
+  assert.equal(TimeZone.parse('GMT-5', 'test').id, '-05:00');
   assert.equal(TimeZone.parse('+00:00', 'test').isUtc, true);
   assert.equal(paris.offsetAt(utc(2024, 0, 15)), 3_600_000);
   assert.equal(paris.offsetAt(utc(2024, 6, 15)), 7_200_000);

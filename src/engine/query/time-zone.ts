@@ -34,7 +34,8 @@ export class TimeZone {
   static parse(value: string, owner: string): TimeZone {
     const text = value.trim();
     if (UTC_NAMES.has(text) || text === '+00:00' || text === '-00:00') return TimeZone.UTC;
-    const offset = OFFSET.exec(text);
+    // `UTC+01:00` / `GMT-5` are Java's prefixed forms of a fixed offset.
+    const offset = OFFSET.exec(/^(UTC|GMT|UT)[+-]/.test(text) ? text.replace(/^(UTC|GMT|UT)/, '') : text);
     if (offset !== null) {
       const hours = Number(offset[2]);
       const minutes = offset[3] === undefined ? 0 : Number(offset[3]);
