@@ -482,3 +482,44 @@ test('two nodes on etcd: health waits for the second node; aliases made through 
     await etcd.cleanup();
   }
 });
+
+test('namespace-limited keys: an alias belongs to its collections namespace; outside ones are refused or unseen', async () => {
+  const secured = await startServer({ security: true });
+  try {
+    const adminKey = await secured.bootstrapKey();
+    const admin = async (method: string, path: string, json?: unknown) => {
+      const response = await call(secured, method, path, { apiKey: adminKey, ...(json === undefined ? {} : { json }) });
+      assert.ok(response.status < 300, `${method} ${path}: ${response.text}`);
+      return response;
+    };
+    for (const team of ['team-a', 'team-b']) {
+      await admin('PUT', `/_namespace/${team}`);
+      await admin('PUT', `/${team}-docs`, { namespace: team, mappings: MAPPING });
+      await admin('PUT', `/${team}-docs/_doc/1`, FILMS[0]);
+      await admin('PUT', `/${team}-docs/_alias/${team}-alias`, { filter: { term: { genre: 'drama' } } });
+    }
+    const key = (await admin('POST', '/_security/api_key', { name: 'a-manager', role: 'manage', namespaces: ['team-a'] })).body.api_key as string;
+    const asA = (method: string, path: string, json?: unknown) => call(secured, method, path, { apiKey: key, ...(json === undefined ? {} : { json }) });
+
+    assert.equal((await asA('GET', '/team-a-alias/_count')).body.count, 1);
+    assert.equal((await asA('GET', '/team-b-alias/_count')).status, 403);
+    assert.equal((await asA('GET', '/team-b-alias/_doc/1')).status, 403);
+    assert.equal((await asA('PUT', '/team-b-alias/_doc/2', { title: 'x' })).status, 403);
+    assert.deepEqual(Object.keys((await asA('GET', '/_alias')).body), ['team-a-docs']);
+    assert.equal((await asA('GET', '/_alias/team-b-alias')).status, 404);
+    assert.deepEqual((await asA('GET', '/_cat/aliases?format=json')).body.map((row: { alias: string }) => row.alias), ['team-a-alias']);
+    const searched = await asA('POST', '/team-*-alias/_search', {});
+    assert.equal(searched.status, 200, searched.text);
+    assert.deepEqual(searched.body.hits.hits.map((hit: { _index: string }) => hit._index), ['team-a-docs']);
+    assert.equal((await asA('POST', '/_aliases', { actions: [{ add: { index: 'team-b-docs', alias: 'mine' } }] })).status, 403);
+    assert.equal((await asA('POST', '/_aliases', { actions: [{ add: { index: 'team-*', alias: 'mine' } }] })).status, 403);
+    const crossing = await asA('PUT', '/team-a-docs/_alias/team-b-alias');
+    assert.equal(crossing.status, 400, crossing.text);
+    // The refusal names no namespace.
+  assert.equal(crossing.body.error.reason, 'alias [team-b-alias] would point to collections of several namespaces; an alias belongs to the one namespace of its collections');
+    assert.equal((await asA('PUT', '/team-a-docs/_alias/mine')).status, 200);
+    assert.equal((await asA('POST', '/_reindex', { source: { index: 'team-b-alias' }, dest: { index: 'team-a-docs' } })).status, 403);
+  } finally {
+    await secured.cleanup();
+  }
+});

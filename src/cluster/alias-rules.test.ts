@@ -43,7 +43,7 @@ test('add and remove apply in order; patterns select collections; versions of ch
 test('a batch is checked as a whole: names shared with collections, one namespace, one write index, missing aliases', () => {
   refusal(() => updateAliasesIn(draft(), [{ kind: 'add', indices: ['a'], aliases: ['b'], alias: {} }]), 'invalid_alias_name', /an index or data stream exists with the same name/);
   refusal(() => updateAliasesIn(draft(), [{ kind: 'add', indices: ['a'], aliases: ['Bad'], alias: {} }]), 'invalid_alias_name', /lowercase/);
-  refusal(() => updateAliasesIn(draft(), [{ kind: 'add', indices: ['a', 'other'], aliases: ['x'], alias: {} }]), 'illegal_argument', /several namespaces \[default, team\]/);
+  refusal(() => updateAliasesIn(draft(), [{ kind: 'add', indices: ['a', 'other'], aliases: ['x'], alias: {} }]), 'illegal_argument', /several namespaces; an alias belongs to the one namespace/);
   refusal(() => updateAliasesIn(draft(), [{ kind: 'add', indices: ['a', 'b'], aliases: ['x'], alias: { is_write_index: true } }]), 'illegal_argument', /more than one write index \[a,b\]/);
   refusal(() => updateAliasesIn(draft(), [{ kind: 'remove', indices: ['a'], aliases: ['x'] }]), 'alias_not_found', /aliases \[x\] missing/);
   refusal(() => updateAliasesIn(draft(), [{ kind: 'add', indices: ['nope'], aliases: ['x'], alias: {} }]), 'index_not_found', /nope/);

@@ -66,9 +66,9 @@ export function checkAliasInvariants(draft: Catalog): void {
     if (Object.hasOwn(draft.collections, name)) {
       throw new CatalogError('invalid_alias_name', `Invalid alias name [${name}]: an index or data stream exists with the same name as the alias`);
     }
-    const namespaces = [...new Set(members.map((member) => member.namespace))].sort();
-    if (namespaces.length > 1) {
-      throw new CatalogError('illegal_argument', `alias [${name}] cannot point to collections of several namespaces [${namespaces.join(', ')}]`);
+    // Names no namespace: a key limited to one must not learn another's name from the refusal.
+    if (new Set(members.map((member) => member.namespace)).size > 1) {
+      throw new CatalogError('illegal_argument', `alias [${name}] would point to collections of several namespaces; an alias belongs to the one namespace of its collections`);
     }
     const writers = members.filter((member) => member.alias.is_write_index === true).map((member) => member.collection);
     if (writers.length > 1) throw new CatalogError('illegal_argument', `alias [${name}] has more than one write index [${writers.join(',')}]`);
