@@ -13,7 +13,7 @@
  * its boost. Expansions count against the clause limit (SearchContext.chargeExpansions).
  */
 import type { LeafReader } from '../segment/leaf-reader.ts';
-import { forEachAcceptedTerm } from './multi-term-query.ts';
+import { addHighlightAutomaton, forEachAcceptedTerm } from './multi-term-query.ts';
 import { MatchNoneQuery } from './basic-queries.ts';
 import { BooleanQuery } from './boolean-query.ts';
 import type { Dfa } from './automaton.ts';
@@ -160,6 +160,7 @@ export class FuzzyQuery implements Query {
 
   extractTerms(out: HighlightTerms): void {
     addHighlightTerm(out.terms, this.field, this.term);
+    addHighlightAutomaton(out, this.field, this.automaton);
   }
 
   subQueries(): readonly Query[] {

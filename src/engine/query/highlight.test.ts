@@ -81,3 +81,14 @@ test('fields named like Object.prototype members are highlighted; inherited prop
   const missing = highlight({ other: 'x' }, { fields: { toString: { no_match_size: 10 } }, require_field_match: false }, { match: { other: 'x' } }, named);
   assert.deepEqual(missing, {}, 'toString is not read from Object.prototype');
 });
+
+test('fuzzy, wildcard and regexp matches are highlighted through their automata', () => {
+  const fields = fieldsOf({ properties: { title: { type: 'text' }, code: { type: 'keyword' } } });
+  const source = { title: 'The quick brown fox jumps', code: 'FX-101' };
+  const marked = (query: unknown): string[] => highlight(source, { fields: { '*': {} } }, query, fields).title ?? [];
+  assert.deepEqual(marked({ match: { title: { query: 'quikc', fuzziness: 1 } } }), ['The <em>quick</em> brown fox jumps']);
+  assert.deepEqual(marked({ wildcard: { title: 'br*n' } }), ['The quick <em>brown</em> fox jumps']);
+  assert.deepEqual(marked({ regexp: { title: 'j.mps|fo.' } }), ['The quick brown <em>fox</em> <em>jumps</em>']);
+  assert.deepEqual(marked({ query_string: { query: 'title:qu?ck OR title:/f.x/' } }), ['The <em>quick</em> brown <em>fox</em> jumps']);
+  assert.deepEqual(marked({ match: { title: 'zebra' } }), []);
+});

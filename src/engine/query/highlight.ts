@@ -11,6 +11,7 @@ import { setKey } from '../mapping/json-value.ts';
 import { FLATTENED_TYPES, type FlatField } from '../mapping/mapping.ts';
 import { asArray, checkKeys, dslError, expectObject, isDslObject, readBoolean, readEnum, readInteger, readString, singleEntry, type DslObject } from './dsl-reader.ts';
 import { parseQuery } from './parse-query.ts';
+import type { Dfa } from './automaton.ts';
 import type { HighlightTerms } from './scorer.ts';
 import { WildcardPattern } from './wildcard-pattern.ts';
 
@@ -175,20 +176,21 @@ function highlightValue(text: string, tokens: readonly Token[], matched: readonl
     });
 }
 
-function matchesTerm(term: string, terms: ReadonlySet<string> | undefined, prefixes: ReadonlySet<string> | undefined): boolean {
+function matchesTerm(term: string, terms: ReadonlySet<string> | undefined, prefixes: ReadonlySet<string> | undefined, automata: ReadonlySet<Dfa> | undefined): boolean {
   if (terms?.has(term)) return true;
   if (prefixes !== undefined) for (const prefix of prefixes) if (term.startsWith(prefix)) return true;
+  if (automata !== undefined) for (const automaton of automata) if (automaton.matches(term)) return true;
   return false;
 }
 
 function collectTerms(query: unknown, fields: ReadonlyMap<string, FlatField>): HighlightTerms {
-  const terms: HighlightTerms = { terms: new Map(), prefixes: new Map() };
+  const terms: HighlightTerms = { terms: new Map(), prefixes: new Map(), automata: new Map() };
   parseQuery(query, fields).extractTerms(terms);
   return terms;
 }
 
-function unionOf(map: Map<string, Set<string>>): Set<string> {
-  const union = new Set<string>();
+function unionOf<T>(map: Map<string, Set<T>>): Set<T> {
+  const union = new Set<T>();
   for (const set of map.values()) for (const term of set) union.add(term);
   return union;
 }
@@ -231,11 +233,12 @@ export function highlight(
       const extracted = termsFor(options.highlightQuery ?? query);
       const terms = options.requireFieldMatch ? extracted.terms.get(field.path) : unionOf(extracted.terms);
       const prefixes = options.requireFieldMatch ? extracted.prefixes.get(field.path) : unionOf(extracted.prefixes);
+      const automata = options.requireFieldMatch ? extracted.automata!.get(field.path) : unionOf(extracted.automata!);
       const fragments: { text: string; fragment: Fragment }[] = [];
       const values = fieldValues(source, field, fields);
       for (const value of values) {
         const tokens = analyze(field.analyzer, value);
-        const matched = tokens.map((token) => matchesTerm(token.term, terms, prefixes));
+        const matched = tokens.map((token) => matchesTerm(token.term, terms, prefixes, automata));
         fragments.push(...highlightValue(value, tokens, matched, options));
       }
       if (fragments.length === 0) {

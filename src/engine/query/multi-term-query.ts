@@ -170,7 +170,17 @@ export class AutomatonQuery extends TermUnionQuery {
     return found;
   }
 
-  extractTerms(): void {}
+  extractTerms(out: HighlightTerms): void {
+    addHighlightAutomaton(out, this.field, this.automaton);
+  }
+}
+
+/** Adds a term automaton to a highlight collection (when it takes automata). */
+export function addHighlightAutomaton(out: HighlightTerms, field: string, automaton: Dfa): void {
+  if (out.automata === undefined) return;
+  let set = out.automata.get(field);
+  if (set === undefined) out.automata.set(field, (set = new Set()));
+  set.add(automaton);
 }
 
 /**

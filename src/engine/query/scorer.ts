@@ -4,6 +4,7 @@
  */
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import { NO_MORE_DOCS } from '../segment/leaf-reader.ts';
+import type { Dfa } from './automaton.ts';
 import type { SearchContext } from './search-context.ts';
 
 /**
@@ -54,10 +55,12 @@ export interface Weight {
   count(leaf: LeafReader, leafIndex: number): number;
 }
 
-/** Field → terms (and prefixes) a query matches, for highlighting. */
+/** Field → terms (and prefixes, and automata: wildcard, regexp, fuzzy) a query matches, for highlighting. */
 export interface HighlightTerms {
   terms: Map<string, Set<string>>;
   prefixes: Map<string, Set<string>>;
+  /** Term automata by field; absent when the collector does not take them. */
+  automata?: Map<string, Set<Dfa>>;
 }
 
 /** A parsed, leaf-independent query. */
