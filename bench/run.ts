@@ -9,6 +9,7 @@ import { clusterSuite } from './cluster.ts';
 import { compactionSuite } from './compaction.ts';
 import { engineSuite } from './engine.ts';
 import { fetchSuite } from './fetch.ts';
+import { fieldUpdatesSuite } from './field-updates.ts';
 import { httpSuite } from './http.ts';
 import { multiSearchSuite } from './msearch.ts';
 import { rangeSuite } from './ranges.ts';
@@ -71,7 +72,7 @@ interface BenchOptions {
 
 const program = new Command('bench')
   .description('Trove benchmarks: engine vs SQLite FTS5 vs MiniSearch, and one node over HTTP')
-  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'compaction', 'changes', 'workers', 'cluster', 'ranges', 'fetch', 'msearch', 'replication', 'scroll', 'all']).default('all'))
+  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'field-updates', 'compaction', 'changes', 'workers', 'cluster', 'ranges', 'fetch', 'msearch', 'replication', 'scroll', 'all']).default('all'))
   .addOption(new Option('--docs <n>', 'e-mail documents (engine growth run uses a tenth)').argParser(positiveInteger).default(100_000))
   .addOption(new Option('--cities <n>', 'city documents for the HTTP suite').argParser(positiveInteger).default(ALL_CITIES, 'all'))
   .addOption(new Option('--peers <list>', 'engine suite peers, comma-separated').argParser(peerList).default([...ENGINE_PEERS], ENGINE_PEERS.join(',')))
@@ -89,7 +90,7 @@ const program = new Command('bench')
   .addOption(new Option('--recovery-docs <n>', 'documents loaded before a replica is added (replication suite)').argParser(positiveInteger).default(100_000))
   .addOption(new Option('--failovers <n>', 'failover rounds of the replication suite').argParser(positiveInteger).default(3))
   .addOption(new Option('--scroll-docs <n>', 'documents the scroll suite reads').argParser(positiveInteger).default(100_000))
-  .action(async (suite: 'engine' | 'http' | 'updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'ranges' | 'fetch' | 'msearch' | 'replication' | 'scroll' | 'all', options: BenchOptions) => {
+  .action(async (suite: 'engine' | 'http' | 'updates' | 'field-updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'ranges' | 'fetch' | 'msearch' | 'replication' | 'scroll' | 'all', options: BenchOptions) => {
     const started = performance.now();
     process.stdout.write(`${machineLine('start')}\n`);
     if (suite === 'engine' || suite === 'all') {
@@ -107,6 +108,9 @@ const program = new Command('bench')
     }
     if (suite === 'updates' || suite === 'all') {
       await updatesSuite({ sizes: options.updateSizes, maxLargeDocs: options.maxLargeDocs, updates: 3000 });
+    }
+    if (suite === 'field-updates' || suite === 'all') {
+      await fieldUpdatesSuite({ updates: 1000, queryDocs: 20_000, queries: 200 });
     }
     if (suite === 'compaction' || suite === 'all') {
       await compactionSuite({ docs: options.docs, bulkConcurrency: options.bulkConcurrency, warmupMs: options.warmup * 1000, durationMs: options.duration * 1000 });

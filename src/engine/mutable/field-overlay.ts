@@ -13,11 +13,11 @@
 import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import { parseDocument, type ParsedDocument } from '../mapping/parse-document.ts';
-import type { FieldStats, InplaceColumn, KeywordColumn, NumericColumn, PostingsCursor, TermsIterator } from '../segment/leaf-reader.ts';
+import type { FieldStats, InplaceColumn, KeywordColumn, NumericColumn, NumericRangeIndex, PostingsCursor, TermsIterator } from '../segment/leaf-reader.ts';
 import { encodeNorm } from '../segment/norms.ts';
 import { readTopLevelTexts, spliceSource } from '../update/source-splice.ts';
 import { compareTerms } from './mutable-segment.ts';
-import { mergedTerms, OverlaidPostingsCursor, overlaidKeywordColumn, overlaidNumericColumn, type OverlayTerms } from './overlay-views.ts';
+import { mergedTerms, OverlaidPostingsCursor, OverlaidRangeIndex, overlaidKeywordColumn, overlaidNumericColumn, type OverlayTerms } from './overlay-views.ts';
 import { analyzeTextValues } from './text-terms.ts';
 
 /** What an overlay reads of its leaf's own (not overlaid) data. */
@@ -52,6 +52,7 @@ interface OverlayField {
   sortedTerms: string[] | null;
   sortedDocs: Map<string, number[]>;
   keywordView: { base: KeywordColumn | null; view: KeywordColumn } | null;
+  rangeView: { base: NumericRangeIndex; view: NumericRangeIndex } | null;
 }
 
 /** One doc's overlay: the replaced top-level fields' texts and the field paths they cover. */
@@ -64,6 +65,8 @@ interface DocOverlay {
 export class FieldOverlay {
   private readonly docs = new Map<number, DocOverlay>();
   private readonly fields = new Map<string, OverlayField>();
+  /** Top-level keys each doc's own stored source was found to lack (it never changes). */
+  private readonly absentKeys = new Map<number, Set<string>>();
   /** Approximate bytes held, for the epoch size threshold. */
   bytes = 0;
 
@@ -105,15 +108,30 @@ export class FieldOverlay {
         sortedTerms: null,
         sortedDocs: new Map(),
         keywordView: null,
+        rangeView: null,
       });
     }
     copy.bytes = this.bytes;
     return copy;
   }
 
-  /** The doc's stored source as the leaf wrote it (without this overlay). */
-  baseSource(doc: number): Buffer {
-    return this.base.source(doc);
+  /**
+   * The JSON texts of the named top-level fields as the leaf's own stored source holds them (a
+   * scan of the doc's text); keys found missing are remembered, so that an update naming a field
+   * the document lacks (an unset, a rename source) scans the text once, not on every update.
+   */
+  baseTexts(doc: number, keys: readonly string[]): Map<string, string> {
+    const absent = this.absentKeys.get(doc);
+    const wanted = absent ? keys.filter((key) => !absent.has(key)) : keys;
+    if (wanted.length === 0) return new Map();
+    const found = readTopLevelTexts(this.base.source(doc), wanted);
+    for (const key of wanted) {
+      if (found.has(key)) continue;
+      let missing = this.absentKeys.get(doc);
+      if (!missing) this.absentKeys.set(doc, (missing = new Set()));
+      missing.add(key);
+    }
+    return found;
   }
 
   /** The replaced top-level texts of a doc, or undefined. */
@@ -142,7 +160,7 @@ export class FieldOverlay {
     const paths = new Set(previous?.paths);
     const newKeys = [...texts.keys()].filter((key) => !previous?.texts.has(key));
     if (newKeys.length > 0) {
-      const baseTexts = readTopLevelTexts(this.base.source(doc), newKeys);
+      const baseTexts = this.baseTexts(doc, newKeys);
       const baseParsed = parseDocument(objectOf(baseTexts), mapping, { strictNumbers: false });
       for (const [path, kind] of kindsOf(baseParsed)) {
         if (paths.has(path) || isInplace(mapping, path)) continue;
@@ -240,6 +258,14 @@ export class FieldOverlay {
     return overlaidNumericColumn(base, overlay.numbers);
   }
 
+  /** Range index given the leaf's own (cached until the field changes); null without one. */
+  rangeIndex(field: string, base: NumericRangeIndex | null): NumericRangeIndex | null {
+    const overlay = this.fields.get(field)!;
+    if (base === null || overlay.kind !== 'numeric') return base;
+    if (!overlay.rangeView || overlay.rangeView.base !== base) overlay.rangeView = { base, view: new OverlaidRangeIndex(base, overlay.numbers) };
+    return overlay.rangeView.view;
+  }
+
   /** Keyword column given the leaf's own (cached until the field changes). */
   keywordColumn(field: string, base: KeywordColumn | null): KeywordColumn | null {
     const overlay = this.fields.get(field)!;
@@ -265,6 +291,7 @@ export class FieldOverlay {
         sortedTerms: null,
         sortedDocs: new Map(),
         keywordView: null,
+        rangeView: null,
       };
       this.fields.set(path, field);
     }
@@ -299,6 +326,7 @@ export class FieldOverlay {
     field.sortedDocs.clear();
     field.keywordView = null;
     if (field.kind === 'numeric') {
+      field.rangeView = null;
       const values = parsed.numeric.get(path);
       field.numbers.set(doc, values && values.length > 0 ? [...values].sort((a, b) => a - b) : undefined);
       return;

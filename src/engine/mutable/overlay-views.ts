@@ -2,7 +2,7 @@
  * Read views that lay a leaf's field overlays (field-overlay.ts) over its own postings and
  * columns: replaced docs are skipped in the leaf's data and answered from the overlay.
  */
-import { NO_MORE_DOCS, type KeywordColumn, type NumericColumn, type PostingsCursor, type TermsIterator } from '../segment/leaf-reader.ts';
+import { NO_MORE_DOCS, type KeywordColumn, type NumericColumn, type NumericRangeIndex, type PostingsCursor, type TermsIterator } from '../segment/leaf-reader.ts';
 import { compareTerms } from './mutable-segment.ts';
 
 /** One replaced doc's indexed value of a text or keyword field. */
@@ -144,6 +144,77 @@ export function overlaidNumericColumn(base: NumericColumn | null, values: Readon
     count: (doc) => (values.has(doc) ? (values.get(doc)?.length ?? 0) : (base?.count(doc) ?? 0)),
     value: (doc, index) => (values.has(doc) ? values.get(doc)![index]! : base!.value(doc, index)),
   };
+}
+
+/** Most entry-position splits a range index view remembers (see `OverlaidRangeIndex`). */
+const REMEMBERED_SPLITS = 256;
+
+/**
+ * A range index over a leaf's own entries (those of replaced docs skipped when visited) and the
+ * overlay's values. Entry positions count both, in value order: a position from `lowerBound` or
+ * `upperBound` is the sum of the leaf's and the overlay's, and `forEachDoc` splits it back.
+ */
+export class OverlaidRangeIndex implements NumericRangeIndex {
+  readonly size: number;
+  readonly multiValued: boolean;
+  private readonly values: Float64Array;
+  private readonly docs: Int32Array;
+  private readonly splits = new Map<number, [number, number]>();
+
+  constructor(
+    private readonly base: NumericRangeIndex,
+    private readonly replaced: ReadonlyMap<number, number[] | undefined>,
+  ) {
+    const entries: Array<[number, number]> = [];
+    let multiValued = base.multiValued;
+    for (const [doc, values] of replaced) {
+      if (!values) continue;
+      if (values.length > 1) multiValued = true;
+      for (const value of values) entries.push([value, doc]);
+    }
+    entries.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    this.values = Float64Array.from(entries, (entry) => entry[0]);
+    this.docs = Int32Array.from(entries, (entry) => entry[1]);
+    this.size = base.size + entries.length;
+    this.multiValued = multiValued;
+  }
+
+  lowerBound(value: number): number {
+    return this.remember(this.base.lowerBound(value), firstIndex(this.values, (candidate) => candidate >= value));
+  }
+
+  upperBound(value: number): number {
+    return this.remember(this.base.upperBound(value), firstIndex(this.values, (candidate) => candidate > value));
+  }
+
+  forEachDoc(from: number, to: number, visit: (doc: number) => void): void {
+    const start = this.splits.get(from);
+    const end = this.splits.get(to);
+    if (!start || !end) throw new RangeError('entry positions must come from lowerBound or upperBound');
+    this.base.forEachDoc(start[0], end[0], (doc) => {
+      if (!this.replaced.has(doc)) visit(doc);
+    });
+    for (let index = start[1]; index < end[1]; index++) visit(this.docs[index]!);
+  }
+
+  private remember(base: number, overlay: number): number {
+    const position = base + overlay;
+    if (this.splits.size >= REMEMBERED_SPLITS) this.splits.clear();
+    this.splits.set(position, [base, overlay]);
+    return position;
+  }
+}
+
+/** First index whose value passes `test` (values ascending, `test` monotone), or the length. */
+function firstIndex(values: Float64Array, test: (value: number) => boolean): number {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (test(values[mid]!)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
 }
 
 /**

@@ -254,9 +254,9 @@ export class SegmentReader implements LeafReader {
     return this.overlay.touches(field) ? this.overlay.numericColumn(field, own) : own;
   }
 
-  /** The range index, or null for a field with overlays (queries then scan the column). */
   numericRangeIndex(field: string): NumericRangeIndex | null {
-    return this.overlay.touches(field) ? null : (this.rangeIndexes.get(field) ?? null);
+    const own = this.rangeIndexes.get(field) ?? null;
+    return this.overlay.touches(field) ? this.overlay.rangeIndex(field, own) : own;
   }
 
   inplaceColumn(field: string): InplaceColumn | null {

@@ -5,7 +5,6 @@
  */
 import { getOwn, isPlainObject, jsonEqual, setKey } from '../mapping/json-value.ts';
 import type { FlatField } from '../mapping/mapping.ts';
-import { readTopLevelTexts } from '../update/source-splice.ts';
 import { findSlot } from '../update/paths.ts';
 import type { DocLocation } from './leaf-set.ts';
 import type { UpdateOp } from './operations.ts';
@@ -48,9 +47,7 @@ export function readFieldTexts(location: DocLocation, keys: ReadonlySet<string>)
       fromSource.push(key);
     }
   }
-  if (fromSource.length > 0) {
-    for (const [key, text] of readTopLevelTexts(leaf.overlay.baseSource(doc), fromSource)) texts.set(key, text);
-  }
+  for (const [key, text] of leaf.overlay.baseTexts(doc, fromSource)) texts.set(key, text);
   return texts;
 }
 
