@@ -128,8 +128,38 @@ export async function exerciseShardHandle(handle: ShardHandle, owner: ShardOwner
   await step('write tagged', () => handle.write({ kind: 'index', id: 'f', source: { title: 'tagged', n: 6, tag: 'red' } }));
   await step('count tagged', () => handle.count({ term: { tag: 'red' } }));
   await step('updateSettings', () => owner.updateSettings({ epochMaxDocs: 1_000 }));
+  await exerciseReaders(handle, step);
   await step('close', () => owner.close());
   return answers;
+}
+
+/** Reader contexts: a snapshot that writes after its open do not change, searched, listed and closed. */
+async function exerciseReaders(handle: ShardHandle, step: (name: string, run: () => Promise<unknown>) => Promise<unknown>): Promise<void> {
+  type Phase = Awaited<ReturnType<ShardHandle['query']>>;
+  const withoutClock = async (): Promise<unknown> => (await handle.listReaders()).map(({ createdAt: _createdAt, ...info }) => info);
+  await step('openReader', async () => {
+    const { createdAt: _createdAt, ...info } = await handle.openReader({ id: 'parity-reader', kind: 'pit', shardIndex: 2, keepAliveMs: 60_000 });
+    return info;
+  });
+  await step('openReader (same id)', () => handle.openReader({ id: 'parity-reader', kind: 'pit', shardIndex: 2, keepAliveMs: 60_000 }));
+  await step('write after the open', () => handle.write({ kind: 'index', id: 'late', source: { title: 'hello world', n: 100 } }));
+  await step('update after the open', () => handle.write({ kind: 'index', id: 'a', source: { title: 'changed world', n: 30 } }));
+  await step('delete after the open', () => handle.write({ kind: 'delete', id: 'g' }));
+  await step('epoch after the open', () => handle.epoch());
+  const request = { from: 0, size: 50, sort: [{ n: 'asc' }, '_shard_doc'], trackTotalHits: true };
+  const phase = (await step('query on the reader', () => handle.query(request, { id: 'parity-reader', keepAliveMs: 30_000 }))) as Phase;
+  const fetched = (await step('fetch from the reader', () => handle.fetch(phase.context, phase.result.hits))) as Array<{ id: string; source?: { title?: string } }>;
+  assert.ok(Array.isArray(fetched), `fetch from the reader: ${String(fetched)}`);
+  const seen = Object.fromEntries(fetched.map((document) => [document.id, document.source?.title]));
+  assert.ok(seen.a === 'hello world' && seen.g === 'after merge' && !('late' in seen), `the reader sees the documents of its open, as they were: ${JSON.stringify(seen)}`);
+  await step('queryAndFetch on the reader', () => handle.queryAndFetch({ from: 0, size: 10, sort: ['_shard_doc'] }, { id: 'parity-reader' }));
+  await step('queryAndFetch live', () => handle.queryAndFetch({ ...request, sort: [{ n: 'asc' }] }));
+  await step('listReaders', withoutClock);
+  await step('openReader (scroll)', async () => (await handle.openReader({ id: 'parity-scroll', kind: 'scroll', shardIndex: 0, keepAliveMs: 60_000 })).kind);
+  await step('closeReaders (kind)', () => handle.closeReaders({ kind: 'scroll' }));
+  await step('closeReaders (ids)', () => handle.closeReaders({ ids: ['parity-reader', 'unknown'] }));
+  await step('query on a closed reader', () => handle.query({ from: 0, size: 1 }, { id: 'parity-reader' }));
+  await step('listReaders (none)', withoutClock);
 }
 
 /**
