@@ -130,6 +130,8 @@ test('the q parameter is query_string syntax, with df, default_operator, lenient
   };
   assert.deepEqual(await search('q=title:brown*%20AND%20year:>2000'), ['b2', 'b3']);
   assert.deepEqual(await search('q=brown&df=title'), ['b1', 'b3']);
+  assert.deepEqual(await search('q=1999'), ['b1'], 'the default field * takes numbers too');
+  assert.deepEqual(await search('q=essay'), ['b4']);
   assert.deepEqual(await search('q=lazy%20fox&default_operator=AND'), ['b1']);
   assert.deepEqual(await search('q=year:abc&df=title&lenient=true'), []);
   assert.deepEqual(await search('q=title:quick-bro*&analyze_wildcard=true&default_operator=AND'), ['b1']);

@@ -1,7 +1,8 @@
 /**
  * `query_string`: builds the queries of the Lucene syntax parsed by query-string-syntax.ts against
  * the mapping. A clause without a field targets `fields` (with `^boost` and `*` patterns) or
- * `default_field` (default `*`: every text and keyword field, and then leniently, as ES); over
+ * `default_field` (default `*`: every searchable field, numbers and dates included, and then
+ * leniently, as ES); over
  * several fields a clause is the dis_max of its per-field queries (`type: best_fields`, with
  * `tie_breaker`) or their sum (`most_fields`). Bare terms are analysed like `match` (tokens joined
  * by `default_operator`), phrases like `match_phrase` (`phrase_slop` by default), wildcards and
@@ -80,7 +81,7 @@ export function parseQueryString(body: DslObject, fields: ReadonlyMap<string, Fl
   const context: QsContext = {
     text,
     fields,
-    defaults: resolveFieldList(fieldList, fields, owner),
+    defaults: defaultIsAll ? everyQueryableField(fields) : resolveFieldList(fieldList, fields, owner),
     defaultIsAll,
     operator: body.default_operator === undefined ? 'or' : readEnum(body.default_operator, ['or', 'and'] as const, 'default_operator', owner),
     analyzer: body.analyzer === undefined ? null : readEnum(body.analyzer, ANALYZERS, 'analyzer', owner),
@@ -106,6 +107,17 @@ export function parseQueryString(body: DslObject, fields: ReadonlyMap<string, Fl
     query = minimum > query.clauses.should.length ? new MatchNoneQuery() : new BooleanQuery(query.clauses, minimum, query.boost);
   }
   return boosted(query, boost);
+}
+
+/** The default fields of `*`: every mapped field a query can search (numbers, dates and booleans too, leniently, as ES). */
+function everyQueryableField(fields: ReadonlyMap<string, FlatField>): BoostedFields {
+  const all: BoostedFields = { fields: [], boosts: [] };
+  for (const field of fields.values()) {
+    if (field.searchable === false || field.keyPrefix !== undefined || field.type === 'binary') continue;
+    all.fields.push(field);
+    all.boosts.push(1);
+  }
+  return all;
 }
 
 /** `query` scored times `boost`. */
