@@ -7,7 +7,9 @@
 import { dslError } from './dsl-reader.ts';
 
 const OFFSET = /^([+-])(\d{1,2})(?::?(\d{2}))?$/;
-const OFFSET_BLOCK_MILLIS = 900_000;
+const DAY_MILLIS = 86_400_000;
+const QUARTER_MILLIS = 900_000;
+/** Most blocks each cache keeps (a day cache of 100 000 covers 270 years). */
 const MAX_CACHED_BLOCKS = 100_000;
 const MAX_NAMED_ZONES = 1000;
 /** Zones with rules already parsed, by name: their offset caches outlive one request. */
@@ -27,8 +29,10 @@ export class TimeZone {
     private readonly formatter: Intl.DateTimeFormat | null,
   ) {}
 
-  /** Offsets of quarter hours already read (zones with rules only). */
-  private readonly blockOffsets = new Map<number, number>();
+  /** Offsets of UTC days already read (null: the day holds a transition); zones with rules only. */
+  private readonly dayOffsets = new Map<number, number | null>();
+  /** Offsets of quarter hours of transition days (null: the quarter holds the transition). */
+  private readonly quarterOffsets = new Map<number, number | null>();
 
   /** Parses a `time_zone` option; an unknown zone is a 400 naming the option's owner. */
   static parse(value: string, owner: string): TimeZone {
@@ -81,16 +85,24 @@ export class TimeZone {
   /** Milliseconds to add to the UTC instant `millis` to read the local wall clock. */
   offsetAt(millis: number): number {
     if (this.fixedOffset !== null) return this.fixedOffset;
-    // ICU is slow (about 10 µs a call): offsets are kept per quarter hour, for the quarters
-    // that start and end in the same offset (a quarter holding a transition is read exactly).
-    const block = Math.floor(millis / OFFSET_BLOCK_MILLIS);
-    const cached = this.blockOffsets.get(block);
-    if (cached !== undefined) return cached;
-    const start = this.readOffset(block * OFFSET_BLOCK_MILLIS);
-    if (start !== this.readOffset((block + 1) * OFFSET_BLOCK_MILLIS - 1000)) return this.readOffset(millis);
-    if (this.blockOffsets.size >= MAX_CACHED_BLOCKS) this.blockOffsets.clear();
-    this.blockOffsets.set(block, start);
-    return start;
+    // ICU is slow (about 10 µs a call): offsets are kept per UTC day, and for a day holding a
+    // transition per quarter hour; a quarter holding one is read exactly.
+    const day = this.blockOffset(this.dayOffsets, millis, DAY_MILLIS);
+    if (day !== null) return day;
+    return this.blockOffset(this.quarterOffsets, millis, QUARTER_MILLIS) ?? this.readOffset(millis);
+  }
+
+  /** The offset of the block of `size` holding `millis`, or null when it changes inside the block. */
+  private blockOffset(cache: Map<number, number | null>, millis: number, size: number): number | null {
+    const block = Math.floor(millis / size);
+    let offset = cache.get(block);
+    if (offset === undefined) {
+      const start = this.readOffset(block * size);
+      offset = start === this.readOffset((block + 1) * size - 1000) ? start : null;
+      if (cache.size >= MAX_CACHED_BLOCKS) cache.clear();
+      cache.set(block, offset);
+    }
+    return offset;
   }
 
   private readOffset(millis: number): number {
@@ -119,6 +131,7 @@ export class TimeZone {
     // The offsets a day either side bound every transition near `local`; try both.
     const before = this.offsetAt(local - 86_400_000);
     const after = this.offsetAt(local + 86_400_000);
+    if (before === after) return local - before;
     const candidates = [local - before, local - after].filter((instant) => this.toLocal(instant) === local).sort((a, b) => a - b);
     if (candidates.length > 0) return candidates[0]!;
     // In a gap: the reading is `before` in the old offset, which lands past the transition.
