@@ -34,6 +34,8 @@ export interface InnerHitsSpec {
 export interface CollapseSpec {
   field: string;
   innerHits: InnerHitsSpec[];
+  /** Whether the field holds numbers (keys read as numbers, `"5"` and `5` one group), set by `checkCollapseField`. */
+  numeric?: boolean;
 }
 
 /** The features of one search request. */
@@ -133,6 +135,7 @@ export function checkCollapseField(spec: CollapseSpec, collections: readonly Hos
     if (!(keyword || COLUMN_NUMERIC_TYPES.has(field.type)) || field.type === 'boolean' || !field.docValues) {
       throw new EngineError('illegal_argument', `unknown type for collapse field \`${spec.field}\`, only keywords and numbers are accepted`);
     }
+    spec.numeric = !keyword;
   }
 }
 
@@ -148,11 +151,15 @@ export interface CollapsedPage extends PhasesOutcome {
   keys: unknown[];
 }
 
-/** The collapse key of a document: its single value of the field, null when it has none. */
-function collapseKey(document: FetchedDocument, field: string): unknown {
-  const values = document.source === undefined ? [] : sourceValues(document.source, field);
-  if (values.length > 1) throw new EngineError('illegal_argument', `failed to collapse [${document.id}], the collapse field [${field}] must be single valued`);
-  return values.length === 0 ? null : values[0];
+/** The collapse key of a document: its single value of the field (a number or a string, as the field holds), null when it has none. */
+function collapseKey(document: FetchedDocument, spec: CollapseSpec): unknown {
+  const values = document.source === undefined ? [] : sourceValues(document.source, spec.field);
+  if (values.length > 1) throw new EngineError('illegal_argument', `failed to collapse [${document.id}], the collapse field [${spec.field}] must be single valued`);
+  if (values.length === 0) return null;
+  const value = values[0];
+  if (!spec.numeric) return String(value);
+  const number = Number(value);
+  return Number.isFinite(number) ? number : value;
 }
 
 /** Runs the phases for growing top-M pages until `from + size` groups appear (or the hits or the window run out), then cuts the page of groups. */
@@ -165,7 +172,7 @@ export async function collapsePhases(spec: CollapseSpec, from: number, size: num
     const chosen: number[] = [];
     const keys: unknown[] = [];
     outcome.documents.forEach((document, position) => {
-      const key = collapseKey(document, spec.field);
+      const key = collapseKey(document, spec);
       const identity = JSON.stringify(key);
       if (seen.has(identity)) return;
       seen.add(identity);
