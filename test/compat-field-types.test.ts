@@ -327,6 +327,54 @@ test('root _source: excludes and includes hide fields from reads; enabled: false
   assert.deepEqual(mapping.body.no_src.mappings._source, { enabled: false });
 });
 
+test('long: exact beyond 2^53 in term, terms and range queries; sorting and terms keys refuse such a field', async () => {
+  const created = await call(server, 'PUT', '/longs', { json: { settings: { number_of_shards: 3 }, mappings: { properties: { id: { type: 'long' }, small: { type: 'long' } } } } });
+  assert.equal(created.status, 200, created.text);
+  const lines = [
+    '{"index": {"_id": "max"}}', '{"id": 9223372036854775807, "small": 1}',
+    '{"index": {"_id": "max1"}}', '{"id": 9223372036854775806, "small": 2}',
+    '{"index": {"_id": "min"}}', '{"id": -9223372036854775808, "small": 3}',
+    '{"index": {"_id": "edge"}}', '{"id": "9007199254740993", "small": 4}',
+    '{"index": {"_id": "edge0"}}', '{"id": 9007199254740992, "small": 5}',
+    '{"index": {"_id": "safe"}}', '{"id": 9007199254740991, "small": 6}',
+    '{"index": {"_id": "zero"}}', '{"id": 0, "small": 7}',
+  ].join('\n') + '\n';
+  const loaded = await call(server, 'POST', '/longs/_bulk?refresh=true', { body: lines, headers: { 'content-type': 'application/x-ndjson' } });
+  assert.equal(loaded.body.errors, false, loaded.text);
+  const find = async (query: unknown): Promise<string[]> => {
+    const response = await call(server, 'POST', '/longs/_search', { json: { query, size: 20 } });
+    assert.equal(response.status, 200, response.text);
+    return response.body.hits.hits.map((hit: any) => hit._id).sort();
+  };
+  assert.deepEqual(await find({ term: { id: '9223372036854775807' } }), ['max']);
+  assert.deepEqual(await find({ term: { id: '9223372036854775806' } }), ['max1'], 'neighbours a float64 cannot tell apart');
+  assert.deepEqual(await find({ term: { id: '9007199254740993' } }), ['edge']);
+  assert.deepEqual(await find({ term: { id: 9007199254740992 } }), ['edge0']);
+  assert.deepEqual(await find({ term: { id: 9007199254740991 } }), ['safe']);
+  assert.deepEqual(await find({ match: { id: '-9223372036854775808' } }), ['min']);
+  assert.deepEqual(await find({ terms: { id: ['9223372036854775806', '0', '9007199254740993'] } }), ['edge', 'max1', 'zero']);
+  assert.deepEqual(await find({ range: { id: { gt: '9223372036854775806' } } }), ['max']);
+  assert.deepEqual(await find({ range: { id: { gte: '9007199254740992', lt: '9223372036854775807' } } }), ['edge', 'edge0', 'max1']);
+  assert.deepEqual(await find({ range: { id: { gte: 1, lte: '9007199254740992' } } }), ['edge0', 'safe']);
+  assert.deepEqual(await find({ range: { id: { lt: '-9007199254740991' } } }), ['min']);
+  assert.deepEqual(await find({ range: { id: { gte: 0 } } }), ['edge', 'edge0', 'max', 'max1', 'safe', 'zero'], 'safe bounds stay on the column');
+  const got = await call(server, 'GET', '/longs/_doc/max');
+  assert.ok(got.text.includes('9223372036854775807') || got.body._source.id === 9223372036854775807);
+  const outOfRange = await call(server, 'PUT', '/longs/_doc/over', { body: '{"id": 9223372036854775808}', headers: { 'content-type': 'application/json' } });
+  assert.equal(outOfRange.status, 400);
+  assert.equal(outOfRange.body.error.type, 'mapper_parsing_exception');
+  assert.match(outOfRange.body.error.reason, /\[id\].*out of range for a long/);
+  const sort = await call(server, 'POST', '/longs/_search', { json: { sort: [{ id: 'asc' }] } });
+  assert.equal(sort.status, 400);
+  assert.match(sort.body.error.reason, /Sorting on long field \[id\] is not supported while it holds values beyond/);
+  const keys = await call(server, 'POST', '/longs/_search', { json: { size: 0, aggs: { ids: { terms: { field: 'id' } } } } });
+  assert.equal(keys.status, 400);
+  const stats = await call(server, 'POST', '/longs/_search', { json: { size: 0, aggs: { top: { max: { field: 'id' } } } } });
+  assert.equal(stats.status, 200, 'statistics stay float64, as in ES');
+  const fine = await call(server, 'POST', '/longs/_search', { json: { sort: [{ small: 'desc' }], size: 1 } });
+  assert.equal(fine.body.hits.hits[0]._id, 'zero', 'other long fields sort as before');
+});
+
 test('index settings: max_result_window and max_docvalue_fields_search (dynamic), number_of_routing_shards (static)', async () => {
   const created = await call(server, 'PUT', '/limited', {
     json: { settings: { index: { number_of_shards: 3, number_of_routing_shards: 6, max_result_window: 5, max_docvalue_fields_search: 1 } } },
@@ -371,7 +419,7 @@ test('index settings: max_result_window and max_docvalue_fields_search (dynamic)
 });
 
 test('after a merge into segments and a restart the mapping, its parameters and the indexed values are all still there', async () => {
-  for (const name of COLLECTIONS) {
+  for (const name of [...COLLECTIONS, 'longs']) {
     const merged = await call(server, 'POST', `/${name}/_forcemerge`);
     assert.equal(merged.status, 200, merged.text);
   }
@@ -386,6 +434,8 @@ test('after a merge into segments and a restart the mapping, its parameters and 
   assert.deepEqual(await ids({ term: { status: 'unknown' } }), ['d1']);
   assert.deepEqual(await ids({ match: { full: 'ada' } }), ['d1']);
   assert.deepEqual(await ids({ term: { price: 0.02 } }), ['d3']);
+  const exact = await call(server, 'POST', '/longs/_search', { json: { query: { range: { id: { gte: '9223372036854775806', lt: '9223372036854775807' } } } } });
+  assert.deepEqual(exact.body.hits.hits.map((hit: any) => hit._id), ['max1'], 'exact long values after the restart');
   assert.deepEqual((await sorted([{ addr: 'desc' }])).values[0], ['2001:db8::1']);
   assert.equal((await searchError({ query: { term: { hidden: 10 } } })).status, 400);
   assert.equal((await searchError({ sort: [{ unsorted: 'asc' }] })).status, 400);

@@ -3,9 +3,11 @@
  * default `coerce: true`:
  * - numbers accept JSON numbers and numeric strings (`"12"`, `"1.5e3"`); `long` and `integer`
  *   truncate fractions toward zero; values outside the type's range are rejected; an empty string
- *   counts as a missing value. Longs are held as float64, exact within ±(2^53 - 1): new values
- *   beyond are refused (`strictNumbers`), since they would be rounded silently; documents written
- *   before this rule still load (WAL replay parses without it).
+ *   counts as a missing value. Longs are held as float64, exact within ±(2^53 - 1); beyond, the
+ *   document walk keeps their exact digits (exact-long.ts) when the document text or a string
+ *   carries them, and this function only sees the values it could not: those are refused
+ *   (`strictNumbers`) rather than rounded silently; documents written before this rule still load
+ *   (WAL replay parses without it).
  * - `boolean` accepts `true`, `false`, `"true"`, `"false"` (indexed as 1 and 0); `""` is missing.
  * - `byte`, `short` truncate like `integer` within their ranges; `unsigned_long` takes 0 to
  *   2^64 - 1 (held as float64, so like `long` new values beyond 2^53 - 1 are refused);
@@ -160,7 +162,7 @@ function coerceNumber(field: FlatField, value: unknown, strictNumbers: boolean):
         throw fieldValueError(
           field,
           value,
-          `cannot be held exactly: a long must lie within ±${Number.MAX_SAFE_INTEGER} (2^53 - 1), beyond which it would be rounded`,
+          `cannot be held exactly: beyond ±${Number.MAX_SAFE_INTEGER} (2^53 - 1) a long keeps its digits only when a document's JSON or a string carries them (not through update operators or an inplace field)`,
         );
       }
       return number;

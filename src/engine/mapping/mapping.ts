@@ -1,3 +1,5 @@
+import { exactCompanionPath } from './exact-long.ts';
+
 /** Field types a collection mapping can declare (PRODUCT.md section 2, docs/api.md "Field types"). */
 export type FieldType =
   | 'text'
@@ -106,6 +108,8 @@ export interface FlatField {
   keyPrefix?: string;
   /** The path a user named, when it differs from `path` (a key of a `flattened` field). */
   displayPath?: string;
+  /** `long` fields: the hidden companion holding the exact terms of values beyond ±(2^53 − 1) (exact-long.ts). */
+  exactPath?: string;
 }
 
 /** Numeric field types (stored as float64 in columns; longs are exact up to 2^53). */
@@ -220,7 +224,18 @@ export function flatField(path: string, field: FieldMapping, multiField = false)
   if (field.format !== undefined) flat.dateFormats = field.format.split('||');
   if (field.null_value !== undefined) flat.nullValue = field.null_value;
   if (field.copy_to !== undefined && !multiField) flat.copyTo = field.copy_to;
+  if (type === 'long' && !flat.inplace) flat.exactPath = exactCompanionPath(path);
   return flat;
+}
+
+/** The hidden keyword companion of a field (`exactPath` of a long, the keyed terms of a flattened field). */
+function companionOf(owner: FlatField, path: string, keyPrefix?: string): FlatField {
+  const companion: FlatField = { ...owner, path, type: 'keyword', storage: 'keyword', analyzer: 'keyword', inplace: false, docValues: true };
+  delete companion.exactPath;
+  delete companion.copyTo;
+  delete companion.nullValue;
+  if (keyPrefix !== undefined) companion.keyPrefix = keyPrefix;
+  return companion;
 }
 
 /** Flattens a mapping into leaf fields keyed by dotted path (multi-fields as `path.sub`). */
@@ -235,13 +250,13 @@ export function flattenMapping(mapping: Mapping): FieldMap {
       }
       const flat = flatField(path, field, false);
       out.set(path, flat);
-      if (FLATTENED_TYPES.has(field.type)) {
-        const companion = keyedCompanionPath(path);
-        out.addCompanion({ ...flat, path: companion, type: 'keyword', keyPrefix: '' });
-      }
+      if (FLATTENED_TYPES.has(field.type)) out.addCompanion(companionOf(flat, keyedCompanionPath(path), ''));
+      if (flat.exactPath !== undefined) out.addCompanion(companionOf(flat, flat.exactPath));
       for (const [sub, subField] of Object.entries(field.fields ?? {})) {
         if (subField.type === 'object') continue;
-        out.set(`${path}.${sub}`, flatField(`${path}.${sub}`, subField, true));
+        const multi = flatField(`${path}.${sub}`, subField, true);
+        out.set(multi.path, multi);
+        if (multi.exactPath !== undefined) out.addCompanion(companionOf(multi, multi.exactPath));
       }
     }
   };

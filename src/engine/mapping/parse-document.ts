@@ -20,6 +20,7 @@ import { checkBinaryValue, coerceColumnValue, coerceStringValue, fieldValueError
 import { fieldIndexOf, leafAncestor, type FieldIndex } from './field-index.ts';
 import { isPlainObject, type JsonObject } from './json-value.ts';
 import { assertNotMetadataField } from './limits.ts';
+import { encodeLong, exactIntegerLiterals, integerOfText, isUnsafeLong, LONG_MAX, LONG_MIN } from './exact-long.ts';
 import { DEPTH_LIMIT } from './limits.ts';
 import { FLATTENED_TYPES, KEYED_SEPARATOR, keyedCompanionPath, type FlatField } from './mapping.ts';
 
@@ -41,6 +42,11 @@ export interface ParseOptions {
    * versions accepted.
    */
   strictNumbers?: boolean;
+  /**
+   * The document's JSON text: integers beyond 2^53 in it keep their exact digits in `long`
+   * fields (exact-long.ts). Without it such a number is refused when `strictNumbers` is set.
+   */
+  sourceText?: string | Uint8Array;
 }
 
 /** One walk over a document: the mapping index, where values go (null: only check), the number rule. */
@@ -48,6 +54,9 @@ interface Walk {
   index: FieldIndex;
   parsed: ParsedDocument | null;
   strictNumbers: boolean;
+  sourceText?: string | Uint8Array;
+  /** The unsafe integer literals of `sourceText` by path, read on first need; consumed as values are. */
+  literals?: Map<string, string[]>;
 }
 
 /** Collects the indexed values of a document; throws mapper_parsing when a value does not fit its mapped type. */
@@ -55,7 +64,7 @@ export function parseDocument(source: Record<string, unknown>, fields: ReadonlyM
   const parsed: ParsedDocument = { text: new Map(), keyword: new Map(), numeric: new Map() };
   const index = fieldIndexOf(fields);
   for (const key of Object.keys(source)) assertNotMetadataField(key);
-  walkObject(source, '', { index, parsed, strictNumbers: options.strictNumbers === true });
+  walkObject(source, '', { index, parsed, strictNumbers: options.strictNumbers === true, sourceText: options.sourceText });
   return parsed;
 }
 
@@ -135,19 +144,40 @@ function addLeafValues(leaf: FlatField, value: unknown, subFields: readonly Flat
     return count;
   }
   if (typeof value === 'object') throw fieldValueError(leaf, value, 'is an object, the field is not mapped as [object]');
-  if (addScalar(leaf, value, walk)) count++;
+  const exact = exactIntegerOf(value, leaf.path, walk);
+  if (addScalar(leaf, value, walk, exact)) count++;
   if (subFields !== undefined) {
-    for (const subField of subFields) addScalar(subField, value, walk);
+    for (const subField of subFields) addScalar(subField, value, walk, exact);
   }
   if (leaf.copyTo !== undefined) {
     for (const target of leaf.copyTo) {
       const targetLeaf = walk.index.leaves.get(target);
       if (targetLeaf === undefined || FLATTENED_TYPES.has(targetLeaf.type)) continue;
-      addScalar(targetLeaf, value, walk);
-      for (const subField of walk.index.subFields.get(target) ?? []) addScalar(subField, value, walk);
+      addScalar(targetLeaf, value, walk, exact);
+      for (const subField of walk.index.subFields.get(target) ?? []) addScalar(subField, value, walk, exact);
     }
   }
   return count;
+}
+
+/**
+ * The exact integer of a scalar beyond ±(2^53 − 1): a numeric string's digits, or a JSON number's
+ * digits read back from the document text (consumed in text order for `path`); null otherwise.
+ */
+function exactIntegerOf(value: unknown, path: string, walk: Walk): bigint | null {
+  if (typeof value === 'string') {
+    const exact = value.length >= 16 ? integerOfText(value) : null;
+    return exact !== null && isUnsafeLong(exact) ? exact : null;
+  }
+  if (typeof value !== 'number' || !Number.isInteger(value) || Number.isSafeInteger(value) || walk.sourceText === undefined) return null;
+  if (walk.literals === undefined) {
+    const text = typeof walk.sourceText === 'string' ? walk.sourceText : Buffer.from(walk.sourceText).toString('utf8');
+    walk.literals = exactIntegerLiterals(text);
+  }
+  const list = walk.literals.get(path);
+  const position = list === undefined ? -1 : list.findIndex((literal) => Number(literal) === value);
+  if (position < 0) return null;
+  return BigInt(list!.splice(position, 1)[0]!);
 }
 
 /** Indexes every scalar below a flattened field, by its key path (`''` at the field itself). */
@@ -175,11 +205,22 @@ function addFlattenedValues(leaf: FlatField, value: unknown, key: string, depth:
   if (key !== '') append(walk.parsed.keyword, keyedCompanionPath(leaf.path), `${key}${KEYED_SEPARATOR}${text}`);
 }
 
-/** Coerces one scalar for a field and records it; returns false when the value counts as missing. */
-function addScalar(field: FlatField, value: unknown, walk: Walk): boolean {
+/**
+ * Coerces one scalar for a field and records it; returns false when the value counts as missing.
+ * `exact` is the value's exact integer when it lies beyond ±(2^53 − 1) (see `exactIntegerOf`).
+ */
+function addScalar(field: FlatField, value: unknown, walk: Walk, exact: bigint | null = null): boolean {
   const { parsed } = walk;
+  if (exact !== null && field.exactPath !== undefined) {
+    if (exact < LONG_MIN || exact > LONG_MAX) throw fieldValueError(field, value, 'is out of range for a long');
+    if (parsed !== null) {
+      append(parsed.numeric, field.path, Number(exact));
+      append(parsed.keyword, field.exactPath, encodeLong(exact));
+    }
+    return true;
+  }
   if (field.storage === 'text' || field.storage === 'keyword') {
-    const text = coerceStringValue(field, value);
+    const text = coerceStringValue(field, exact !== null && typeof value === 'number' ? exact.toString() : value);
     if (field.storage === 'keyword' && field.ignoreAbove !== undefined && text.length > field.ignoreAbove) return true;
     if (parsed !== null) append(field.storage === 'text' ? parsed.text : parsed.keyword, field.path, text);
     return true;

@@ -23,6 +23,8 @@ import { parseQuery } from './parse-query.ts';
 import { explainDocument, type Explanation } from './explain.ts';
 import { profileQuery, type ProfiledQuery } from './profile.ts';
 import { SearchContext } from './search-context.ts';
+import { assertColumnExact } from './exact-long-queries.ts';
+import { numericTermsFields } from '../collect/aggregation-spec.ts';
 import { DEFAULT_TRACK_TOTAL_HITS, MAX_RESULT_WINDOW, type ShardQueryResult, type ShardSearchRequest } from './search-request.ts';
 
 export { parseQuery } from './parse-query.ts';
@@ -117,6 +119,8 @@ export function startQuery(
   const searchAfter = request.searchAfter === undefined ? null : parseSearchAfter(request.searchAfter, sortKeys!, fields);
   const aggsRequest = request.aggs ?? request.aggregations;
   const aggregationSpecs = aggsRequest === undefined ? null : parseAggregations(aggsRequest, fields, now);
+  if (sortKeys !== null) assertColumnExact(sortKeys.filter((key) => key.kind === 'numeric').map((key) => key.field), 'Sorting', fields, leaves);
+  if (aggregationSpecs !== null) assertColumnExact(numericTermsFields(aggregationSpecs), 'A terms aggregation', fields, leaves);
   const aggregators =
     aggregationSpecs === null ? null : createAggregators(aggregationSpecs, new AggregationContext(options.loadDocument ?? leafDocumentLoader(leaves), leaves));
   const needsScores =

@@ -21,6 +21,7 @@ import { PhrasePrefixQuery } from './phrase-prefix-query.ts';
 import { PhraseQuery } from './phrase-query.ts';
 import type { Query } from './scorer.ts';
 import { TermQuery } from './term-query.ts';
+import { exactLongTerm } from './exact-long-queries.ts';
 import { WildcardPattern } from './wildcard-pattern.ts';
 
 /** Options of an analysed match on one field. */
@@ -108,7 +109,7 @@ export function exactValueQuery(field: FlatField, value: unknown, boost: number,
     }
     return new TermQuery(field.path, String(value), boost);
   }
-  return new NumericSetQuery(field.path, [requireColumnValue(field, value, owner, now)], boost);
+  return exactLongTerm(field, value, boost, owner) ?? new NumericSetQuery(field.path, [requireColumnValue(field, value, owner, now)], boost);
 }
 
 /** Analysed match of `text` in one field (ES `match` on that field). */
@@ -123,6 +124,8 @@ export function matchQuery(field: FlatField, text: string, options: MatchOptions
       if (options.lenient) return new MatchNoneQuery();
       throw dslError(`[${owner}] Can only use fuzzy queries on keyword and text fields - not on [${field.path}] which is of type [${field.type}]`);
     }
+    const exact = exactLongTerm(field, text, options.boost, owner);
+    if (exact !== null) return exact;
     const value = columnValue(field, text, false, now);
     if (value === null) {
       if (options.lenient) return new MatchNoneQuery();

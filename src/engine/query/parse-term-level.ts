@@ -8,6 +8,7 @@ import { checkKeys, describe, dslError, expectObject, isDslObject, readBoolean, 
 import { isInvertedField, requireColumnValue } from './field-queries.ts';
 import { PrefixQuery, TermRangeQuery, TermSetQuery, type TermBounds } from './multi-term-query.ts';
 import { readBoost } from './parse-full-text.ts';
+import { exactLongRange, exactLongTerm } from './exact-long-queries.ts';
 import { BooleanQuery } from './boolean-query.ts';
 import { assertSearchable, keywordBounds, keywordTerm, supportsTermPatterns } from './typed-values.ts';
 import { parseDateValue } from './date-math.ts';
@@ -98,7 +99,12 @@ export function parseTerms(body: DslObject, fields: ReadonlyMap<string, FlatFiel
     });
     return new TermSetQuery(path, [...new Set(terms)], boost);
   }
-  return new NumericSetQuery(path, values.map((value) => requireColumnValue(field, value, 'terms', now)), boost);
+  const exact = values.map((value) => exactLongTerm(field, value, 1, 'terms'));
+  if (exact.every((query) => query === null)) return new NumericSetQuery(path, values.map((value) => requireColumnValue(field, value, 'terms', now)), boost);
+  const column = values.filter((_, index) => exact[index] === null).map((value) => requireColumnValue(field, value, 'terms', now));
+  const clauses = exact.filter((query): query is Query => query !== null);
+  if (column.length > 0) clauses.push(new NumericSetQuery(path, column));
+  return new BooleanQuery({ must: [], should: clauses, filter: [], mustNot: [] }, 1, boost);
 }
 
 interface RangeBounds {
@@ -157,6 +163,8 @@ export function parseRange(body: DslObject, fields: ReadonlyMap<string, FlatFiel
       ? new KeywordRangeQuery(field.path, keywordBounds(field, termBounds, 'range'), boost)
       : new TermRangeQuery(path, termBounds, boost);
   }
+  const exactRange = exactLongRange(field, bounds, boost);
+  if (exactRange !== null) return exactRange;
   // Date math rounds the lower bound up for gt and the upper bound up for lte (like ES); dates
   // without an offset and rounding are on the wall clock of `time_zone`.
   const columnBound = (value: unknown, roundUp: boolean): number => {
