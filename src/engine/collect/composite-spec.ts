@@ -23,8 +23,10 @@ export interface CompositeSource {
   kind: 'terms' | 'histogram' | 'date_histogram';
   source: ValueSource;
   direction: 'asc' | 'desc';
-  /** Docs without a value get a null key (first in ascending order, last in descending) instead of no bucket. */
+  /** Docs without a value get a null key instead of no bucket. */
   missingBucket: boolean;
+  /** Where the null key sorts: `default` is first ascending and last descending. */
+  missingOrder: 'default' | 'first' | 'last';
   /** How histogram sources round values to keys; null for terms. */
   rounding: HistogramSpec | null;
   /** `format` of a date_histogram source: keys print as strings; null for epoch millis. */
@@ -83,9 +85,8 @@ function parseSource(entry: unknown, fields: ReadonlyMap<string, FlatField> | nu
   const source = valueSource(options, fields, kind);
   const direction = options.order === undefined ? 'asc' : readEnum(options.order, ['asc', 'desc'] as const, 'order', kind);
   const missingBucket = options.missing_bucket === undefined ? false : readBoolean(options.missing_bucket, 'missing_bucket', kind);
-  if (options.missing_order !== undefined && readEnum(options.missing_order, ['default', 'first', 'last'] as const, 'missing_order', kind) !== 'default') {
-    throw dslError(`[${kind}] [missing_order] other than [default] is not supported`);
-  }
+  const missingOrder = options.missing_order === undefined ? 'default' : readEnum(options.missing_order, ['default', 'first', 'last'] as const, 'missing_order', kind);
+  if (missingOrder !== 'default' && !missingBucket) throw dslError(`[${kind}] [missing_order] requires [missing_bucket] to be true`);
   let rounding: HistogramSpec | null = null;
   if (kind !== 'terms') {
     const roundingOptions: Record<string, unknown> = { field: options.field };
@@ -98,7 +99,7 @@ function parseSource(entry: unknown, fields: ReadonlyMap<string, FlatField> | nu
   if (source.kind === 'keyword' && kind !== 'terms') {
     throw new EngineError('illegal_argument', `Field [${source.field}] of type [keyword] is not supported for aggregation [${kind}]`);
   }
-  return { name, kind, source, direction, missingBucket, rounding, datePattern };
+  return { name, kind, source, direction, missingBucket, missingOrder, rounding, datePattern };
 }
 
 function afterError(message: string): EngineError {
@@ -134,18 +135,21 @@ function parseAfter(value: unknown, sources: readonly CompositeSource[], now: nu
   });
 }
 
-/** Compares two keys in the sources' orders (nulls first ascending, last descending). */
+/** Compares two keys in the sources' orders (nulls where `missing_order` puts them). */
 export function compareCompositeKeys(sources: readonly CompositeSource[], left: CompositeKey, right: CompositeKey): number {
   for (let i = 0; i < sources.length; i++) {
     const a = left[i]!;
     const b = right[i]!;
     if (a === b) continue;
+    const source = sources[i]!;
+    if (a === null || b === null) {
+      const nullFirst = source.missingOrder === 'default' ? source.direction === 'asc' : source.missingOrder === 'first';
+      return (a === null) === nullFirst ? -1 : 1;
+    }
     let result: number;
-    if (a === null) result = -1;
-    else if (b === null) result = 1;
-    else if (typeof a === 'number' && typeof b === 'number') result = a - b;
+    if (typeof a === 'number' && typeof b === 'number') result = a - b;
     else result = String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
-    if (result !== 0) return sources[i]!.direction === 'asc' ? result : -result;
+    if (result !== 0) return source.direction === 'asc' ? result : -result;
   }
   return 0;
 }

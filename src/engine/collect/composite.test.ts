@@ -61,6 +61,14 @@ test('composite pages through every combination once, in source order', () => {
   );
 });
 
+test('missing_order puts the null key first or last whatever the order', () => {
+  const last = pageAll({ size: 50, sources: [{ color: { terms: { field: 'color', missing_bucket: true, missing_order: 'last' } } }] });
+  assert.deepEqual(last.map((bucket) => bucket.key.color), ['black', 'blue', 'green', 'red', null]);
+  const first = pageAll({ size: 2, sources: [{ color: { terms: { field: 'color', missing_bucket: true, missing_order: 'first', order: 'desc' } } }] });
+  assert.deepEqual(first.map((bucket) => bucket.key.color), [null, 'red', 'green', 'blue', 'black']);
+  assert.throws(() => parseAggregations({ c: { composite: { sources: [{ c: { terms: { field: 'color', missing_order: 'last' } } }] } } }, fields), EngineError);
+});
+
 test('composite date_histogram source with a time zone and format, and sub-aggregations', () => {
   const buckets = pageAll({ size: 4, sources: [{ month: { date_histogram: { field: 'sold', calendar_interval: 'month', time_zone: '-05:00', format: 'yyyy-MM' } } }] });
   assert.equal(buckets.reduce((sum, bucket) => sum + bucket.doc_count, 0), docs.length);
