@@ -43,6 +43,8 @@ test('top_hits by score follows the query', () => {
   // Shards score with their own term statistics (query_then_fetch): the best docs still lead, best first.
   assert.equal(three.best.hits.max_score, Math.max(...three.best.hits.hits.map((hit: any) => hit._score)));
   assert.ok(three.best.hits.hits.every((hit: any) => hit._source.title === 'red fox red'));
+  const explicit = aggregate(single, { best: { top_hits: { size: 1, sort: ['_score'] } } }, query);
+  assert.deepEqual(explicit.best.hits.hits[0].sort, [explicit.best.hits.max_score]);
 });
 
 test('bad top_hits requests are 400s', () => {

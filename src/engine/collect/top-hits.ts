@@ -128,6 +128,8 @@ export class TopHitsAggregator implements Aggregator {
       const loaded: TopHit = { index: '', id: document.id, score, version: document.version, seqNo: document.seqNo, primaryTerm: document.primaryTerm };
       if (document.source !== undefined) loaded.source = document.source;
       if (hit.sort !== undefined) loaded.sort = hit.sort as SortValue[];
+      // An explicit `_score` sort shows the score as the hit's sort value, as the search does.
+      else if (this.spec.sortRequest !== undefined && score !== null) loaded.sort = [score];
       return loaded;
     });
     let maxScore: number | null = null;
