@@ -22,7 +22,7 @@ import { analyzeTextValues } from './text-terms.ts';
 
 /** What an overlay reads of its leaf's own (not overlaid) data. */
 export interface OverlayBase {
-  /** The doc's stored source as the leaf wrote it. */
+  /** The doc's stored source as the leaf wrote it (read at once, not kept: it may be a view of a cache). */
   source(doc: number): Buffer;
   /** The leaf's own norm byte of a doc's field. */
   norm(field: string, doc: number): number;
@@ -65,6 +65,8 @@ interface DocOverlay {
 export class FieldOverlay {
   private readonly docs = new Map<number, DocOverlay>();
   private readonly fields = new Map<string, OverlayField>();
+  /** The last `baseTexts` answer (the leaf's own text of a doc never changes). */
+  private lastBaseRead: { doc: number; keys: Set<string>; texts: Map<string, string> } | null = null;
   /** Top-level keys each doc's own stored source was found to lack (it never changes). */
   private readonly absentKeys = new Map<number, Set<string>>();
   /** Approximate bytes held, for the epoch size threshold. */
@@ -124,7 +126,13 @@ export class FieldOverlay {
     const absent = this.absentKeys.get(doc);
     const wanted = absent ? keys.filter((key) => !absent.has(key)) : keys;
     if (wanted.length === 0) return new Map();
+    // An update reads the fields, then applies them: the second read is answered from the first.
+    const last = this.lastBaseRead;
+    if (last?.doc === doc && wanted.every((key) => last.keys.has(key))) {
+      return new Map(wanted.filter((key) => last.texts.has(key)).map((key) => [key, last.texts.get(key)!]));
+    }
     const found = readTopLevelTexts(this.base.source(doc), wanted);
+    this.lastBaseRead = { doc, keys: new Set(wanted), texts: found };
     for (const key of wanted) {
       if (found.has(key)) continue;
       let missing = this.absentKeys.get(doc);

@@ -106,7 +106,7 @@ export class SegmentReader implements LeafReader {
     this.name = segmentMeta.name;
     this.maxDoc = segmentMeta.maxDoc;
     this.overlay = new FieldOverlay({
-      source: (doc) => this.storedSource.source(doc),
+      source: (doc) => this.storedSource.view(doc),
       norm: (field, doc) => this.ownNorm(field, doc),
       keywordColumn: (field) => this.keywordColumns.column(field),
       inplaceColumn: (field) => this.inplaceColumns.get(field) ?? null,

@@ -129,6 +129,11 @@ export class StoredSourceReader {
 
   /** A copy of the doc's source bytes. */
   source(doc: number): Buffer {
+    return Buffer.from(this.view(doc));
+  }
+
+  /** The doc's source bytes inside a cached block: read them at once, never write or keep them. */
+  view(doc: number): Buffer {
     const blocks = this.blockFirstDocs.length - 1;
     if (doc < 0 || doc >= this.blockFirstDocs[blocks]!) throw new RangeError(`doc ${doc} out of range`);
     let low = 0;
@@ -140,7 +145,7 @@ export class StoredSourceReader {
     }
     const block = this.block(low);
     const index = doc - this.blockFirstDocs[low]!;
-    return Buffer.from(block.data.subarray(block.starts[index]!, block.starts[index + 1]!));
+    return block.data.subarray(block.starts[index]!, block.starts[index + 1]!);
   }
 
   /** Closes the reader and the cached descriptor of its file, if one is open. */
