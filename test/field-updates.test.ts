@@ -2,7 +2,7 @@
  * Field-level updates end to end: operators on every field type through `_update` on a two-shard
  * collection give the same hits, scores, sort values, aggregations, `_source`, versions and
  * change-feed entries as the same documents written whole into a second collection; the state
- * survives epochs, merges, kill -9 and restart.
+ * survives epochs, merges, kill -9, restart, and the trash and back.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -156,6 +156,17 @@ test('field updates on every field type give what writing the whole documents gi
   await server.kill('SIGKILL');
   await server.restart();
   await compareCollections('after kill -9 and restart');
+
+  // Overlays not yet merged travel with the shard files through the trash.
+  const deleted = await call(server, 'DELETE', '/updated');
+  assert.equal(deleted.status, 200, deleted.text);
+  const trash = await call(server, 'GET', '/_cluster/trash');
+  const item = (trash.body.namespaces.default.items as Array<{ item_id: string; name: string }>).find((entry) => entry.name === 'updated')!;
+  const verified = await call(server, 'POST', `/_cluster/trash/${item.item_id}/_verify`);
+  assert.equal(verified.body.complete, true, verified.text);
+  const restored = await call(server, 'POST', `/_cluster/trash/${item.item_id}/_restore`);
+  assert.equal(restored.status, 200, restored.text);
+  await compareCollections('after trash and restore');
 
   await call(server, 'POST', '/updated/_forcemerge?max_num_segments=1');
   await compareCollections('after the overlays are merged in');
