@@ -108,6 +108,11 @@ test('reads through an alias: search, count, get, mget, msearch, stats, mapping,
   assert.equal(stats.status, 200, stats.text);
   assert.deepEqual(Object.keys(stats.body.indices).sort(), ['films-a', 'films-b']);
   assert.deepEqual(Object.keys((await call(server, 'GET', '/westerns/_mapping')).body), ['films-b']);
+  const merged = await call(server, 'POST', '/one-film/_forcemerge');
+  assert.equal(merged.status, 200, merged.text);
+  const mergedSeveral = await call(server, 'POST', '/all-films/_forcemerge');
+  assert.equal(mergedSeveral.status, 400, mergedSeveral.text);
+  assert.match(mergedSeveral.body.error.reason, /points to several collections/);
   assert.equal((await call(server, 'HEAD', '/westerns')).status, 200);
   const updated = await call(server, 'POST', '/westerns/_update_by_query', { json: { doc: { seen: true } } });
   assert.equal(updated.status, 200, updated.text);

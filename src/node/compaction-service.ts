@@ -4,6 +4,8 @@
  * `listJobs` run as tracked requests.
  */
 import type { PeerDirectory } from '../cluster/remote/peer-nodes.ts';
+import { aliasIndexOf } from '../cluster/aliases.ts';
+import type { CollectionMeta } from '../cluster/catalog.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Job } from '../jobs/job.ts';
 import { maintenanceStats, type MaintenanceStats } from '../ops/stats/maintenance-stats.ts';
@@ -44,12 +46,15 @@ export class CompactionService {
     this.peers = options.peers;
   }
 
-  /** `POST /{collection}/_compact`: one queued job per node hosting primaries (here or elsewhere in the cluster), or that node's error. */
+  /**
+   * `POST /{collection}/_compact`: one queued job per node hosting primaries (here or elsewhere in
+   * the cluster), or that node's error. `{collection}` may be an alias of one collection; an alias
+   * of several is a 400 (compact each).
+   */
   compact(name: string, options: CompactOptions): Promise<CompactionResult> {
     return this.requests.track(async () => {
       const { coordinator, nodeId } = this.context;
-      const collection = coordinator.getCollection(name);
-      if (!collection) throw collectionNotFound(name);
+      const collection = coordinator.getCollection(name) ?? this.aliasedCollection(name);
       const local = this.localNode();
       const peers = new Map((this.peers?.peers() ?? []).map((peer) => [peer.nodeId, peer]));
       const lookup = (id: string): CompactionNode | null => {
@@ -59,6 +64,18 @@ export class CompactionService {
       };
       return compactAcrossNodes(collection, coordinator.listNodes(), lookup, options);
     });
+  }
+
+  /** The one collection alias `name` points to; index_not_found when no alias has the name. */
+  private aliasedCollection(name: string): CollectionMeta {
+    const members = aliasIndexOf(this.context.coordinator.catalog().collections).get(name);
+    if (!members) throw collectionNotFound(name);
+    if (members.length > 1) {
+      throw new NodeError('illegal_argument', `alias [${name}] points to several collections [${members.map((member) => member.collection).join(', ')}]: compact each of them`);
+    }
+    const collection = this.context.coordinator.getCollection(members[0]!.collection);
+    if (!collection) throw collectionNotFound(name);
+    return collection;
   }
 
   /**
