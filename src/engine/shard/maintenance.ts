@@ -32,6 +32,9 @@ export interface ShardFaults {
 /** Share of a segment's docs with field overlays past which an epoch queues its rewrite. */
 const OVERLAY_REWRITE_SHARE = 0.25;
 
+/** Bytes of field text applied to a segment as overlays past which an epoch queues its rewrite. */
+const OVERLAY_REWRITE_BYTES = 32 * 1024 * 1024;
+
 /** Outcome of a manual compaction on one shard. */
 export interface MergeReport {
   segmentsBefore: number;
@@ -182,9 +185,10 @@ export class Maintenance {
       });
       if (merge) void this.enqueue(() => this.runMerge(merge)).catch((error: unknown) => this.logger?.error({ err: error }, 'merge failed'));
     }
-    // A segment whose field overlays cover a large share of its docs is rewritten, folding them in.
+    // A segment whose field overlays cover a large share of its docs, or took much text, is rewritten, folding them in.
     for (const segment of this.leaves.segments) {
-      if (segment.overlay.size > 0 && segment.overlay.size >= segment.maxDoc * OVERLAY_REWRITE_SHARE) {
+      const overlay = segment.overlay;
+      if (overlay.size > 0 && (overlay.size >= segment.maxDoc * OVERLAY_REWRITE_SHARE || overlay.bytes >= OVERLAY_REWRITE_BYTES)) {
         const name = segment.name;
         void this.enqueue(() => this.runMerge([name])).catch((error: unknown) => this.logger?.error({ err: error }, 'overlay rewrite failed'));
       }
