@@ -57,6 +57,7 @@ test('PUT, GET, HEAD and DELETE of one alias; aliases in GET /{collection} and _
   assert.deepEqual(all.body['films-b'], { aliases: {} });
   assert.deepEqual((await call(server, 'GET', '/films-a/_alias')).body, { 'films-a': { aliases: { classics: {} } } });
   assert.deepEqual((await call(server, 'GET', '/films-a')).body['films-a'].aliases, { classics: {} });
+  assert.deepEqual((await call(server, 'GET', '/_cat/indices/classics?format=json&h=index')).body, [{ index: 'films-a' }]);
   const cat = await call(server, 'GET', '/_cat/aliases?format=json');
   assert.deepEqual(cat.body, [{ alias: 'classics', index: 'films-a', filter: '-', 'routing.index': '-', 'routing.search': '-', is_write_index: '-' }]);
   const missing = await call(server, 'GET', '/_alias/classics,nothing');

@@ -57,7 +57,9 @@ export async function catRoutes(instance: FastifyInstance, options: CatRouteOpti
     let rows = (await collections.listCollections()).filter((row) => scope.allows(row.namespace));
     if (target !== undefined && target !== '_all' && target !== '*') {
       const patterns = target.split(',').map((part) => part.trim()).filter((part) => part !== '');
-      rows = rows.filter((row) => patterns.some((pattern) => matchesWildcard(pattern, row.name)));
+      // A pattern naming an alias selects its collections, as in Elasticsearch.
+      const aliased = new Set((await collections.aliasRows(() => true)).filter((alias) => patterns.some((pattern) => matchesWildcard(pattern, alias.alias))).map((alias) => alias.index));
+      rows = rows.filter((row) => aliased.has(row.name) || patterns.some((pattern) => matchesWildcard(pattern, row.name)));
     }
     if (query.health !== undefined) rows = rows.filter((row) => row.health === query.health);
     return sendCat(reply, COLLECTIONS_TABLE, rows, query);
