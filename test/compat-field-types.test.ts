@@ -137,13 +137,27 @@ test('half_float and scaled_float compare as the column holds them; the source k
   assert.equal(got.body._source.price, 0.015);
 });
 
-test('unsigned_long: values up to 2^53 - 1 exactly, larger ones refused', async () => {
+test('unsigned_long: exact up to 2^64 - 1, negative values refused', async () => {
   assert.deepEqual(await ids({ term: { counter: 9007199254740991 } }), ['d2']);
   assert.deepEqual((await sorted([{ counter: 'desc' }])).values.slice(0, 2), [[9007199254740991], [5]]);
-  const refused = await call(server, 'PUT', '/types1/_doc/big', { json: { counter: '18446744073709551615' } });
+  const refused = await call(server, 'PUT', '/types1/_doc/big', { json: { counter: -1 } });
   assert.equal(refused.status, 400);
   assert.equal(refused.body.error.type, 'mapper_parsing_exception');
   assert.match(refused.body.error.reason, /\[counter\]/);
+  const created = await call(server, 'PUT', '/counters', { json: { settings: { number_of_shards: 2 }, mappings: { properties: { c: { type: 'unsigned_long' } } } } });
+  assert.equal(created.status, 200, created.text);
+  for (const [id, literal] of [['top', '18446744073709551615'], ['below', '18446744073709551614'], ['low', '7']]) {
+    const written = await call(server, 'PUT', `/counters/_doc/${id}?refresh=true`, { body: `{"c": ${literal}}`, headers: { 'content-type': 'application/json' } });
+    assert.equal(written.status, 201, written.text);
+  }
+  const find = async (query: unknown): Promise<string[]> =>
+    (await call(server, 'POST', '/counters/_search', { json: { query } })).body.hits.hits.map((hit: any) => hit._id).sort();
+  assert.deepEqual(await find({ term: { c: '18446744073709551615' } }), ['top']);
+  assert.deepEqual(await find({ range: { c: { gt: '9223372036854775808' } } }), ['below', 'top']);
+  assert.deepEqual(await find({ range: { c: { lt: '18446744073709551615' } } }), ['below', 'low']);
+  const over = await call(server, 'PUT', '/counters/_doc/over', { body: '{"c": 18446744073709551616}', headers: { 'content-type': 'application/json' } });
+  assert.equal(over.status, 400);
+  assert.match(over.body.error.reason, /\[c\].*out of range for an unsigned_long/);
 });
 
 test('ip: exact addresses, CIDR blocks, ranges in address order, sort values and keys as addresses', async () => {

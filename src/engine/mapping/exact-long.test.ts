@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeLong, encodeLong, exactCompanionPath, exactIntegerLiterals, integerOfText, isUnsafeLong, LONG_MAX, LONG_MIN } from './exact-long.ts';
+import { decodeExact, encodeExact, exactCompanionPath, exactIntegerLiterals, integerOfText, isUnsafeLong, LONG_MAX, LONG_MIN } from './exact-long.ts';
 import { flattenMapping } from './mapping.ts';
 import { parseDocument } from './parse-document.ts';
+
+const encodeLong = (value: bigint): string => encodeExact('long', value);
+const decodeLong = (term: string): bigint => decodeExact('long', term);
 
 test('long terms round-trip and sort like the numbers', () => {
   const values = [LONG_MIN, LONG_MIN + 1n, -(2n ** 53n) - 1n, -1n, 0n, 1n, 2n ** 53n + 1n, LONG_MAX - 1n, LONG_MAX];
@@ -56,4 +59,17 @@ test('without the digits, out of range, or inplace: refused', () => {
   refused(JSON.parse(big), big, /\[id\].*out of range for a long/);
   const inplace = '{"views": 9007199254740993}';
   refused(JSON.parse(inplace), inplace, /\[views\].*cannot be held exactly/);
+});
+
+test('unsigned_long: exact terms from 2^53 to 2^64 - 1', () => {
+  const values = [0n, 2n ** 53n, 2n ** 63n, 2n ** 64n - 1n];
+  const terms = values.map((value) => encodeExact('unsigned_long', value));
+  assert.deepEqual(terms.map((term) => decodeExact('unsigned_long', term)), values);
+  assert.deepEqual([...terms].sort(), terms);
+  const counters = flattenMapping({ properties: { c: { type: 'unsigned_long' } } });
+  const text = '{"c": 18446744073709551615}';
+  const parsed = parseDocument(JSON.parse(text), counters, { strictNumbers: true, sourceText: text });
+  assert.deepEqual(parsed.keyword.get(exactCompanionPath('c'))?.map((term) => decodeExact('unsigned_long', term)), [2n ** 64n - 1n]);
+  assert.throws(() => parseDocument({ c: '18446744073709551616' }, counters, { strictNumbers: true }), /out of range for an unsigned_long/);
+  assert.throws(() => parseDocument({ c: '-9007199254740993' }, counters, { strictNumbers: true }), /out of range for an unsigned_long/);
 });

@@ -1,8 +1,9 @@
 /**
- * Exact 64-bit `long` values. A long column holds float64, exact within ±(2^53 − 1); a value
- * beyond is also indexed, exactly, in the field's hidden companion (`<path>` + U+0000 + `exact`)
- * as a 16-hex-digit term of value + 2^63, whose term order is numeric order. Values within the
- * safe range never reach the companion, so the column stays the whole story for them.
+ * Exact 64-bit `long` and `unsigned_long` values. Their column holds float64, exact within
+ * ±(2^53 − 1); a value beyond is also indexed, exactly, in the field's hidden companion (`<path>`
+ * + U+0000 + `exact`) as a 16-hex-digit term of value − the type's minimum (value + 2^63 for a
+ * long, the value itself for an unsigned_long), whose term order is numeric order. Values within
+ * the safe range never reach the companion, so the column stays the whole story for them.
  *
  * A JSON number beyond 2^53 is rounded by `JSON.parse`; its digits are read back from the
  * document's text (`exactIntegerLiterals`), so a document sent as `{"id": 9223372036854775807}`
@@ -14,22 +15,35 @@ export const LONG_MIN = -(2n ** 63n);
 /** Largest `long` (Long.MAX_VALUE). */
 export const LONG_MAX = 2n ** 63n - 1n;
 
-const OFFSET = 2n ** 63n;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** The types with exact terms beyond 2^53, their value ranges and how errors name them. */
+export const EXACT_INTEGER_TYPES = {
+  long: { min: LONG_MIN, max: LONG_MAX, named: 'a long' },
+  unsigned_long: { min: 0n, max: 2n ** 64n - 1n, named: 'an unsigned_long' },
+} as const;
+
+/** A type with exact terms. */
+export type ExactIntegerType = keyof typeof EXACT_INTEGER_TYPES;
+
+/** Whether a field type keeps exact terms beyond 2^53. */
+export function isExactIntegerType(type: string): type is ExactIntegerType {
+  return Object.hasOwn(EXACT_INTEGER_TYPES, type);
+}
 
 /** Path of the hidden companion holding the exact terms of a `long` field's unsafe values. */
 export function exactCompanionPath(path: string): string {
   return `${path}\u0000exact`;
 }
 
-/** The order-preserving term of a long (16 lowercase hex digits of value + 2^63). */
-export function encodeLong(value: bigint): string {
-  return (value + OFFSET).toString(16).padStart(16, '0');
+/** The order-preserving term of a value of the type (16 lowercase hex digits of value − the type's minimum). */
+export function encodeExact(type: ExactIntegerType, value: bigint): string {
+  return (value - EXACT_INTEGER_TYPES[type].min).toString(16).padStart(16, '0');
 }
 
-/** The long a term stands for. */
-export function decodeLong(term: string): bigint {
-  return BigInt(`0x${term}`) - OFFSET;
+/** The value a term of the type stands for. */
+export function decodeExact(type: ExactIntegerType, term: string): bigint {
+  return BigInt(`0x${term}`) + EXACT_INTEGER_TYPES[type].min;
 }
 
 /** Whether a long lies beyond ±(2^53 − 1), where float64 would round it. */

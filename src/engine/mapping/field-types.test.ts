@@ -51,7 +51,7 @@ test('numeric types hold their ranges and precisions', () => {
     [{ small: -32769 }, /\[small\] of type \[short\].*out of range for a short/],
     [{ half: 70000 }, /\[half\].*out of range for a half_float/],
     [{ counter: -1 }, /\[counter\].*out of range for an unsigned_long/],
-    [{ counter: '18446744073709551615' }, /\[counter\].*cannot be held exactly/],
+    [{ counter: 18446744073709551615 }, /\[counter\].*cannot be held exactly/],
     [{ counter: 1e20 }, /\[counter\].*out of range/],
     [{ price: 'cheap' }, /\[price\] of type \[scaled_float\].*is not a number/],
   ];

@@ -10,7 +10,7 @@
  *   (WAL replay parses without it).
  * - `boolean` accepts `true`, `false`, `"true"`, `"false"` (indexed as 1 and 0); `""` is missing.
  * - `byte`, `short` truncate like `integer` within their ranges; `unsigned_long` takes 0 to
- *   2^64 - 1 (held as float64, so like `long` new values beyond 2^53 - 1 are refused);
+ *   2^64 - 1 (beyond 2^53 - 1 exactly like `long`, see below);
  *   `half_float` is rounded to half precision (|value| ≤ 65504); `scaled_float` is held as
  *   round(value × scaling_factor) / scaling_factor.
  * - `date` and `date_nanos` accept what the field's `format` list accepts (default: what
@@ -173,7 +173,7 @@ function coerceNumber(field: FlatField, value: unknown, strictNumbers: boolean):
         throw fieldValueError(
           field,
           value,
-          `cannot be held exactly: an unsigned_long must be at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1), beyond which it would be rounded`,
+          `cannot be held exactly: beyond ${Number.MAX_SAFE_INTEGER} (2^53 - 1) an unsigned_long keeps its digits only when a document's JSON or a string carries them (not through update operators)`,
         );
       }
       return number === 0 ? 0 : number;

@@ -1,4 +1,4 @@
-import { exactCompanionPath } from './exact-long.ts';
+import { exactCompanionPath, isExactIntegerType } from './exact-long.ts';
 
 /** Field types a collection mapping can declare (PRODUCT.md section 2, docs/api.md "Field types"). */
 export type FieldType =
@@ -108,7 +108,7 @@ export interface FlatField {
   keyPrefix?: string;
   /** The path a user named, when it differs from `path` (a key of a `flattened` field). */
   displayPath?: string;
-  /** `long` fields: the hidden companion holding the exact terms of values beyond ±(2^53 − 1) (exact-long.ts). */
+  /** `long` and `unsigned_long` fields: the hidden companion holding the exact terms of values beyond ±(2^53 − 1) (exact-long.ts). */
   exactPath?: string;
 }
 
@@ -224,7 +224,7 @@ export function flatField(path: string, field: FieldMapping, multiField = false)
   if (field.format !== undefined) flat.dateFormats = field.format.split('||');
   if (field.null_value !== undefined) flat.nullValue = field.null_value;
   if (field.copy_to !== undefined && !multiField) flat.copyTo = field.copy_to;
-  if (type === 'long' && !flat.inplace) flat.exactPath = exactCompanionPath(path);
+  if (isExactIntegerType(type) && !flat.inplace) flat.exactPath = exactCompanionPath(path);
   return flat;
 }
 

@@ -20,7 +20,7 @@ import { checkBinaryValue, coerceColumnValue, coerceStringValue, fieldValueError
 import { fieldIndexOf, leafAncestor, type FieldIndex } from './field-index.ts';
 import { isPlainObject, type JsonObject } from './json-value.ts';
 import { assertNotMetadataField } from './limits.ts';
-import { encodeLong, exactIntegerLiterals, integerOfText, isUnsafeLong, LONG_MAX, LONG_MIN } from './exact-long.ts';
+import { encodeExact, EXACT_INTEGER_TYPES, exactIntegerLiterals, integerOfText, isExactIntegerType, isUnsafeLong } from './exact-long.ts';
 import { DEPTH_LIMIT } from './limits.ts';
 import { FLATTENED_TYPES, KEYED_SEPARATOR, keyedCompanionPath, type FlatField } from './mapping.ts';
 
@@ -211,11 +211,12 @@ function addFlattenedValues(leaf: FlatField, value: unknown, key: string, depth:
  */
 function addScalar(field: FlatField, value: unknown, walk: Walk, exact: bigint | null = null): boolean {
   const { parsed } = walk;
-  if (exact !== null && field.exactPath !== undefined) {
-    if (exact < LONG_MIN || exact > LONG_MAX) throw fieldValueError(field, value, 'is out of range for a long');
+  if (exact !== null && field.exactPath !== undefined && isExactIntegerType(field.type)) {
+    const range = EXACT_INTEGER_TYPES[field.type];
+    if (exact < range.min || exact > range.max) throw fieldValueError(field, value, `is out of range for ${range.named}`);
     if (parsed !== null) {
       append(parsed.numeric, field.path, Number(exact));
-      append(parsed.keyword, field.exactPath, encodeLong(exact));
+      append(parsed.keyword, field.exactPath, encodeExact(field.type, exact));
     }
     return true;
   }

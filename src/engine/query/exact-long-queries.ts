@@ -1,5 +1,5 @@
 /**
- * Exact queries on `long` fields beyond ±(2^53 − 1) (see mapping/exact-long.ts). The float64
+ * Exact queries on `long` and `unsigned_long` fields beyond ±(2^53 − 1) (see mapping/exact-long.ts). The float64
  * column is exact for safe values, and every unsafe value's float lies beyond every safe one, so
  * a term or range whose values are safe stays on the column (today's path). A term with an unsafe
  * value reads the exact companion; a range with an unsafe bound is split into its safe part on
@@ -11,7 +11,7 @@
  * shard that holds unsafe values of the field, rather than order or bucket them by rounded values.
  */
 import { EngineError } from '../errors.ts';
-import { encodeLong, integerOfText, isUnsafeLong, LONG_MAX, LONG_MIN } from '../mapping/exact-long.ts';
+import { encodeExact, EXACT_INTEGER_TYPES, integerOfText, isExactIntegerType, isUnsafeLong, type ExactIntegerType } from '../mapping/exact-long.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import { MatchNoneQuery } from './basic-queries.ts';
@@ -29,18 +29,21 @@ export function exactQueryInteger(value: unknown): bigint | null {
   return null;
 }
 
-function checkLongRange(field: FlatField, value: bigint, owner: string): void {
-  if (value < LONG_MIN || value > LONG_MAX) throw dslError(`[${owner}] Value [${value}] is out of range for a long (field [${field.path}])`);
+/** The exact type of a field with an exact companion; null for other fields. */
+function exactTypeOf(field: FlatField): ExactIntegerType | null {
+  return field.exactPath !== undefined && isExactIntegerType(field.type) ? field.type : null;
 }
 
 /** The exact query for one unsafe value of a long field; null when the field or value takes the column path. */
 export function exactLongTerm(field: FlatField, value: unknown, boost: number, owner: string): Query | null {
-  if (field.exactPath === undefined) return null;
+  const type = exactTypeOf(field);
+  if (type === null) return null;
   const exact = exactQueryInteger(value);
   if (exact === null || !isUnsafeLong(exact)) return null;
-  checkLongRange(field, exact, owner);
-  const term = encodeLong(exact);
-  return new KeywordRangeQuery(field.exactPath, { lower: term, upper: term, includeLower: true, includeUpper: true }, boost);
+  const range = EXACT_INTEGER_TYPES[type];
+  if (exact < range.min || exact > range.max) throw dslError(`[${owner}] Value [${exact}] is out of range for ${range.named} (field [${field.path}])`);
+  const term = encodeExact(type, exact);
+  return new KeywordRangeQuery(field.exactPath!, { lower: term, upper: term, includeLower: true, includeUpper: true }, boost);
 }
 
 /** Bounds of a range as given (undefined: open) with their inclusiveness. */
@@ -53,23 +56,25 @@ export interface LongRangeBounds {
 
 /** The exact range query of a long field when a bound is an unsafe integer; null when the column path is exact. */
 export function exactLongRange(field: FlatField, bounds: LongRangeBounds, boost: number): Query | null {
-  if (field.exactPath === undefined) return null;
+  const type = exactTypeOf(field);
+  if (type === null) return null;
+  const { min, max } = EXACT_INTEGER_TYPES[type];
   const lower = bounds.lower === undefined ? null : exactQueryInteger(bounds.lower);
   const upper = bounds.upper === undefined ? null : exactQueryInteger(bounds.upper);
   if (!(lower !== null && isUnsafeLong(lower)) && !(upper !== null && isUnsafeLong(upper))) return null;
   if ((bounds.lower !== undefined && lower === null) || (bounds.upper !== undefined && upper === null)) return null;
-  let low = lower === null ? LONG_MIN : bounds.includeLower ? lower : lower + 1n;
-  let high = upper === null ? LONG_MAX : bounds.includeUpper ? upper : upper - 1n;
-  if (low < LONG_MIN) low = LONG_MIN;
-  if (high > LONG_MAX) high = LONG_MAX;
+  let low = lower === null ? min : bounds.includeLower ? lower : lower + 1n;
+  let high = upper === null ? max : bounds.includeUpper ? upper : upper - 1n;
+  if (low < min) low = min;
+  if (high > max) high = max;
   if (low > high) return new MatchNoneQuery();
   const safeLow = low > -MAX_SAFE ? low : -MAX_SAFE;
   const safeHigh = high < MAX_SAFE ? high : MAX_SAFE;
-  const companion = field.exactPath;
+  const companion = field.exactPath!;
   const column = safeLow <= safeHigh ? (weight: number): Query => new NumericRangeQuery(field.path, Number(safeLow), Number(safeHigh), weight) : null;
   const exact =
     low < -MAX_SAFE || high > MAX_SAFE
-      ? (weight: number): Query => new KeywordRangeQuery(companion, { lower: encodeLong(low), upper: encodeLong(high), includeLower: true, includeUpper: true }, weight)
+      ? (weight: number): Query => new KeywordRangeQuery(companion, { lower: encodeExact(type, low), upper: encodeExact(type, high), includeLower: true, includeUpper: true }, weight)
       : null;
   if (column !== null && exact !== null) return new BooleanQuery({ must: [], should: [column(1), exact(1)], filter: [], mustNot: [] }, 1, boost);
   return (column ?? exact)!(boost);
