@@ -188,6 +188,15 @@ describe('wrong types and values', () => {
     await refused('GET', '/_cat/collections?format=xml', {}, 400);
   });
 
+  test('a negative from or size is refused in Elasticsearch words, in the URL and in the body', async () => {
+    for (const name of ['from', 'size']) {
+      const fromUrl = await refused('GET', `/target/_search?${name}=-2`, {}, 400, 'illegal_argument_exception');
+      assert.match(fromUrl.error.reason, new RegExp(`^\\[${name}\\] parameter cannot be negative`));
+      const fromBody = await refused('POST', '/target/_search', { json: { [name]: -2 } }, 400, 'illegal_argument_exception');
+      assert.match(fromBody.error.reason, new RegExp(`^\\[${name}\\] parameter cannot be negative`));
+    }
+  });
+
   test('a missing body where one is required is 400', async () => {
     await refused('PUT', '/target/_doc/1', {}, 400);
     await refused('POST', '/target/_update/1', {}, 400);

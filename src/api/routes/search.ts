@@ -36,8 +36,9 @@ const SearchQuery = querySchema({
   ...TARGET_QUERY,
   ...SOURCE_QUERY,
   ...Q_QUERY,
-  from: Type.Optional(Type.Integer({ minimum: 0 })),
-  size: Type.Optional(Type.Integer({ minimum: 0 })),
+  // Negative values reach search-body.ts, which refuses them in Elasticsearch's words.
+  from: Type.Optional(Type.Integer()),
+  size: Type.Optional(Type.Integer()),
   sort: Type.Optional(Type.String({ minLength: 1 })),
   track_total_hits: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Integer({ minimum: 0 })])),
   timeout: Type.Optional(Type.String()),
@@ -65,8 +66,8 @@ export function qOptions(query: { df?: string; default_operator?: string; analyz
 const SearchBody = Type.Object(
   {
     query: Type.Optional(AnyObject),
-    from: Type.Optional(Type.Integer({ minimum: 0 })),
-    size: Type.Optional(Type.Integer({ minimum: 0 })),
+    from: Type.Optional(Type.Integer()),
+    size: Type.Optional(Type.Integer()),
     sort: Type.Optional(Type.Unknown()),
     search_after: Type.Optional(Type.Array(Type.Unknown())),
     aggs: Type.Optional(AnyObject),
