@@ -150,7 +150,7 @@ const program = new Command('bench')
       });
     }
     if (suite === 'scroll' || suite === 'all') {
-      await scrollSuite({ docs: options.scrollDocs, pageSize: 1000, rounds: 3 });
+      await scrollSuite({ docs: options.scrollDocs, pageSize: 1000, rounds: 5 });
     }
     process.stdout.write(`${machineLine('end')}; run took ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
   });
