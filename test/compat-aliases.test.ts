@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@opensearch-project/opensearch';
 import { startEtcd } from './etcd.fixture.ts';
-import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+import { call, ndjson, startServer, until, type TroveServer } from './harness.ts';
 
 let server: TroveServer;
 let client: Client;
@@ -259,13 +259,12 @@ test('the OpenSearch client: indices.putAlias, updateAliases, getAlias, existsAl
   assert.equal((await client.indices.deleteAlias({ index: 'films-b', name: 'client-two' })).body.acknowledged, true);
 });
 
-async function jobDone(id: string): Promise<Record<string, any>> {
-  for (let attempt = 0; attempt < 200; attempt++) {
+/** The job once it is done or failed. */
+function jobDone(id: string): Promise<Record<string, any>> {
+  return until(async () => {
     const job = await call(server, 'GET', `/_jobs/${id}`);
-    if (job.body.state === 'done' || job.body.state === 'failed') return job.body;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`job ${id} did not finish`);
+    return job.body.state === 'done' || job.body.state === 'failed' ? job.body : undefined;
+  }, `job ${id} finishes`);
 }
 
 test('_reindex copies documents into a new collection, with op_type, conflicts, max_docs, query, _source and batches', async () => {
@@ -404,17 +403,6 @@ test('_cluster/health/{target}: one collection, an alias or a pattern; a missing
   const viaClient = await client.cluster.health({ index: 'films-a', wait_for_status: 'green', timeout: '5s' });
   assert.equal(viaClient.body.status, 'green');
 });
-
-/** Polls `probe` until it returns a value (catalog changes reach the other node through etcd's watch). */
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 test('two nodes on etcd: health waits for the second node; aliases made through one serve both and survive a restart', async (t) => {
   let etcd;

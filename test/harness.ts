@@ -242,3 +242,14 @@ export async function sendRefusable(
     })();
   });
 }
+
+/** Polls `probe` every 100 ms until it returns a value (not undefined); throws naming `what` after `timeoutMs`. */
+export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
