@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { EngineError, type EngineErrorCode } from '../errors.ts';
 import { roundToHalfFloat } from './field-value.ts';
 import { encodeIp } from './ip.ts';
-import { flattenMapping, keyedCompanionPath, storedFields } from './mapping.ts';
+import { flattenMapping, keyedCompanionPath, segmentFieldList } from './mapping.ts';
 import { mergeMappings } from './merge.ts';
 import { parseDocument } from './parse-document.ts';
 import { validateMapping } from './validate.ts';
@@ -94,7 +94,8 @@ test('flattened fields index every leaf value, and key\\0value in the keyed comp
   assert.equal(fields.get('labels.'), undefined);
   assert.equal(fields.get(keyedCompanionPath('labels'))?.keyPrefix, '', 'the companion is found by get');
   assert.ok(![...fields.keys()].includes(keyedCompanionPath('labels')), 'and left out of iteration');
-  assert.ok(storedFields(fields).some((field) => field.path === keyedCompanionPath('labels')), 'but stored in segments');
+  assert.ok(segmentFieldList(fields, () => true).some((field) => field.path === keyedCompanionPath('labels')), 'but stored in segments');
+  assert.ok(!segmentFieldList(fields, () => false).some((field) => field.path === keyedCompanionPath('labels')), 'when a source holds values of it');
   let deep: unknown = 'x';
   for (let level = 0; level < 25; level++) deep = { k: deep };
   assert.throws(() => parseDocument({ labels: deep as Record<string, unknown> }, fields), failsWith('mapper_parsing', /flattened depth limit/));

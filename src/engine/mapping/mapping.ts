@@ -201,9 +201,14 @@ export class FieldMap extends Map<string, FlatField> {
   }
 }
 
-/** Every field a segment stores: the mapped leaves and multi-fields, and the hidden companions of a FieldMap. */
-export function storedFields(fields: ReadonlyMap<string, FlatField>): FlatField[] {
-  return fields instanceof FieldMap ? [...fields.values(), ...fields.companions()] : [...fields.values()];
+/**
+ * The fields a segment writes: the mapped leaves and multi-fields, and the hidden companions of a
+ * FieldMap that `holds` (some source has values of it), so that a segment of documents without
+ * flattened fields or longs beyond 2^53 carries no empty companion.
+ */
+export function segmentFieldList(fields: ReadonlyMap<string, FlatField>, holds: (path: string) => boolean): FlatField[] {
+  if (!(fields instanceof FieldMap)) return [...fields.values()];
+  return [...fields.values(), ...[...fields.companions()].filter((field) => holds(field.path))];
 }
 
 /** The leaf view of one field mapping at `path`; `multiField` fields are never inplace. */

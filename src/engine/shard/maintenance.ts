@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { setKey } from '../mapping/json-value.ts';
-import { storedFields, type FlatField } from '../mapping/mapping.ts';
+import { segmentFieldList, type FlatField } from '../mapping/mapping.ts';
 import { findTieredMerge, planForceMerge } from '../merge/merge-policy.ts';
 import { MutableSegment } from '../mutable/mutable-segment.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
@@ -217,7 +217,7 @@ export class Maintenance {
       dir: this.segmentDir(name),
       name,
       sources: views.map((reader, index) => ({ reader, docMap: docMaps[index]! })),
-      fields: segmentFields(this.fields()),
+      fields: segmentFields(this.fields(), views),
       inplaceFields: inplace,
       faults: {
         afterFileWritten: (file) => {
@@ -315,9 +315,10 @@ function isDirty(segment: SegmentReader): boolean {
 }
 
 /** How each mapped field is written into a segment. */
-export function segmentFields(fields: ReadonlyMap<string, FlatField>): SegmentFieldInfo[] {
+export function segmentFields(fields: ReadonlyMap<string, FlatField>, sources: readonly LeafReader[]): SegmentFieldInfo[] {
+  const present = new Set(sources.flatMap((source) => source.keywordFields()));
   const infos: SegmentFieldInfo[] = [];
-  for (const field of storedFields(fields)) {
+  for (const field of segmentFieldList(fields, (path) => present.has(path))) {
     if (field.storage === 'none') continue;
     infos.push({
       name: field.path,
