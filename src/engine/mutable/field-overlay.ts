@@ -158,7 +158,9 @@ export class FieldOverlay {
     const previous = this.docs.get(doc);
     const merged = new Map(previous?.texts);
     for (const [key, text] of texts) merged.set(key, text);
-    const parsed = parseDocument(objectOf(merged), mapping, { strictNumbers });
+    // Field paths under different top-level keys are disjoint (overlay keys never hold a dot, see
+    // shard/field-update.ts): only the paths under this update's keys are parsed and set again.
+    const parsed = parseDocument(objectOf(texts), mapping, { strictNumbers });
     const inplace = [...mapping.values()].filter((field) => field.inplace && coveredBy(field.path, texts));
     for (const field of inplace) {
       if ((parsed.numeric.get(field.path)?.length ?? 0) > 1) {
@@ -182,7 +184,7 @@ export class FieldOverlay {
       this.fieldOf(path, kind);
       this.markReplaced(doc, path);
     }
-    for (const path of paths) this.setValue(doc, path, parsed, mapping);
+    for (const path of paths) if (texts.has(topKey(path))) this.setValue(doc, path, parsed, mapping);
     if (writeInplace) for (const field of inplace) this.base.inplaceColumn(field.path)?.set(doc, parsed.numeric.get(field.path)?.[0] ?? NaN);
     for (const text of texts.values()) this.bytes += (text?.length ?? 0) + 32;
     this.docs.set(doc, { texts: merged, paths });
@@ -408,6 +410,12 @@ function kindsOf(parsed: ParsedDocument): Array<[string, FieldKind]> {
 
 function isInplace(mapping: ReadonlyMap<string, FlatField>, path: string): boolean {
   return mapping.get(path)?.inplace === true;
+}
+
+/** The top-level key a field path lies under. */
+function topKey(path: string): string {
+  const dot = path.indexOf('.');
+  return dot < 0 ? path : path.slice(0, dot);
 }
 
 /** Whether one of the top-level keys covers the field path. */
