@@ -9,6 +9,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@opensearch-project/opensearch';
 import { call, startServer, type TroveServer } from './harness.ts';
+import { etcdSkipReason } from './etcd.fixture.ts';
+import { startNemesisCluster } from './replication-cluster.ts';
 import { loadShardedCollections } from './sharded-collections.ts';
 
 let server: TroveServer;
@@ -220,4 +222,30 @@ test('through the OpenSearch JS client: explain, profile, collapse and _explain'
   const viaExplain = await client.explain({ index: 'books3', id: 'b3', body: { query: { term: { tags: 'nature' } } } });
   assert.equal(viaExplain.body.matched, true);
   assert.ok(viaExplain.body.explanation!.value > 0);
+});
+
+test('on a two-node cluster: explain, profile and collapse over shards on both nodes', { skip: etcdSkipReason() }, async () => {
+  const cluster = await startNemesisCluster({ count: 2, ttlMs: 2000, name: 'features' });
+  try {
+    const [first, second] = cluster.nodes as [TroveServer, TroveServer];
+    await loadShardedCollections(first, [['spread', 4]], { properties: { title: { type: 'text' }, author: { type: 'keyword' }, year: { type: 'integer' } } }, BOOKS);
+    for (const node of [first, second]) {
+      const response = await call(node, 'POST', '/spread/_search', {
+        json: { query: { match: { title: 'quick brown' } }, explain: true, profile: true, collapse: { field: 'author', inner_hits: { size: 2 } }, sort: ['_score', { year: 'asc' }] },
+      });
+      assert.equal(response.status, 200, response.text);
+      const { hits, profile } = response.body;
+      for (const hit of hits.hits) assert.ok(Math.abs(hit._explanation.value - hit._score) < 1e-5);
+      assert.equal(new Set(hits.hits.map((hit: { fields: { author: unknown[] } }) => hit.fields.author[0])).size, hits.hits.length);
+      assert.equal(profile.shards.length, 4);
+      const nodesInProfile = new Set(profile.shards.map((shard: { id: string }) => /^\[([^\]]+)\]/.exec(shard.id)![1]));
+      assert.deepEqual([...nodesInProfile].sort(), [...cluster.nodeIds].sort(), 'shards on both nodes are profiled, each named by its node');
+      assert.ok(hits.hits.every((hit: { _node: string }) => cluster.nodeIds.includes(hit._node)));
+      assert.ok(profile.shards.every((shard: { searches: Array<{ query: unknown[] }> }) => shard.searches[0]!.query.length === 1));
+      const explained = await call(node, 'POST', '/spread/_explain/b3', { json: { query: { match: { title: 'brown' } } } });
+      assert.equal(explained.body.matched, true, explained.text);
+    }
+  } finally {
+    await cluster.cleanup();
+  }
 });

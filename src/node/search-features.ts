@@ -199,7 +199,7 @@ export function groupQuery(query: unknown, field: string, key: unknown): unknown
 }
 
 /** Adds the requested fields, explanations and collapse keys to rendered hits (in page order), and drops `_id`/`_source` under `stored_fields: _none_`. */
-export function decorateHits(hits: SearchHit[], page: readonly MergedHit[], documents: readonly FetchedDocument[], targets: readonly ShardTarget[], features: SearchFeatures, nodeId: string, keys?: readonly unknown[]): void {
+export function decorateHits(hits: SearchHit[], page: readonly MergedHit[], documents: readonly FetchedDocument[], targets: readonly ShardTarget[], features: SearchFeatures, nodeOf: (target: ShardTarget) => string, keys?: readonly unknown[]): void {
   hits.forEach((hit, position) => {
     const { shard, hit: shardHit } = page[position]!;
     const target = targets[shard]!;
@@ -212,7 +212,7 @@ export function decorateHits(hits: SearchHit[], page: readonly MergedHit[], docu
     }
     if (features.explain && shardHit.explanation !== undefined) {
       decorated._shard = `[${target.collection.meta.name}][${target.shardId}]`;
-      decorated._node = nodeId;
+      decorated._node = nodeOf(target);
       decorated._explanation = shardHit.explanation;
     }
     if (features.hitFields.storedFields === 'none') delete (decorated as { _id?: string })._id;
@@ -220,14 +220,14 @@ export function decorateHits(hits: SearchHit[], page: readonly MergedHit[], docu
   });
 }
 
-/** The `profile` section: per shard, the query phase's profile and the fetch time measured here. */
-export function renderProfile(results: readonly ShardQueryResult[], targets: readonly ShardTarget[], fetchNanos: readonly number[], nodeId: string): { shards: unknown[] } {
+/** The `profile` section: per shard (named by the node of the copy searched), the query phase's profile and the fetch time measured here. */
+export function renderProfile(results: readonly ShardQueryResult[], targets: readonly ShardTarget[], fetchNanos: readonly number[], nodeOf: (target: ShardTarget) => string): { shards: unknown[] } {
   return {
     shards: results.map((result, index) => {
       const target = targets[index]!;
       const searches: ShardQueryProfile[] = result.profile === undefined ? [] : [result.profile];
       return {
-        id: `[${nodeId}][${target.collection.meta.name}][${target.shardId}]`,
+        id: `[${nodeOf(target)}][${target.collection.meta.name}][${target.shardId}]`,
         searches,
         aggregations: [],
         fetch: { type: 'fetch', description: '', time_in_nanos: fetchNanos[index] ?? 0, breakdown: { load_stored_fields: fetchNanos[index] ?? 0 }, children: [] },

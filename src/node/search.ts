@@ -153,7 +153,8 @@ export async function search(context: NodeContext, target: string, body: unknown
   const hits = page.map(({ shard, hit }, position): SearchHit =>
     renderSearchHit(targets[shard]!.collection, documents[position]!, Number.isNaN(hit.score) ? null : hit.score, hit.sort, hitOptions),
   );
-  decorateHits(hits, page, documents, targets, features, context.nodeId, collapsed?.keys);
+  const nodeOf = (shard: ShardTarget): string => context.router.nodeOf(shard);
+  decorateHits(hits, page, documents, targets, features, nodeOf, collapsed?.keys);
   if (collapsed !== null && features.collapse !== null) {
     await addInnerHits(hits, collapsed.keys, features.collapse, request.query, (inner) => search(context, target, inner, { ignoreUnavailable: params.ignoreUnavailable }, reading));
   }
@@ -181,7 +182,7 @@ export async function search(context: NodeContext, target: string, body: unknown
       renderTopHit: topHitRenderer(targets.map((target) => target.collection), request.query),
     });
   }
-  if (features.profile) response.profile = renderProfile(results, targets, fetchNanos, context.nodeId);
+  if (features.profile) response.profile = renderProfile(results, targets, fetchNanos, nodeOf);
   response.took = Math.round(performance.now() - started);
   return response;
 }
