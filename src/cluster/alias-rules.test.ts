@@ -86,6 +86,11 @@ test('a restored collection keeps the aliases that still fit', () => {
   const [restored] = restoreCollectionsIn(catalog, { collections: [gone] });
   assert.deepEqual(restored!.aliases, { kept: {}, writer: { is_write_index: false } });
 
+  const renamed = { ...structuredClone(gone), name: 'kept', uuid: 'other-uuid', shards: [{ id: 0, uuid: 'other-shard' }] };
+  delete catalog.collections.a;
+  const [asAlias] = restoreCollectionsIn(catalog, { collections: [renamed] });
+  assert.deepEqual(Object.keys(asAlias!.aliases ?? {}), ['writer'], 'a collection renamed like its own alias drops that alias');
+
   const lone = structuredClone(restored!);
   delete lone.aliases;
   fitRestoredAliases(catalog, lone);

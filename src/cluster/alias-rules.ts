@@ -99,7 +99,7 @@ export function updateAliasesIn(draft: Catalog, actions: readonly AliasAction[])
 
 /**
  * The aliases a restored collection keeps: those that still fit the live catalog. An alias whose
- * name a collection took meanwhile, or whose other collections are now in another namespace, is
+ * name a collection took meanwhile (or the restored one takes, renamed), or whose other collections are now in another namespace, is
  * dropped; a write index whose alias has another write index now comes back as a plain member.
  */
 export function fitRestoredAliases(draft: Catalog, restored: CollectionMeta): void {
@@ -107,7 +107,8 @@ export function fitRestoredAliases(draft: Catalog, restored: CollectionMeta): vo
   const live = buildAliasIndex(Object.values(draft.collections).filter((collection) => collection.name !== restored.name));
   for (const [name, alias] of Object.entries(restored.aliases)) {
     const members = live.get(name) ?? [];
-    if (Object.hasOwn(draft.collections, name) || members.some((member) => member.namespace !== restored.namespace)) {
+    const nameTaken = name === restored.name || Object.hasOwn(draft.collections, name);
+    if (nameTaken || members.some((member) => member.namespace !== restored.namespace)) {
       delete restored.aliases[name];
     } else if (alias.is_write_index === true && members.some((member) => member.alias.is_write_index === true)) {
       restored.aliases[name] = { ...alias, is_write_index: false };
