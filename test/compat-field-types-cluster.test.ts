@@ -7,23 +7,12 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startEtcd, type EtcdServer } from './etcd.fixture.ts';
-import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+import { call, ndjson, startServer, until, type TroveServer } from './harness.ts';
 
 let etcd: EtcdServer | undefined;
 let skipReason: string | undefined;
 const nodes: TroveServer[] = [];
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(100);
-  }
-}
 
 const ADDRESSES = ['10.0.0.2', '10.0.0.10', '192.168.1.1', '2001:db8::1', '10.1.0.1', '172.16.0.1'];
 
