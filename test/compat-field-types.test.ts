@@ -425,6 +425,10 @@ test('index settings: max_result_window and max_docvalue_fields_search (dynamic)
   assert.equal(badFactor.status, 400);
   const badWindow = await call(server, 'PUT', '/limited/_settings', { json: { index: { max_result_window: 0 } } });
   assert.equal(badWindow.status, 400);
+  const many = await call(server, 'PUT', '/limited/_settings', { json: { index: { max_docvalue_fields_search: 150 } } });
+  assert.equal(many.status, 200, many.text);
+  const wide = await call(server, 'POST', '/limited/_search', { json: { size: 1, docvalue_fields: Array.from({ length: 120 }, () => 'n') } });
+  assert.equal(wide.status, 200, `a raised limit admits more than the default 100: ${wide.text.slice(0, 300)}`);
   const reset = await call(server, 'PUT', '/limited/_settings', { json: { index: { max_docvalue_fields_search: null } } });
   assert.equal(reset.status, 200, reset.text);
   const after = await call(server, 'GET', '/limited/_settings');

@@ -28,9 +28,6 @@ export interface HitFieldsSpec {
   storedFields: null | 'none' | string[];
 }
 
-/** Most entries `docvalue_fields` may list (ES `index.max_docvalue_fields_search`). */
-export const MAX_DOCVALUE_FIELDS = 100;
-
 function fieldRequests(value: unknown, name: string): FieldRequest[] {
   if (value === undefined) return [];
   const list = Array.isArray(value) ? value : [value];
@@ -47,15 +44,13 @@ function fieldRequests(value: unknown, name: string): FieldRequest[] {
   });
 }
 
-/** Reads `fields`, `docvalue_fields` and `stored_fields` of a search body; `sourceRequested` says whether `_source` was asked for explicitly. */
+/**
+ * Reads `fields`, `docvalue_fields` and `stored_fields` of a search body; `sourceRequested` says
+ * whether `_source` was asked for explicitly. The number of `docvalue_fields` was bounded before,
+ * by the searched collections' `index.max_docvalue_fields_search` (parseSearch, index-limits.ts).
+ */
 export function parseHitFields(body: Record<string, unknown>, sourceRequested: boolean): HitFieldsSpec {
   const docvalueFields = fieldRequests(body.docvalue_fields, 'docvalue_fields');
-  if (docvalueFields.length > MAX_DOCVALUE_FIELDS) {
-    throw new EngineError(
-      'illegal_argument',
-      `Trying to retrieve too many docvalue_fields. Must be less than or equal to: [${MAX_DOCVALUE_FIELDS}] but was [${docvalueFields.length}]. This limit can be set by changing the [index.max_docvalue_fields_search] index level setting.`,
-    );
-  }
   let storedFields: HitFieldsSpec['storedFields'] = null;
   if (body.stored_fields !== undefined) {
     const names = Array.isArray(body.stored_fields) ? body.stored_fields : [body.stored_fields];
