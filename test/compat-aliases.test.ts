@@ -67,6 +67,8 @@ test('PUT, GET, HEAD and DELETE of one alias; aliases in GET /{collection} and _
 
   assert.equal((await call(server, 'DELETE', '/films-a/_alias/classics')).status, 200);
   assert.equal((await call(server, 'HEAD', '/_alias/classics')).status, 404);
+  assert.equal((await call(server, 'HEAD', '/_alias')).status, 404);
+  assert.equal((await call(server, 'HEAD', '/films-a/_alias')).status, 404);
   const gone = await call(server, 'DELETE', '/films-a/_alias/classics');
   assert.equal(gone.status, 404);
   assert.equal(gone.body.error.type, 'aliases_not_found_exception');

@@ -89,7 +89,10 @@ export async function aliasRoutes(instance: FastifyInstance, options: AliasRoute
 
   const answer = async (reply: FastifyReply, scope: AuthScope, target: string | undefined, names: string | undefined, head: boolean) => {
     const view = await collections.getAliases(target, names, visible(scope));
-    if (head) return reply.status(view.status === 200 && Object.keys(view.body).length > 0 ? 200 : 404).send();
+    if (head) {
+      const anyAlias = view.status === 200 && Object.values(view.body).some((entry) => Object.keys((entry as { aliases: object }).aliases).length > 0);
+      return reply.status(anyAlias ? 200 : 404).send();
+    }
     return reply.status(view.status).send(view.body);
   };
   for (const method of ['GET', 'HEAD'] as const) {
