@@ -125,10 +125,11 @@ export class MutableSegment implements LeafReader {
     this.inplaceFields.add(field);
   }
 
-  /** Overwrites a doc's seq_no and version (an inplace update changes them without a new doc). */
-  setMeta(doc: number, seqNo: number, version: number): void {
+  /** Overwrites a doc's seq_no, version and primary term (inplace and field-level updates change them without a new doc). */
+  setMeta(doc: number, seqNo: number, version: number, primaryTerm: number): void {
     this.seqNos[doc] = seqNo;
     this.versions[doc] = version;
+    this.primaryTerms[doc] = primaryTerm;
   }
 
   private fieldIndex(path: string, positions: boolean): FieldIndex {

@@ -176,22 +176,24 @@ export class DocMetaStore {
     this.primaryTerms = readNumbers(reader, maxDoc);
   }
 
-  /** Overwrites a doc's seq_no and version in memory. */
-  setMeta(doc: number, seqNo: number, version: number): void {
+  /** Overwrites a doc's seq_no, version and primary term in memory. */
+  setMeta(doc: number, seqNo: number, version: number, primaryTerm: number): void {
     if (doc < 0 || doc >= this.seqNos.length) throw new RangeError(`doc ${doc} out of range`);
     this.seqNos[doc] = seqNo;
     this.versions[doc] = version;
+    this.primaryTerms[doc] = primaryTerm;
   }
 
-  /** Copies of the current seq_nos and versions (what a meta generation file persists). */
-  snapshotMeta(): { seqNos: Float64Array; versions: Float64Array } {
-    return { seqNos: this.seqNos.slice(), versions: this.versions.slice() };
+  /** Copies of the current seq_nos, versions and primary terms (what a meta generation file persists). */
+  snapshotMeta(): MetaGeneration {
+    return { seqNos: this.seqNos.slice(), versions: this.versions.slice(), primaryTerms: this.primaryTerms.slice() };
   }
 
-  /** Replaces seq_nos and versions by those of a loaded meta generation. */
-  applyGeneration(seqNos: Float64Array, versions: Float64Array): void {
-    this.seqNos.set(seqNos);
-    this.versions.set(versions);
+  /** Replaces seq_nos and versions (and primary terms, when the generation has them) by those of a loaded meta generation. */
+  applyGeneration(generation: MetaGeneration): void {
+    this.seqNos.set(generation.seqNos);
+    this.versions.set(generation.versions);
+    if (generation.primaryTerms) this.primaryTerms.set(generation.primaryTerms);
   }
 
   /** Id, seq_no, version and primary term of a doc. */
@@ -275,17 +277,25 @@ export function metaFileName(generation: number): string {
   return `meta.${generation}`;
 }
 
+/** A meta generation: seq_no, version and (in files written since field-level updates) primary term per doc. */
+export interface MetaGeneration {
+  seqNos: Float64Array;
+  versions: Float64Array;
+  primaryTerms?: Float64Array;
+}
+
 /** Writes a doc meta generation file durably (the caller fsyncs the directory). */
-export function writeMetaGenerationFile(path: string, seqNos: Float64Array, versions: Float64Array): Promise<FileChecksum> {
+export function writeMetaGenerationFile(path: string, generation: MetaGeneration): Promise<FileChecksum> {
   return writeSmallFile(path, FileMagic.docMetaGeneration, (sink) => {
-    sink.writeVarint(seqNos.length);
-    writeNumbers(sink, seqNos);
-    writeNumbers(sink, versions);
+    sink.writeVarint(generation.seqNos.length);
+    writeNumbers(sink, generation.seqNos);
+    writeNumbers(sink, generation.versions);
+    if (generation.primaryTerms) writeNumbers(sink, generation.primaryTerms);
   });
 }
 
-/** Loads a doc meta generation file. */
-export function readMetaGenerationFile(path: string, maxDoc: number): { seqNos: Float64Array; versions: Float64Array } {
+/** Loads a doc meta generation file (older ones hold no primary terms). */
+export function readMetaGenerationFile(path: string, maxDoc: number): MetaGeneration {
   const data = readVerifiedFile(path, FileMagic.docMetaGeneration);
   try {
     const reader = new ByteReader(data, HEADER_BYTES);
@@ -293,8 +303,9 @@ export function readMetaGenerationFile(path: string, maxDoc: number): { seqNos: 
     if (storedMaxDoc !== maxDoc) throw new RangeError(`holds ${storedMaxDoc} docs, segment has ${maxDoc}`);
     const seqNos = readNumbers(reader, maxDoc);
     const versions = readNumbers(reader, maxDoc);
+    const primaryTerms = reader.pos < data.length - FOOTER_BYTES ? readNumbers(reader, maxDoc) : undefined;
     if (reader.pos !== data.length - FOOTER_BYTES) throw new RangeError('unexpected trailing bytes');
-    return { seqNos, versions };
+    return { seqNos, versions, primaryTerms };
   } catch (error) {
     throw corruptFile(path, (error as Error).message);
   }

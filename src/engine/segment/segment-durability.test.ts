@@ -57,7 +57,7 @@ test(
     await segment.writeInplaceColumn('views', 1);
     assert.equal(segment.dirtyInplace.size, 0);
 
-    segment.setMeta(9, 777_777, 42);
+    segment.setMeta(9, 777_777, 42, 3);
     assert.equal(segment.dirtyMeta, true);
     await segment.writeMeta(1);
     assert.equal(segment.dirtyMeta, false);
@@ -72,7 +72,7 @@ test(
     assert.equal(reopened.isLive(4), true);
     assert.equal(reopened.inplaceColumn('views')!.get(7), 123.5);
     assert.equal(reopened.numericColumn('views')!.count(8), 0);
-    assert.deepEqual(reopened.meta(9), { ...leaf.meta(9), seqNo: 777_777, version: 42 });
+    assert.deepEqual(reopened.meta(9), { ...leaf.meta(9), seqNo: 777_777, version: 42, primaryTerm: 3 });
     assert.deepEqual(reopened.source(7), leaf.source(7), 'the stored source is not touched by inplace writes');
 
     reopened.deleteDoc(4);
@@ -99,7 +99,7 @@ test(
     const writer = SegmentReader.open(dir, meta, INITIAL);
     writer.deleteDoc(1);
     await writer.writeLiveDocs(1);
-    writer.setMeta(2, 5, 5);
+    writer.setMeta(2, 5, 5, writer.meta(2).primaryTerm);
     await writer.writeMeta(1);
     writer.close();
     const state: SegmentGenerations = { liveDocsGen: 1, inplaceGens: {}, metaGen: 1 };

@@ -38,7 +38,7 @@ async function buildThreeSegments(dir: string): Promise<{ segments: SegmentReade
       } else if (random() < 0.1) {
         segment.inplaceColumn('views')!.set(n, 5000 + n);
         doc.numeric = { ...doc.numeric, views: [5000 + n] };
-        segment.setMeta(n, 90000 + n, 7);
+        segment.setMeta(n, 90000 + n, 7, segment.meta(n).primaryTerm);
         doc.seqNo = 90000 + n;
         doc.version = 7;
       }

@@ -146,8 +146,7 @@ export class SegmentReader implements LeafReader {
     const metaGen = state.metaGen ?? 0;
     const metaPath = path.join(dir, metaFileName(metaGen));
     if (metaGen > 0) {
-      const generation = readMetaGenerationFile(metaPath, maxDoc);
-      docMeta.applyGeneration(generation.seqNos, generation.versions);
+      docMeta.applyGeneration(readMetaGenerationFile(metaPath, maxDoc));
     }
     const livePath = path.join(dir, liveDocsFileName(state.liveDocsGen));
     const liveDocs = parseFile(livePath, () => readLiveDocsFile(livePath, state.liveDocsGen, maxDoc));
@@ -318,9 +317,9 @@ export class SegmentReader implements LeafReader {
     return deleted;
   }
 
-  /** Overwrites a doc's seq_no and version in memory (inplace updates). Persist with `writeMeta`. */
-  setMeta(doc: number, seqNo: number, version: number): void {
-    this.docMeta.setMeta(doc, seqNo, version);
+  /** Overwrites a doc's seq_no, version and primary term in memory (inplace and field-level updates). Persist with `writeMeta`. */
+  setMeta(doc: number, seqNo: number, version: number, primaryTerm: number): void {
+    this.docMeta.setMeta(doc, seqNo, version, primaryTerm);
     this.metaDirty = true;
   }
 
@@ -374,7 +373,7 @@ export class SegmentReader implements LeafReader {
     const snapshot = this.docMeta.snapshotMeta();
     this.metaDirty = false;
     try {
-      const written = await writeMetaGenerationFile(path.join(this.dir, metaFileName(gen)), snapshot.seqNos, snapshot.versions);
+      const written = await writeMetaGenerationFile(path.join(this.dir, metaFileName(gen)), snapshot);
       await fsyncDirectory(this.dir);
       this.generationBytes.set('meta', written.bytes);
     } catch (error) {

@@ -128,3 +128,26 @@ test('a snapshot keeps seeing a document as it was before a later field update',
     }
   });
 });
+
+test('field and inplace updates give the document the primary term of the write, as a re-index does, across restart', async () => {
+  await withShards(async (open) => {
+    let shard = await open('a');
+    await shard.writeBatch([
+      { kind: 'index', id: 'f', source: { tag: 'x', views: 1 } },
+      { kind: 'index', id: 'p', source: { tag: 'x', views: 1 } },
+    ]);
+    await shard.epoch();
+    shard.setPrimaryTerm(2);
+    const field = await shard.write({ kind: 'update', id: 'f', ops: [{ op: 'set', field: 'tag', value: 'y' }] });
+    const inplace = await shard.write({ kind: 'update', id: 'p', ops: [{ op: 'incr', field: 'views', value: 1 }] });
+    assert.equal(inplace.inplace, true);
+    for (const [id, result] of [['f', field], ['p', inplace]] as const) {
+      assert.equal(shard.get(id)!.primaryTerm, 2);
+      await shard.write({ kind: 'update', id, ops: [{ op: 'set', field: 'tag', value: 'z' }], ifSeqNo: result.seqNo, ifPrimaryTerm: 2 });
+    }
+    await shard.epoch();
+    await shard.close();
+    shard = await open('a');
+    for (const id of ['f', 'p']) assert.equal(shard.get(id)!.primaryTerm, 2);
+  });
+});

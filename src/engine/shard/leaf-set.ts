@@ -8,7 +8,7 @@ import { SnapshotLeaf } from './snapshot-leaf.ts';
 /** A leaf whose deletions, doc meta and field overlays the shard may change after it was written. */
 export type WritableLeaf = LeafReader & {
   deleteDoc(doc: number): boolean;
-  setMeta(doc: number, seqNo: number, version: number): void;
+  setMeta(doc: number, seqNo: number, version: number, primaryTerm: number): void;
   readonly overlay: FieldOverlay;
   applyFields(doc: number, texts: ReadonlyMap<string, string | null>, fields: ReadonlyMap<string, FlatField>, strictNumbers: boolean): void;
 };

@@ -363,6 +363,8 @@ function carryOver(source: LeafReader, docMap: Int32Array, target: WritableLeaf,
     }
     const before = source.meta(doc);
     const after = target.meta(mapped);
-    if (before.seqNo !== after.seqNo || before.version !== after.version) target.setMeta(mapped, before.seqNo, before.version);
+    if (before.seqNo !== after.seqNo || before.version !== after.version || before.primaryTerm !== after.primaryTerm) {
+      target.setMeta(mapped, before.seqNo, before.version, before.primaryTerm);
+    }
   }
 }

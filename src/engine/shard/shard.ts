@@ -173,7 +173,7 @@ export class Shard {
     if (record.type === 'fields') {
       if (!location) return;
       location.leaf.applyFields(location.doc, record.fields, this.fieldMap, false);
-      location.leaf.setMeta(location.doc, seq, record.version);
+      location.leaf.setMeta(location.doc, seq, record.version, record.primaryTerm);
       return;
     }
     if (record.type === 'inplace') {
@@ -181,7 +181,7 @@ export class Shard {
       for (const [field, value] of Object.entries(record.writes)) {
         location.leaf.inplaceColumn(field)?.set(location.doc, value ?? NaN);
       }
-      location.leaf.setMeta(location.doc, seq, record.version);
+      location.leaf.setMeta(location.doc, seq, record.version, record.primaryTerm);
       return;
     }
     if (location) location.leaf.deleteDoc(location.doc);
