@@ -128,3 +128,25 @@ test('nextCandidate: seeking the sorted terms to it skips only terms the automat
     assert.deepEqual(found, expected);
   }
 });
+
+test('forEachAcceptedTerm visits exactly the accepted terms of a leaf, seeking or reading on', async () => {
+  const { levenshteinDfa } = await import('./fuzzy-automaton.ts');
+  const { forEachAcceptedTerm } = await import('./multi-term-query.ts');
+  const { buildLeaf, fieldsOf } = await import('./test-corpus.fixture.ts');
+  const fields = fieldsOf({ properties: { tag: { type: 'keyword' } } });
+  let seed = 11;
+  const random = (n: number): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return (seed >>> 8) % n;
+  };
+  const docs = Array.from({ length: 5000 }, (_, index) => ({ id: String(index), source: { tag: Array.from({ length: 2 + random(6) }, () => 'abcdefghij'[random(10)]).join('') } }));
+  const leaf = buildLeaf(docs, fields, 0);
+  const all: string[] = [];
+  const iterator = leaf.terms('tag');
+  for (let term = iterator.next(); term !== null; term = iterator.next()) all.push(term);
+  for (const automaton of [wildcard('*ab*'), wildcard('c?d*'), regexp('[a-c]j.*'), regexp('(ab|cd)+'), levenshteinDfa('abcde', 2, 0, true), levenshteinDfa('jihg', 1, 1, false)]) {
+    const visited: string[] = [];
+    forEachAcceptedTerm(leaf, 'tag', automaton, automaton.literalPrefix(), (_terms, term) => visited.push(term));
+    assert.deepEqual(visited, all.filter((term) => automaton.matches(term)));
+  }
+});

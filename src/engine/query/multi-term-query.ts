@@ -186,25 +186,52 @@ export function addHighlightAutomaton(out: HighlightTerms, field: string, automa
 /**
  * Calls `visit` with the iterator on each term of the leaf's field that the automaton accepts, in
  * term order, from `prefix` on (every accepted term starts with it). A rejected term sends the scan
- * to the automaton's next candidate (`Dfa.nextCandidate`): when the following term lies before it,
- * the dictionary is sought there, so runs of terms that cannot match are skipped, not read.
+ * to the automaton's next candidate (`Dfa.nextCandidate`): the terms before it cannot match; a few
+ * are read past, a longer run is skipped by seeking the dictionary there. When candidates skip
+ * nothing (a leading `*`), they are asked for less and less often, so the scan costs about what
+ * reading every term does.
  */
 export function forEachAcceptedTerm(leaf: LeafReader, field: string, automaton: Dfa, prefix: string, visit: (terms: TermsIterator, term: string) => void): void {
   if (!automaton.matchesAnything) return;
   let terms = prefix === '' ? leaf.terms(field) : leaf.terms(field, prefix);
   let term = terms.next();
+  // Rejected terms to read before asking for a candidate again; doubled each time one skips nothing.
+  let patience = 0;
+  let backoff = 1;
   while (term !== null && term.startsWith(prefix)) {
     if (automaton.matches(term)) {
       visit(terms, term);
       term = terms.next();
       continue;
     }
+    if (patience > 0) {
+      patience--;
+      term = terms.next();
+      continue;
+    }
     const target = automaton.nextCandidate(term);
     if (target === null) return;
     term = terms.next();
-    if (target !== undefined && term !== null && term < target) {
+    if (target === undefined) continue;
+    // Reading on is cheaper than seeking over a few terms: seek only past a longer run.
+    let read = 0;
+    while (term !== null && term < target && read < SEEK_AFTER_TERMS) {
+      term = terms.next();
+      read++;
+    }
+    if (term !== null && term < target) {
       terms = leaf.terms(field, target);
       term = terms.next();
+      backoff = 1;
+    } else if (read === 0) {
+      backoff = Math.min(backoff * 2, MAX_CANDIDATE_BACKOFF);
+      patience = backoff;
     }
   }
 }
+
+/** Most rejected terms read before the automaton is asked for a seek target again (patterns such as `*x*` never skip). */
+const MAX_CANDIDATE_BACKOFF = 256;
+
+/** Terms read one by one towards a seek target before the dictionary is sought to it instead. */
+const SEEK_AFTER_TERMS = 16;
