@@ -156,7 +156,7 @@ export async function search(context: NodeContext, target: string, body: unknown
   const nodeOf = (shard: ShardTarget): string => context.router.nodeOf(shard);
   decorateHits(hits, page, documents, targets, features, nodeOf, collapsed?.keys);
   if (collapsed !== null && features.collapse !== null) {
-    await addInnerHits(hits, collapsed.keys, features.collapse, request.query, (inner) => search(context, target, inner, { ignoreUnavailable: params.ignoreUnavailable }, reading));
+    await addInnerHits(hits, collapsed.keys, features.collapse, request.query, (inner) => search(context, target, inner, { ignoreUnavailable: params.ignoreUnavailable, restTotalHitsAsInt: params.restTotalHitsAsInt }, reading));
   }
   let maxScore: number | null = null;
   for (const result of results) {
