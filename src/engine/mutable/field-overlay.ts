@@ -18,6 +18,7 @@ import { encodeNorm } from '../segment/norms.ts';
 import { readTopLevelTexts, spliceSource } from '../update/source-splice.ts';
 import { compareTerms } from './mutable-segment.ts';
 import { mergedTerms, OverlaidPostingsCursor, OverlaidRangeIndex, overlaidKeywordColumn, overlaidNumericColumn, type OverlayTerms } from './overlay-views.ts';
+import { ByteVector } from './growable.ts';
 import { analyzeTextValues } from './text-terms.ts';
 
 /** What an overlay reads of its leaf's own (not overlaid) data. */
@@ -41,6 +42,8 @@ interface OverlayField {
   terms: Map<number, OverlayTerms | undefined>;
   numbers: Map<number, number[] | undefined>;
   keywords: Map<number, string[] | undefined>;
+  /** Byte per doc: 1 when the doc's field is replaced (the keys of `terms` or `numbers`). */
+  replaced: ByteVector;
   /** Term → overlay docs holding it. */
   termDocs: Map<string, Set<number>>;
   /** Doc freq the replaced docs' old values gave each term in the leaf. */
@@ -105,6 +108,7 @@ export class FieldOverlay {
         terms: new Map(field.terms),
         numbers: new Map(field.numbers),
         keywords: new Map(field.keywords),
+        replaced: copyBytes(field.replaced),
         termDocs: new Map([...field.termDocs].map(([term, docs]) => [term, new Set(docs)])),
         removedDocFreq: new Map(field.removedDocFreq),
         sortedTerms: null,
@@ -232,7 +236,7 @@ export class FieldOverlay {
       docs = [...(overlay.termDocs.get(term) ?? [])].sort((a, b) => a - b);
       overlay.sortedDocs.set(term, docs);
     }
-    return new OverlaidPostingsCursor(base, overlay.terms, docs, overlay.terms, term, docFreq);
+    return new OverlaidPostingsCursor(base, overlay.replaced.data, docs, overlay.terms, term, docFreq);
   }
 
   /** Sorted terms given the leaf's own iterator. */
@@ -251,7 +255,7 @@ export class FieldOverlay {
   /** Norm of a doc's field given the leaf's own. */
   norm(field: string, doc: number, baseNorm: number): number {
     const overlay = this.fields.get(field)!;
-    if (!overlay.terms.has(doc)) return baseNorm;
+    if (doc >= overlay.replaced.length || overlay.replaced.data[doc] !== 1) return baseNorm;
     return overlay.terms.get(doc)?.norm ?? 0;
   }
 
@@ -265,7 +269,7 @@ export class FieldOverlay {
   numericColumn(field: string, base: NumericColumn | null): NumericColumn | null {
     const overlay = this.fields.get(field)!;
     if (overlay.kind !== 'numeric') return base;
-    return overlaidNumericColumn(base, overlay.numbers);
+    return overlaidNumericColumn(base, overlay.replaced.data, overlay.numbers);
   }
 
   /** Range index given the leaf's own (cached until the field changes); null without one. */
@@ -281,7 +285,7 @@ export class FieldOverlay {
     const overlay = this.fields.get(field)!;
     if (overlay.kind !== 'keyword') return base;
     if (!overlay.keywordView || overlay.keywordView.base !== base) {
-      overlay.keywordView = { base, view: overlaidKeywordColumn(base, overlay.keywords) };
+      overlay.keywordView = { base, view: overlaidKeywordColumn(base, overlay.replaced.data, overlay.keywords) };
     }
     return overlay.keywordView.view;
   }
@@ -294,6 +298,7 @@ export class FieldOverlay {
         terms: new Map(),
         numbers: new Map(),
         keywords: new Map(),
+        replaced: new ByteVector(64),
         termDocs: new Map(),
         removedDocFreq: new Map(),
         docCountDelta: 0,
@@ -310,6 +315,8 @@ export class FieldOverlay {
 
   private markReplaced(doc: number, path: string): void {
     const field = this.fields.get(path)!;
+    field.replaced.ensure(doc + 1);
+    field.replaced.data[doc] = 1;
     if (field.kind === 'numeric') field.numbers.set(doc, undefined);
     else field.terms.set(doc, undefined);
     if (field.kind === 'keyword') field.keywords.set(doc, undefined);
@@ -391,6 +398,13 @@ function termsOf(
   if (values.length === 0) return null;
   const terms = new Map<string, number[] | null>(values.map((value) => [value, null]));
   return { terms, length: 1, overlay: { terms, norm: 1 } };
+}
+
+function copyBytes(vector: ByteVector): ByteVector {
+  const copy = new ByteVector(vector.data.length);
+  copy.data.set(vector.data);
+  copy.length = vector.length;
+  return copy;
 }
 
 function lengthOf(value: OverlayTerms): number {

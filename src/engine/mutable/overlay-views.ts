@@ -5,6 +5,13 @@
 import { NO_MORE_DOCS, type KeywordColumn, type NumericColumn, type NumericRangeIndex, type PostingsCursor, type TermsIterator } from '../segment/leaf-reader.ts';
 import { compareTerms } from './mutable-segment.ts';
 
+/** Docs whose field was replaced: byte `doc` is 1 (past the end: not replaced). Read at once, never kept across writes. */
+export type ReplacedDocs = Uint8Array;
+
+function isReplaced(replaced: ReplacedDocs, doc: number): boolean {
+  return doc < replaced.length && replaced[doc] === 1;
+}
+
 /** One replaced doc's indexed value of a text or keyword field. */
 export interface OverlayTerms {
   /** Term → positions (text fields) or null (keyword fields, frequency 1). */
@@ -25,7 +32,7 @@ export class OverlaidPostingsCursor implements PostingsCursor {
 
   constructor(
     private readonly base: PostingsCursor | null,
-    private readonly replaced: ReadonlyMap<number, unknown>,
+    private readonly replaced: ReplacedDocs,
     /** Overlay docs holding the term, ascending. */
     private readonly overlayDocs: readonly number[],
     private readonly values: ReadonlyMap<number, OverlayTerms | undefined>,
@@ -52,8 +59,8 @@ export class OverlaidPostingsCursor implements PostingsCursor {
   advance(target: number): number {
     const base = this.base;
     if (base) {
-      if (this.baseDoc < target) this.baseDoc = base.advance(target);
-      while (this.baseDoc !== NO_MORE_DOCS && this.replaced.has(this.baseDoc)) this.baseDoc = base.next();
+      if (this.baseDoc < target) this.baseDoc = this.baseDoc + 1 === target ? base.next() : base.advance(target);
+      while (this.baseDoc !== NO_MORE_DOCS && isReplaced(this.replaced, this.baseDoc)) this.baseDoc = base.next();
     } else {
       this.baseDoc = NO_MORE_DOCS;
     }
@@ -139,10 +146,10 @@ export function mergedTerms(
 }
 
 /** A numeric column whose replaced docs answer the overlay's values. */
-export function overlaidNumericColumn(base: NumericColumn | null, values: ReadonlyMap<number, number[] | undefined>): NumericColumn {
+export function overlaidNumericColumn(base: NumericColumn | null, replaced: ReplacedDocs, values: ReadonlyMap<number, number[] | undefined>): NumericColumn {
   return {
-    count: (doc) => (values.has(doc) ? (values.get(doc)?.length ?? 0) : (base?.count(doc) ?? 0)),
-    value: (doc, index) => (values.has(doc) ? values.get(doc)![index]! : base!.value(doc, index)),
+    count: (doc) => (isReplaced(replaced, doc) ? (values.get(doc)?.length ?? 0) : (base?.count(doc) ?? 0)),
+    value: (doc, index) => (isReplaced(replaced, doc) ? values.get(doc)![index]! : base!.value(doc, index)),
   };
 }
 
@@ -221,7 +228,7 @@ function firstIndex(values: Float64Array, test: (value: number) => boolean): num
  * A keyword column whose replaced docs answer the overlay's values. When the overlay holds terms
  * the leaf lacks, the ordinal space is the sorted union (the leaf's ordinals remapped).
  */
-export function overlaidKeywordColumn(base: KeywordColumn | null, values: ReadonlyMap<number, string[] | undefined>): KeywordColumn {
+export function overlaidKeywordColumn(base: KeywordColumn | null, replaced: ReplacedDocs, values: ReadonlyMap<number, string[] | undefined>): KeywordColumn {
   const fresh = new Set<string>();
   for (const list of values.values()) for (const term of list ?? []) if (!base || base.lookup(term) < 0) fresh.add(term);
   let terms: (ordinal: number) => string;
@@ -267,8 +274,11 @@ export function overlaidKeywordColumn(base: KeywordColumn | null, values: Readon
     ordinalCount,
     term: terms,
     lookup,
-    count: (doc) => (values.has(doc) ? ordinalsOf(doc).length : (base?.count(doc) ?? 0)),
-    ordinal: (doc, index) => (values.has(doc) ? ordinalsOf(doc)[index]! : fromBase(base!.ordinal(doc, index))),
+    count: (doc) => (isReplaced(replaced, doc) ? ordinalsOf(doc).length : (base?.count(doc) ?? 0)),
+    ordinal:
+      fresh.size === 0
+        ? (doc, index) => (isReplaced(replaced, doc) ? ordinalsOf(doc)[index]! : base!.ordinal(doc, index))
+        : (doc, index) => (isReplaced(replaced, doc) ? ordinalsOf(doc)[index]! : fromBase(base!.ordinal(doc, index))),
   };
 }
 
