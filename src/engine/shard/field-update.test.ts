@@ -151,3 +151,26 @@ test('field and inplace updates give the document the primary term of the write,
     for (const id of ['f', 'p']) assert.equal(shard.get(id)!.primaryTerm, 2);
   });
 });
+
+test('an update touching a copy_to source or target is planned on the whole document, so copies stay whole', async () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'trove-field-update-copy-'));
+  const mapping: Mapping = {
+    properties: { first: { type: 'text', copy_to: ['all'] }, last: { type: 'text', copy_to: ['all'] }, all: { type: 'text' }, n: { type: 'long' } },
+  } as Mapping;
+  const shard = await Shard.open({ dir: root, uuid: 'copy', mapping, settings: SETTINGS });
+  try {
+    await shard.write({ kind: 'index', id: 'd', source: { first: 'ada', last: 'lovelace', n: 1 } });
+    await shard.write({ kind: 'update', id: 'd', ops: [{ op: 'set', field: 'first', value: 'augusta' }] });
+    assert.deepEqual(matches(shard, { match: { all: 'augusta lovelace' } }), ['d']);
+    assert.deepEqual(matches(shard, { match: { all: 'ada' } }), []);
+    const [, record] = shard.readRecords(0, 10, Number.MAX_SAFE_INTEGER);
+    assert.equal(decodeRecord(Buffer.from(record!.payload)).type, 'index');
+    await shard.write({ kind: 'update', id: 'd', ops: [{ op: 'incr', field: 'n', value: 1 }] });
+    const [, , fields] = shard.readRecords(0, 10, Number.MAX_SAFE_INTEGER);
+    assert.equal(decodeRecord(Buffer.from(fields!.payload)).type, 'fields', 'a field no copy involves stays field-level');
+    assert.deepEqual(matches(shard, { match: { all: 'lovelace' } }), ['d']);
+  } finally {
+    await shard.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -33,6 +33,19 @@ export function updateKeys(op: UpdateOp): Set<string> | null {
   return keys;
 }
 
+/**
+ * Whether `copy_to` links a field under one of the keys with a field outside them (either way):
+ * then the update is planned on the whole document, whose other fields feed the same targets.
+ */
+export function copiesAcrossKeys(keys: ReadonlySet<string>, fields: ReadonlyMap<string, FlatField>): boolean {
+  for (const field of fields.values()) {
+    if (!field.copyTo) continue;
+    const sourceInside = keys.has(field.path.split('.')[0]!);
+    for (const target of field.copyTo) if (sourceInside || keys.has(target.split('.')[0]!)) return true;
+  }
+  return false;
+}
+
 /** The current JSON texts of the named top-level fields of a doc: its overlay's, else the stored source's. */
 export function readFieldTexts(location: DocLocation, keys: ReadonlySet<string>): Map<string, string> {
   const { leaf, doc } = location;
