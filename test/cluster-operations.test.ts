@@ -11,9 +11,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { startEtcd, type EtcdServer } from './etcd.fixture.ts';
-import { call, startServer, type TroveServer } from './harness.ts';
+import { everyNodeSees, startEtcd, startEtcdNodes, type EtcdServer } from './etcd.fixture.ts';
+import { call, until, type StartOptions, type TroveServer } from './harness.ts';
 import { collectionState, seedBooks, settledState } from './trash.fixture.ts';
 
 let etcd: EtcdServer | undefined;
@@ -23,23 +22,6 @@ const nodes: TroveServer[] = [];
 const ids: string[] = [];
 const TTL_MS = 3_000;
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(100);
-  }
-}
-
-async function nodeCount(node: TroveServer): Promise<number> {
-  return (await call(node, 'GET', '/_cluster/health')).body.number_of_nodes;
-}
-
-async function everyNodeSees(count: number, among: readonly TroveServer[] = nodes): Promise<void> {
-  await until(async () => ((await Promise.all(among.map(nodeCount))).every((seen) => seen === count) ? true : undefined), `every node sees ${count} nodes`);
-}
 
 before(async () => {
   try {
@@ -48,15 +30,10 @@ before(async () => {
     skipReason = (error as Error).message;
     return;
   }
-  for (let index = 0; index < 3; index++) {
-    nodes.push(
-      await startServer({
-        settings: { 'cluster.etcd': etcd.endpoint, 'cluster.name': 'ops', 'node.name': `node-${index + 1}`, 'cluster.node_ttl_ms': String(TTL_MS) },
-        env: index === 2 ? { TROVE_FAULTS: 'compaction.fail_node' } : {},
-      }),
-    );
-  }
-  await everyNodeSees(3);
+  await startEtcdNodes(etcd, 3, 'ops', nodes, (index): StartOptions => ({
+    settings: { 'cluster.node_ttl_ms': String(TTL_MS) },
+    env: index === 2 ? { TROVE_FAULTS: 'compaction.fail_node' } : {},
+  }));
   for (const node of nodes) ids.push((await call(node, 'GET', '/_node/_local')).body.node_id);
   await seedBooks(nodes[0]!, 'books', { shards: 3, count: 60 });
 });
@@ -222,7 +199,7 @@ test('a paused node fails its own rows of _compact and of the trash listing whil
   } finally {
     process.kill(pid, 'SIGCONT');
   }
-  await everyNodeSees(3);
+  await everyNodeSees(nodes, 3);
   await until(async () => ((await call(nodes[0]!, 'GET', '/paused/_count')).body.count === 29 ? true : undefined), 'the paused node serves again');
 });
 
@@ -230,13 +207,13 @@ test('a node leaves and rejoins: health goes red, then green, with its data', as
   if (skipReason) return t.skip(skipReason);
   const before = await settledState(nodes[0]!, 'paused');
   await nodes[2]!.kill('SIGTERM');
-  await everyNodeSees(2, nodes.slice(0, 2));
+  await everyNodeSees(nodes.slice(0, 2), 2);
   const health = await call(nodes[0]!, 'GET', '/_cluster/health');
   assert.equal(health.body.status, 'red');
   const search = await call(nodes[1]!, 'POST', '/paused/_search', { json: { query: { match_all: {} } } });
   assert.equal(search.body._shards.failed, 1, search.text);
   await nodes[2]!.restart();
-  await everyNodeSees(3);
+  await everyNodeSees(nodes, 3);
   await until(async () => ((await call(nodes[0]!, 'GET', '/_cluster/health')).body.status === 'green' ? true : undefined), 'health is green again');
   for (const node of nodes) assert.deepEqual(await settledState(node, 'paused'), before);
 });

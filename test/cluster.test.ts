@@ -6,10 +6,9 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { cities } from './corpora.ts';
-import { startEtcd, type EtcdServer } from './etcd.fixture.ts';
-import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+import { startEtcd, startEtcdNodes, type EtcdServer } from './etcd.fixture.ts';
+import { call, ndjson, startServer, until, type TroveServer } from './harness.ts';
 
 let etcd: EtcdServer | undefined;
 let skipReason: string | undefined;
@@ -19,16 +18,6 @@ let single: TroveServer | undefined;
 const MAPPING = { properties: { name: { type: 'text' }, country: { type: 'keyword' }, population: { type: 'long' } } };
 const CITY_COUNT = 3000;
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(100);
-  }
-}
-
 before(async () => {
   try {
     etcd = await startEtcd();
@@ -36,14 +25,8 @@ before(async () => {
     skipReason = (error as Error).message;
     return;
   }
-  for (let index = 0; index < 3; index++) {
-    nodes.push(await startServer({ settings: { 'cluster.etcd': etcd.endpoint, 'cluster.name': 'e2e', 'node.name': `node-${index + 1}` } }));
-  }
+  await startEtcdNodes(etcd, 3, 'e2e', nodes);
   single = await startServer();
-  await until(async () => {
-    const counts = await Promise.all(nodes.map(async (node) => (await call(node, 'GET', '/_cluster/health')).body.number_of_nodes));
-    return counts.every((count) => count === 3) ? true : undefined;
-  }, 'every node sees three nodes');
 });
 
 after(async () => {

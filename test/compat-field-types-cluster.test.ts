@@ -7,8 +7,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEtcd, type EtcdServer } from './etcd.fixture.ts';
-import { call, ndjson, startServer, until, type TroveServer } from './harness.ts';
+import { startEtcd, startEtcdNodes, type EtcdServer } from './etcd.fixture.ts';
+import { call, ndjson, until, type TroveServer } from './harness.ts';
 
 let etcd: EtcdServer | undefined;
 let skipReason: string | undefined;
@@ -23,10 +23,7 @@ before(async () => {
     skipReason = (error as Error).message;
     return;
   }
-  for (let index = 0; index < 2; index++) {
-    nodes.push(await startServer({ settings: { 'cluster.etcd': etcd.endpoint, 'cluster.name': 'types', 'node.name': `node-${index + 1}` } }));
-  }
-  await until(async () => ((await call(nodes[1]!, 'GET', '/_cluster/health')).body.number_of_nodes === 2 ? true : undefined), 'both nodes see each other');
+  await startEtcdNodes(etcd, 2, 'types', nodes);
   const created = await call(nodes[0]!, 'PUT', '/hosts', {
     json: {
       settings: { number_of_shards: 4, max_result_window: 4 },

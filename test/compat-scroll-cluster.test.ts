@@ -6,30 +6,19 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { startEtcd, type EtcdServer } from './etcd.fixture.ts';
-import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+import { startEtcd, startEtcdNodes, type EtcdServer } from './etcd.fixture.ts';
+import { call, ndjson, until, type TroveServer } from './harness.ts';
 
 let etcd: EtcdServer | undefined;
 let skipReason: string | undefined;
 const nodes: TroveServer[] = [];
 const COUNT = 4000;
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(100);
-  }
-}
-
 async function green(): Promise<void> {
   await until(async () => {
     const health = await call(nodes[0]!, 'GET', '/_cluster/health');
     return health.body.number_of_nodes === 2 && health.body.status === 'green' ? true : undefined;
-  }, 'the cluster is green on two nodes');
+  }, 'the cluster is green on two nodes', 60_000);
 }
 
 before(async () => {
@@ -39,10 +28,7 @@ before(async () => {
     skipReason = (error as Error).message;
     return;
   }
-  for (let index = 0; index < 2; index++) {
-    nodes.push(await startServer({ settings: { 'cluster.etcd': etcd.endpoint, 'cluster.name': 'scroll', 'node.name': `node-${index + 1}` } }));
-  }
-  await until(async () => ((await call(nodes[1]!, 'GET', '/_cluster/health')).body.number_of_nodes === 2 ? true : undefined), 'both nodes see each other');
+  await startEtcdNodes(etcd, 2, 'scroll', nodes);
   const created = await call(nodes[0]!, 'PUT', '/spread', { json: { settings: { number_of_shards: 4 }, mappings: { properties: { n: { type: 'long' }, v: { type: 'long' } } } } });
   assert.equal(created.status, 200, created.text);
   const lines: unknown[] = [];

@@ -10,7 +10,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './harness.ts';
+import { call, freePort, startServer, until, type StartOptions, type TroveServer } from './harness.ts';
 
 const READY_TIMEOUT_MS = 30_000;
 const OUTPUT_KEEP = 16 * 1024;
@@ -187,4 +187,36 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
       await new Promise<void>((resolveClose) => server.close(() => resolveClose()));
     },
   };
+}
+
+/**
+ * Starts `count` Trove nodes (`node-1`…) of cluster `clusterName` on `etcd`, adding each to `into`
+ * as it starts (so a suite's cleanup finds them even when a later one fails), and waits until
+ * every node counts all of them. `options(index)` adds settings or environment to one node.
+ */
+export async function startEtcdNodes(
+  etcd: EtcdServer,
+  count: number,
+  clusterName: string,
+  into: TroveServer[],
+  options: (index: number) => StartOptions = () => ({}),
+): Promise<TroveServer[]> {
+  const started: TroveServer[] = [];
+  for (let index = 0; index < count; index++) {
+    const extra = options(index);
+    const node = await startServer({ ...extra, settings: { 'cluster.etcd': etcd.endpoint, 'cluster.name': clusterName, 'node.name': `node-${index + 1}`, ...extra.settings } });
+    into.push(node);
+    started.push(node);
+  }
+  await everyNodeSees(started, count);
+  return started;
+}
+
+/** Resolves once `_cluster/health` on each of `nodes` counts `count` nodes. */
+export async function everyNodeSees(nodes: readonly TroveServer[], count: number, timeoutMs?: number): Promise<void> {
+  await until(
+    async () => ((await Promise.all(nodes.map(async (node) => (await call(node, 'GET', '/_cluster/health')).body.number_of_nodes))).every((seen) => seen === count) ? true : undefined),
+    `every node sees ${count} nodes`,
+    timeoutMs,
+  );
 }

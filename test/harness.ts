@@ -243,13 +243,24 @@ export async function sendRefusable(
   });
 }
 
-/** Polls `probe` every 100 ms until it returns a value (not undefined); throws naming `what` after `timeoutMs`. */
+/**
+ * Polls `probe` every 100 ms until it returns a value (not undefined); a probe that throws (a node
+ * still starting or restarting) counts as not yet. Throws naming `what`, and the probe's last
+ * error, after `timeoutMs`.
+ */
 export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
   for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting until ${what}${lastError === undefined ? '' : ` (last error: ${(lastError as Error).message ?? String(lastError)})`}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

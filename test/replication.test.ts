@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startEtcd, type EtcdServer } from './etcd.fixture.ts';
-import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+import { call, ndjson, startServer, until, type TroveServer } from './harness.ts';
 import { readCopy, type CopyContents } from './replication-copies.ts';
 
 const TTL_MS = 2_000;
@@ -21,16 +21,6 @@ const nodes: TroveServer[] = [];
 const nodeIds: string[] = [];
 /** Last acknowledged state of each document: its source, or null once deleted. */
 const acknowledged = new Map<string, Record<string, unknown> | null>();
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(100);
-  }
-}
 
 async function green(node: TroveServer, what: string): Promise<void> {
   await until(async () => {
