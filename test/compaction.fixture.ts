@@ -109,7 +109,14 @@ export function total(rows: readonly SegmentRow[], column: 'docs.count' | 'docs.
 export async function waitForEpochs(server: TroveServer, collection: string, liveDocs: number): Promise<SegmentRow[]> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const rows = await segmentsOf(server, collection);
-    if (total(rows, 'docs.count') === liveDocs) return rows;
+    if (total(rows, 'docs.count') === liveDocs) {
+      // Field updates of segment documents reach disk (overlay and generation files) at a later
+      // epoch: wait out more than one epoch interval and take the listing once it no longer changes.
+      await sleep(3 * Number(COMPACTION_SETTINGS['epoch.interval_ms']));
+      const settled = await segmentsOf(server, collection);
+      if (JSON.stringify(settled) === JSON.stringify(rows)) return settled;
+      continue;
+    }
     await sleep(50);
   }
   throw new Error(`epochs did not put all ${liveDocs} documents of [${collection}] into segments`);
