@@ -94,7 +94,11 @@ test('cluster health: worst status upward, nested detail per level', async () =>
   });
   assert.deepEqual(Object.keys(shards.namespaces.shop.collections.products.shards), ['0', '1']);
 
-  const bad = await call(server, 'GET', '/_cluster/health?level=indices');
+  // Elasticsearch's name for the collection level is accepted as such.
+  const indices = await call(server, 'GET', '/_cluster/health?level=indices');
+  assert.equal(indices.status, 200);
+  assert.deepEqual(indices.body, { ...(await call(server, 'GET', '/_cluster/health?level=collections')).body });
+  const bad = await call(server, 'GET', '/_cluster/health?level=everything');
   assert.equal(bad.status, 400);
   assert.match(bad.body.error.reason, /level/);
 });
