@@ -20,7 +20,7 @@ export interface CopyRecord {
   id: string;
   version: number;
   primaryTerm: number;
-  /** Canonical JSON of the source (`index`, `update`) or of the inplace writes. */
+  /** Canonical JSON of the whole source (index records), of a field update's changed top-level fields (their JSON texts; null: removed), or of the inplace writes. */
   body: string;
 }
 
@@ -53,6 +53,7 @@ async function readLog(dir: string): Promise<{ records: Map<number, CopyRecord>;
         const base = { id: decoded.id, version: decoded.version, primaryTerm: decoded.primaryTerm };
         if (decoded.type === 'index') records.set(record.seq, { type: decoded.change, ...base, body: canonical(JSON.parse(decoded.source.toString('utf8'))) });
         else if (decoded.type === 'inplace') records.set(record.seq, { type: 'inplace', ...base, body: canonical(decoded.writes) });
+        else if (decoded.type === 'fields') records.set(record.seq, { type: 'update', ...base, body: canonical(Object.fromEntries(decoded.fields)) });
         else records.set(record.seq, { type: 'delete', ...base, body: '' });
       }
       next = batch[batch.length - 1]!.seq + 1;
