@@ -8,33 +8,23 @@ import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { SearchService } from '../../node/search-service.ts';
 import { explainDocument } from '../../node/explain-api.ts';
-import { qOptions } from './search.ts';
+import { Q_QUERY, qOptions } from './search.ts';
 import { AnyObject, CollectionParams, DocumentParams, FlagParam, flagSet, optionalBody, querySchema } from '../params.ts';
 
 const ValidateQuery = querySchema({
-  q: Type.Optional(Type.String()),
+  ...Q_QUERY,
   explain: Type.Optional(FlagParam),
   rewrite: Type.Optional(FlagParam),
   all_shards: Type.Optional(FlagParam),
   ignore_unavailable: Type.Optional(Type.String()),
   allow_no_indices: Type.Optional(Type.String()),
   expand_wildcards: Type.Optional(Type.String()),
-  analyzer: Type.Optional(Type.String()),
-  analyze_wildcard: Type.Optional(FlagParam),
-  default_operator: Type.Optional(Type.String()),
-  df: Type.Optional(Type.String()),
-  lenient: Type.Optional(FlagParam),
 });
 
 const ValidateBody = Type.Object({ query: Type.Optional(AnyObject) }, { additionalProperties: false });
 
 const ExplainQuery = querySchema({
-  q: Type.Optional(Type.String()),
-  df: Type.Optional(Type.String({ minLength: 1 })),
-  default_operator: Type.Optional(Type.String()),
-  analyzer: Type.Optional(Type.String()),
-  lenient: Type.Optional(FlagParam),
-  analyze_wildcard: Type.Optional(FlagParam),
+  ...Q_QUERY,
   routing: Type.Optional(Type.String()),
   preference: Type.Optional(Type.String()),
 });

@@ -22,8 +22,8 @@ const TARGET_QUERY = {
   expand_wildcards: Type.Optional(Type.String()),
 };
 
-/** `q` and the parameters that go with it. */
-const Q_QUERY = {
+/** `q` and the parameters that go with it (also on `_validate/query` and `_explain`). */
+export const Q_QUERY = {
   q: Type.Optional(Type.String()),
   df: Type.Optional(Type.String({ minLength: 1 })),
   default_operator: Type.Optional(Type.String()),
