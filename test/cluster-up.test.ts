@@ -11,12 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { etcdSkipReason } from './etcd.fixture.ts';
-import { call, freePort, REPO_ROOT } from './harness.ts';
+import { call, freePortRun, REPO_ROOT } from './harness.ts';
 
 test('trove cluster up starts etcd and the nodes as one cluster, and Ctrl-C stops them all', { skip: etcdSkipReason() }, async () => {
   const data = await mkdtemp(join(tmpdir(), 'trove-cluster-up-'));
-  const port = await freePort();
-  const etcdPort = await freePort();
+  // Node N listens on port + N - 1, etcd's peer port is its client port + 1.
+  const port = await freePortRun(2);
+  let etcdPort = await freePortRun(2);
+  for (let attempt = 0; attempt < 100 && Math.abs(etcdPort - port) < 2; attempt++) etcdPort = await freePortRun(2);
   const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'trove.js'), 'cluster', 'up', '--nodes', '2', '--port', String(port), '--etcd-port', String(etcdPort), '--data', data], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -67,6 +67,27 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Whether `port` on 127.0.0.1 can be bound now. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolveFree) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolveFree(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolveFree(true)));
+  });
+}
+
+/** The first of `count` consecutive ports that are free on 127.0.0.1 now (for commands that take a base port). */
+export async function freePortRun(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const first = await freePort();
+    let free = first + count - 1 <= 65_535;
+    for (let offset = 1; free && offset < count; offset++) free = await portIsFree(first + offset);
+    if (free) return first;
+  }
+  throw new Error(`no run of ${count} free ports found in 100 attempts`);
+}
+
 /**
  * Shard workers of the servers under test: `TROVE_TEST_SHARD_WORKERS` (the test script runs the
  * end-to-end suites once with 2 and once with 0), else 2, so that shards run in worker threads
