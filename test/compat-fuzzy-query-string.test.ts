@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@opensearch-project/opensearch';
 import { call, startServer, type TroveServer } from './harness.ts';
-import { loadShardedCollections } from './sharded-collections.ts';
+import { idsOnOneAndThreeShards, loadShardedCollections, searchHits, type Hit } from './sharded-collections.ts';
 
 let server: TroveServer;
 let client: Client;
@@ -33,25 +33,6 @@ after(async () => {
   await server?.cleanup();
 });
 
-interface Hit {
-  _id: string;
-  _score: number;
-}
-
-async function hits(query: unknown, collection = 'books'): Promise<Hit[]> {
-  const response = await call(server, 'POST', `/${collection}/_search`, { json: { query, size: 20 } });
-  assert.equal(response.status, 200, response.text);
-  return response.body.hits.hits;
-}
-
-/** Sorted ids of the hits, the same on one and on three shards. */
-async function ids(query: unknown): Promise<string[]> {
-  const one = (await hits(query)).map((hit) => hit._id).sort();
-  const three = (await hits(query, 'books3')).map((hit) => hit._id).sort();
-  assert.deepEqual(three, one, `three shards: ${JSON.stringify(query)}`);
-  return one;
-}
-
 async function badRequest(query: unknown, type: string, reason: RegExp): Promise<void> {
   const response = await call(server, 'POST', '/books/_search', { json: { query } });
   assert.equal(response.status, 400, response.text);
@@ -60,33 +41,33 @@ async function badRequest(query: unknown, type: string, reason: RegExp): Promise
 }
 
 test('fuzziness on match, multi_match, match_bool_prefix and the fuzzy query', async () => {
-  assert.deepEqual(await ids({ match: { summary: { query: 'quick', fuzziness: 'AUTO' } } }), ['b3']);
-  assert.deepEqual(await ids({ match: { summary: { query: 'quikcly', fuzziness: 'AUTO' } } }), ['b2']);
-  assert.deepEqual(await ids({ match: { title: { query: 'quick', fuzziness: 1 } } }), ['b1', 'b2']);
-  assert.deepEqual(await ids({ match: { title: { query: 'quick', fuzziness: 1, prefix_length: 3 } } }), ['b1']);
-  assert.deepEqual(await ids({ match: { title: { query: 'quick', fuzziness: 0 } } }), ['b1']);
-  assert.deepEqual(await ids({ match: { summary: { query: 'quick', fuzziness: 1, fuzzy_transpositions: false } } }), []);
-  assert.deepEqual(await ids({ multi_match: { query: 'quick', fields: ['title', 'summary'], fuzziness: 'AUTO' } }), ['b1', 'b2', 'b3']);
-  assert.deepEqual(await ids({ match_bool_prefix: { title: { query: 'quack bro', fuzziness: 1 } } }), ['b1', 'b2', 'b3']);
-  assert.deepEqual(await ids({ fuzzy: { genre: 'fabel' } }), []);
-  assert.deepEqual(await ids({ fuzzy: { genre: { value: 'Fabel', fuzziness: 2 } } }), ['b1']);
-  assert.deepEqual(await ids({ fuzzy: { title: { value: 'brwn' } } }), ['b1', 'b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { match: { summary: { query: 'quick', fuzziness: 'AUTO' } } }), ['b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { match: { summary: { query: 'quikcly', fuzziness: 'AUTO' } } }), ['b2']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { match: { title: { query: 'quick', fuzziness: 1 } } }), ['b1', 'b2']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { match: { title: { query: 'quick', fuzziness: 1, prefix_length: 3 } } }), ['b1']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { match: { title: { query: 'quick', fuzziness: 0 } } }), ['b1']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { match: { summary: { query: 'quick', fuzziness: 1, fuzzy_transpositions: false } } }), []);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { multi_match: { query: 'quick', fields: ['title', 'summary'], fuzziness: 'AUTO' } }), ['b1', 'b2', 'b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { match_bool_prefix: { title: { query: 'quack bro', fuzziness: 1 } } }), ['b1', 'b2', 'b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { fuzzy: { genre: 'fabel' } }), []);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { fuzzy: { genre: { value: 'Fabel', fuzziness: 2 } } }), ['b1']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { fuzzy: { title: { value: 'brwn' } } }), ['b1', 'b3']);
   // quick and quack are in one title each: the blended document frequency is theirs, so the exact
   // term scores as a term query and quack 0.8 (1 - 1/5) of what a term query of it would.
-  const fuzzy = await hits({ fuzzy: { title: { value: 'quick', fuzziness: 1 } } });
+  const fuzzy = await searchHits(server, { fuzzy: { title: { value: 'quick', fuzziness: 1 } } });
   const fuzzyScore = (id: string): number => fuzzy.find((hit) => hit._id === id)!._score;
-  const [quick] = await hits({ term: { title: 'quick' } });
-  const [quack] = await hits({ term: { title: 'quack' } });
+  const [quick] = await searchHits(server, { term: { title: 'quick' } });
+  const [quack] = await searchHits(server, { term: { title: 'quack' } });
   assert.ok(Math.abs(fuzzyScore('b1') - quick!._score) < 1e-5);
   assert.ok(Math.abs(fuzzyScore('b2') - 0.8 * quack!._score) < 1e-5);
   // max_expansions keeps each shard's best terms (the exact one first), as ES rewrites per shard.
-  const limited = await hits({ match: { title: { query: 'quick', fuzziness: 1, max_expansions: 1 } } });
+  const limited = await searchHits(server, { match: { title: { query: 'quick', fuzziness: 1, max_expansions: 1 } } });
   assert.deepEqual(limited.map((hit) => hit._id), ['b1']);
 });
 
 test('simple_query_string term~N is fuzzy', async () => {
-  assert.deepEqual(await ids({ simple_query_string: { query: 'qiuck~1', fields: ['summary', 'title'] } }), ['b1', 'b3']);
-  assert.deepEqual(await ids({ simple_query_string: { query: 'qiuck', fields: ['summary', 'title'] } }), ['b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { simple_query_string: { query: 'qiuck~1', fields: ['summary', 'title'] } }), ['b1', 'b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { simple_query_string: { query: 'qiuck', fields: ['summary', 'title'] } }), ['b3']);
 });
 
 test('query_string: operators, fields, phrases, wildcards, regexps, fuzzy terms, ranges, boosts', async () => {
@@ -114,11 +95,11 @@ test('query_string: operators, fields, phrases, wildcards, regexps, fuzzy terms,
     ['quick', ['b1'], { fields: ['title'] }],
   ];
   for (const [text, expected, options] of cases) {
-    assert.deepEqual(await ids({ query_string: { query: text, ...options } }), expected, text);
+    assert.deepEqual(await idsOnOneAndThreeShards(server, { query_string: { query: text, ...options } }), expected, text);
   }
-  const boosted = await hits({ query_string: { query: 'title:lazy OR summary:lazy^10' } });
+  const boosted = await searchHits(server, { query_string: { query: 'title:lazy OR summary:lazy^10' } });
   assert.deepEqual(boosted.map((hit) => hit._id), ['b1', 'b4']);
-  const fieldBoosted = await hits({ query_string: { query: 'lazy', fields: ['title^10', 'summary'] } });
+  const fieldBoosted = await searchHits(server, { query_string: { query: 'lazy', fields: ['title^10', 'summary'] } });
   assert.deepEqual(fieldBoosted.map((hit) => hit._id), ['b4', 'b1']);
 });
 
@@ -149,10 +130,10 @@ test('the q parameter is query_string syntax, with df, default_operator, lenient
 });
 
 test('case_insensitive on term and prefix; terms refuses it', async () => {
-  assert.deepEqual(await ids({ term: { genre: { value: 'fable', case_insensitive: true } } }), ['b1']);
-  assert.deepEqual(await ids({ term: { genre: { value: 'fable' } } }), []);
-  assert.deepEqual(await ids({ prefix: { code: { value: 'fx', case_insensitive: true } } }), ['b1']);
-  assert.deepEqual(await ids({ prefix: { code: { value: 'fx' } } }), []);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { term: { genre: { value: 'fable', case_insensitive: true } } }), ['b1']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { term: { genre: { value: 'fable' } } }), []);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { prefix: { code: { value: 'fx', case_insensitive: true } } }), ['b1']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { prefix: { code: { value: 'fx' } } }), []);
   await badRequest({ terms: { genre: ['fable'], case_insensitive: true } }, 'parsing_exception', /\[terms\] query does not support \[case_insensitive\]/);
 });
 

@@ -8,7 +8,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@opensearch-project/opensearch';
-import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+import { call, startServer, type TroveServer } from './harness.ts';
+import { idsOnOneAndThreeShards, loadShardedCollections, searchHits } from './sharded-collections.ts';
 
 let server: TroveServer;
 let client: Client;
@@ -27,13 +28,7 @@ before(async () => {
   const mappings = {
     properties: { title: { type: 'text' }, summary: { type: 'text' }, author: { type: 'text' }, code: { type: 'keyword' }, genre: { type: 'keyword' } },
   };
-  for (const [name, shards] of [['books', 1], ['books3', 3]] as const) {
-    const created = await call(server, 'PUT', `/${name}`, { json: { settings: { number_of_shards: shards }, mappings } });
-    assert.equal(created.status, 200, created.text);
-    const body = ndjson(BOOKS.flatMap((book, index) => [{ index: { _id: `b${index + 1}` } }, book]));
-    const loaded = await call(server, 'POST', `/${name}/_bulk`, { body, headers: { 'content-type': 'application/x-ndjson' } });
-    assert.equal(loaded.body.errors, false, loaded.text);
-  }
+  await loadShardedCollections(server, [['books', 1], ['books3', 3]], mappings, BOOKS);
 });
 
 after(async () => {
@@ -41,27 +36,8 @@ after(async () => {
   await server?.cleanup();
 });
 
-interface Hit {
-  _id: string;
-  _score: number;
-}
-
-async function hits(query: unknown, collection = 'books'): Promise<Hit[]> {
-  const response = await call(server, 'POST', `/${collection}/_search`, { json: { query, size: 20 } });
-  assert.equal(response.status, 200, response.text);
-  return response.body.hits.hits;
-}
-
-/** Sorted ids of the hits, the same on one and on three shards. */
-async function ids(query: unknown): Promise<string[]> {
-  const one = (await hits(query)).map((hit) => hit._id).sort();
-  const three = (await hits(query, 'books3')).map((hit) => hit._id).sort();
-  assert.deepEqual(three, one, `three shards: ${JSON.stringify(query)}`);
-  return one;
-}
-
 async function score(query: unknown, id: string): Promise<number> {
-  const hit = (await hits(query)).find((candidate) => candidate._id === id);
+  const hit = (await searchHits(server, query)).find((candidate) => candidate._id === id);
   assert.ok(hit, `${id} should match ${JSON.stringify(query)}`);
   return hit._score;
 }
@@ -69,33 +45,33 @@ async function score(query: unknown, id: string): Promise<number> {
 test('dis_max: the best clause plus tie_breaker times the others, in score order', async () => {
   const title = { match: { title: 'quick fox' } };
   const summary = { match: { summary: 'quick fox' } };
-  const best = await hits({ dis_max: { queries: [title, summary], tie_breaker: 0.3 } });
+  const best = await searchHits(server, { dis_max: { queries: [title, summary], tie_breaker: 0.3 } });
   assert.deepEqual(best.map((hit) => hit._id).sort(), ['b1', 'b2', 'b3']);
   const [titleScore, summaryScore] = [await score(title, 'b1'), await score(summary, 'b1')];
   const expected = Math.max(titleScore, summaryScore) + 0.3 * Math.min(titleScore, summaryScore);
   assert.ok(Math.abs(best.find((hit) => hit._id === 'b1')!._score - expected) < 1e-4);
   assert.equal(best[0]!._id, 'b1', 'the doc matching both fields best leads');
-  assert.deepEqual(await ids({ bool: { must: { dis_max: { queries: [title, summary] } }, filter: { term: { genre: 'nature' } } } }), ['b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { bool: { must: { dis_max: { queries: [title, summary] } }, filter: { term: { genre: 'nature' } } } }), ['b3']);
 });
 
 test('boosting demotes the documents matching negative', async () => {
   const positive = { match: { title: 'quick' } };
-  const plain = await hits(positive);
+  const plain = await searchHits(server, positive);
   assert.equal(plain[0]!._id, 'b2', 'the shorter title scores higher on its own');
-  const boosted = await hits({ boosting: { positive, negative: { term: { genre: 'cooking' } }, negative_boost: 0.1 } });
+  const boosted = await searchHits(server, { boosting: { positive, negative: { term: { genre: 'cooking' } }, negative_boost: 0.1 } });
   assert.deepEqual(boosted.map((hit) => hit._id), ['b1', 'b2']);
   assert.ok(Math.abs(boosted[1]!._score - plain[0]!._score * 0.1) < 1e-4);
-  assert.deepEqual(await ids({ boosting: { positive, negative: { term: { genre: 'cooking' } }, negative_boost: 0.1 } }), ['b1', 'b2']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { boosting: { positive, negative: { term: { genre: 'cooking' } }, negative_boost: 0.1 } }), ['b1', 'b2']);
 });
 
 test('wildcard and regexp on keyword and text fields, in search, count, bool and filter aggregations', async () => {
-  assert.deepEqual(await ids({ wildcard: { code: 'FX-*' } }), ['b1']);
-  assert.deepEqual(await ids({ wildcard: { code: { value: 'fx-1?1', case_insensitive: true } } }), ['b1']);
-  assert.deepEqual(await ids({ wildcard: { title: { wildcard: 'BROWN*' } } }), ['b1', 'b2', 'b3']);
-  assert.deepEqual(await ids({ regexp: { code: '[A-Z]{2}-[0-3]0[0-9]' } }), ['b1', 'b2', 'b3']);
-  assert.deepEqual(await ids({ regexp: { code: { value: 'lz-<400-499>', case_insensitive: true, flags: 'INTERVAL' } } }), ['b4']);
-  assert.deepEqual(await ids({ regexp: { title: 'brown(ies)?' } }), ['b1', 'b2', 'b3']);
-  assert.deepEqual(await ids({ bool: { should: [{ wildcard: { code: 'NT*' } }, { regexp: { code: 'LZ.*' } }], must_not: { term: { genre: 'essay' } } } }), ['b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { wildcard: { code: 'FX-*' } }), ['b1']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { wildcard: { code: { value: 'fx-1?1', case_insensitive: true } } }), ['b1']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { wildcard: { title: { wildcard: 'BROWN*' } } }), ['b1', 'b2', 'b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { regexp: { code: '[A-Z]{2}-[0-3]0[0-9]' } }), ['b1', 'b2', 'b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { regexp: { code: { value: 'lz-<400-499>', case_insensitive: true, flags: 'INTERVAL' } } }), ['b4']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { regexp: { title: 'brown(ies)?' } }), ['b1', 'b2', 'b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { bool: { should: [{ wildcard: { code: 'NT*' } }, { regexp: { code: 'LZ.*' } }], must_not: { term: { genre: 'essay' } } } }), ['b3']);
   const count = await call(server, 'POST', '/books3/_count', { json: { query: { wildcard: { code: '*0*' } } } });
   assert.equal(count.body.count, 4, count.text);
   const aggregated = await call(server, 'POST', '/books3/_search', {
@@ -106,21 +82,21 @@ test('wildcard and regexp on keyword and text fields, in search, count, bool and
 });
 
 test('patterns that would backtrack exponentially run in one pass over a 10k-character term', async () => {
-  assert.deepEqual(await ids({ wildcard: { code: '*a*a*a*a*a*a*a*b' } }), []);
-  assert.deepEqual(await ids({ wildcard: { code: '*a*a*a*a*a*a*a*' } }), ['b5']);
-  assert.deepEqual(await ids({ regexp: { code: '(a+)+b' } }), []);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { wildcard: { code: '*a*a*a*a*a*a*a*b' } }), []);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { wildcard: { code: '*a*a*a*a*a*a*a*' } }), ['b5']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { regexp: { code: '(a+)+b' } }), []);
 });
 
 test('match_bool_prefix, match_phrase_prefix and the multi_match types', async () => {
-  assert.deepEqual(await ids({ match_bool_prefix: { title: 'fox bro' } }), ['b1', 'b2', 'b3']);
-  assert.deepEqual(await ids({ match_bool_prefix: { title: { query: 'quick bro', operator: 'and' } } }), ['b1', 'b2']);
-  assert.deepEqual(await ids({ match_phrase_prefix: { title: 'quick brown f' } }), ['b1']);
-  assert.deepEqual(await ids({ match_phrase_prefix: { title: { query: 'quick bro', max_expansions: 10 } } }), ['b1', 'b2']);
-  assert.deepEqual(await ids({ multi_match: { query: 'quick fox', fields: ['title', 'summary'], type: 'most_fields' } }), ['b1', 'b2', 'b3']);
-  assert.deepEqual(await ids({ multi_match: { query: 'a quick f', fields: ['title', 'summary'], type: 'phrase_prefix' } }), ['b3']);
-  assert.deepEqual(await ids({ multi_match: { query: 'baking qui', fields: ['title', 'summary'], type: 'bool_prefix', operator: 'and' } }), ['b2']);
-  assert.deepEqual(await ids({ multi_match: { query: 'ann smith', fields: ['author', 'title'], type: 'cross_fields', operator: 'and' } }), ['b1']);
-  assert.deepEqual(await ids({ multi_match: { query: 'bears jones', fields: ['author', 'title^2'], type: 'cross_fields', operator: 'and' } }), ['b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { match_bool_prefix: { title: 'fox bro' } }), ['b1', 'b2', 'b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { match_bool_prefix: { title: { query: 'quick bro', operator: 'and' } } }), ['b1', 'b2']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { match_phrase_prefix: { title: 'quick brown f' } }), ['b1']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { match_phrase_prefix: { title: { query: 'quick bro', max_expansions: 10 } } }), ['b1', 'b2']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { multi_match: { query: 'quick fox', fields: ['title', 'summary'], type: 'most_fields' } }), ['b1', 'b2', 'b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { multi_match: { query: 'a quick f', fields: ['title', 'summary'], type: 'phrase_prefix' } }), ['b3']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { multi_match: { query: 'baking qui', fields: ['title', 'summary'], type: 'bool_prefix', operator: 'and' } }), ['b2']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { multi_match: { query: 'ann smith', fields: ['author', 'title'], type: 'cross_fields', operator: 'and' } }), ['b1']);
+  assert.deepEqual(await idsOnOneAndThreeShards(server, { multi_match: { query: 'bears jones', fields: ['author', 'title^2'], type: 'cross_fields', operator: 'and' } }), ['b3']);
 });
 
 test('_validate/query knows the new queries', async () => {

@@ -1,6 +1,7 @@
 /**
  * TEST HELPER: creates collections of the same documents with different shard counts (so a suite
- * can check that one and several shards agree) and loads them through `_bulk`, refreshed.
+ * can check that one and several shards agree) and loads them through `_bulk`, refreshed; reads
+ * their hits and checks that the one-shard and three-shard copies agree.
  */
 import assert from 'node:assert/strict';
 import { call, ndjson, type TroveServer } from './harness.ts';
@@ -14,4 +15,25 @@ export async function loadShardedCollections(server: TroveServer, collections: R
     const loaded = await call(server, 'POST', `/${name}/_bulk?refresh=true`, { body, headers: { 'content-type': 'application/x-ndjson' } });
     assert.equal(loaded.body.errors, false, loaded.text);
   }
+}
+
+/** A search hit as these suites read it. */
+export interface Hit {
+  _id: string;
+  _score: number;
+}
+
+/** The top 20 hits of `query` on `collection`. */
+export async function searchHits(server: TroveServer, query: unknown, collection = 'books'): Promise<Hit[]> {
+  const response = await call(server, 'POST', `/${collection}/_search`, { json: { query, size: 20 } });
+  assert.equal(response.status, 200, response.text);
+  return response.body.hits.hits;
+}
+
+/** Sorted ids of the hits on `books`, checked to be the same on its three-shard copy `books3`. */
+export async function idsOnOneAndThreeShards(server: TroveServer, query: unknown): Promise<string[]> {
+  const one = (await searchHits(server, query)).map((hit) => hit._id).sort();
+  const three = (await searchHits(server, query, 'books3')).map((hit) => hit._id).sort();
+  assert.deepEqual(three, one, `three shards: ${JSON.stringify(query)}`);
+  return one;
 }
