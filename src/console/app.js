@@ -212,8 +212,9 @@ async function signIn(key) {
   document.getElementById('login').hidden = true;
   document.getElementById('nav').hidden = false;
   document.getElementById('sign-out').hidden = false;
-  await showPage();
+  // Focus moves before the first page renders, so it never takes focus back from a link the user already chose.
   document.getElementById('main').focus();
+  await showPage();
 }
 
 /** Signs out: forgets the key and shows the login form, with `message` if any. */
