@@ -310,6 +310,20 @@ test('point in time: Elasticsearch and OpenSearch forms, _shard_doc paging, list
   assert.ok(lastShardDoc >= 2 ** 32, 'the second shard\'s _shard_doc values start at 2^32');
   const scored = await call(server, 'POST', '/_search', { json: { size: 3, pit: { id: es.body.id, keep_alive: '2m' }, query: { term: { tag: 'three' } } } });
   assert.equal(scored.body.hits.hits[0].sort.length, 2, 'a search without a sort is sorted by _score then _shard_doc');
+  // _msearch items read a point in time too; a header naming a collection fails its own item only.
+  const multi = await call(server, 'POST', '/_msearch', {
+    body: ndjson([{}, { size: 100, pit: { id: es.body.id }, query: { match_all: {} } }, { index: 'small' }, { pit: { id: es.body.id } }, {}, { size: 0, query: { match_all: {} } }]),
+    headers: { 'content-type': 'application/x-ndjson' },
+  });
+  assert.equal(multi.status, 200, multi.text);
+  const [onPit, named, plain] = multi.body.responses;
+  assert.equal(onPit.status, 200, JSON.stringify(onPit));
+  assert.equal(onPit.pit_id, es.body.id);
+  const pitIds = onPit.hits.hits.map((hit: { _id: string }) => hit._id);
+  assert.equal(pitIds.length, 50);
+  assert.ok(pitIds.includes('d0') && !pitIds.includes('late'), 'the item reads the snapshot');
+  assert.deepEqual([named.status, named.error.type], [400, 'action_request_validation_exception']);
+  assert.equal(plain.status, 200);
   const closed = await call(server, 'DELETE', '/_pit', { json: { id: es.body.id } });
   assert.deepEqual([closed.status, closed.body], [200, { succeeded: true, num_freed: 2 }]);
   const closedAgain = await call(server, 'DELETE', '/_pit', { json: { id: es.body.id } });

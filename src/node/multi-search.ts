@@ -8,7 +8,8 @@ import type { SearchParams } from './search-body.ts';
 
 /** One search of an `_msearch`: its target, body and parameters (header and URL merged). */
 export interface MultiSearchItem {
-  target: string;
+  /** The collections the header or URL names (narrowed to the caller's scope); null only for a point-in-time search that names none. */
+  target: string | null;
   body: unknown;
   params: SearchParams;
 }

@@ -16,6 +16,7 @@ import {
   deleteEveryPointInTime,
   deletePointsInTime,
   listPointsInTime,
+  readsPointInTime,
   searchPointInTime,
   type CreatedPointInTime,
   type ListedPointInTime,
@@ -79,8 +80,12 @@ export class SearchService {
   }
 
   /** `GET|POST [/{target}]/_msearch`: each item runs as one `_search` (its lane, its own failure). */
-  multiSearch(items: readonly MultiSearchItem[], maxConcurrent?: number): Promise<MultiSearchResult> {
-    return multiSearch(items, (item) => this.search(item.target, item.body, item.params), maxConcurrent);
+  multiSearch(items: readonly MultiSearchItem[], authorize: AuthorizeCollections, maxConcurrent?: number): Promise<MultiSearchResult> {
+    const runOne = (item: MultiSearchItem): Promise<SearchResponse> =>
+      item.target === null || readsPointInTime(item.body)
+        ? this.searchPointInTime(item.target, item.body as Record<string, unknown>, item.params, authorize)
+        : this.search(item.target, item.body, item.params);
+    return multiSearch(items, runOne, maxConcurrent);
   }
 
   /** `GET|POST [/{target}]/_validate/query`: whether the query parses against each collection. */

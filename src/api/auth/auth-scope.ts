@@ -104,6 +104,11 @@ export class AuthScope {
     }
   }
 
+  /** `requireCollection` for each name (the collections a scroll or point-in-time id names); bound, so it can be passed on. */
+  readonly requireCollections = (names: readonly string[]): void => {
+    for (const name of names) this.requireCollection(name);
+  };
+
   /** The namespace of alias `name`, or undefined when no alias has that name. */
   aliasNamespace(name: string): string | undefined {
     return aliasIndexOf(this.coordinator.catalog().collections).get(name)?.[0]?.namespace;

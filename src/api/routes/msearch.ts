@@ -13,6 +13,7 @@ import { installRawTextParser } from '../content-types.ts';
 import { ApiError, renderError } from '../errors.ts';
 import { isBlank, parseJsonText } from '../json-body.ts';
 import type { MultiSearchItem } from '../../node/multi-search.ts';
+import { readsPointInTime } from '../../node/point-in-time.ts';
 import type { SearchService } from '../../node/search-service.ts';
 import { CollectionParams, FlagParam, flagSet, querySchema } from '../params.ts';
 
@@ -76,13 +77,13 @@ function parseMultiSearchBody(text: unknown): SearchPair[] {
   return pairs;
 }
 
-/** The target of a header: its `index` (a string or a list), else the URL's collection, else every collection. */
-function headerTarget(header: Record<string, unknown>, collection: string | undefined): string {
+/** The target of a header: its `index` (a string or a list), else the URL's collection, else null (every collection). */
+function headerTarget(header: Record<string, unknown>, collection: string | undefined): string | null {
   const { index } = header;
   if (typeof index === 'string' && index !== '') return index;
   if (Array.isArray(index) && index.length > 0 && index.every((name) => typeof name === 'string')) return index.join(',');
   if (index !== undefined) throw new ApiError('bad_request', '[index] of an msearch header must be a string or an array of strings');
-  return collection ?? '_all';
+  return collection ?? null;
 }
 
 function headerFlag(header: Record<string, unknown>, key: string): boolean | undefined {
@@ -111,9 +112,9 @@ export async function multiSearchRoutes(instance: FastifyInstance, options: Mult
     const positions: number[] = [];
     pairs.forEach((pair, position) => {
       const target = headerTarget(pair.header, collection);
-      let narrowed: string;
+      let narrowed: string | null;
       try {
-        narrowed = scope.narrowTarget(target);
+        narrowed = target === null && readsPointInTime(pair.body) ? null : scope.narrowTarget(target ?? '_all');
       } catch (error) {
         refused.set(position, error);
         return;
@@ -126,11 +127,11 @@ export async function multiSearchRoutes(instance: FastifyInstance, options: Mult
       items.push({ target: narrowed, body: pair.body, params });
       positions.push(position);
     });
-    const result = await search.multiSearch(items, query.max_concurrent_searches);
+    const result = await search.multiSearch(items, scope.requireCollections, query.max_concurrent_searches);
     const responses: unknown[] = pairs.map((_, position) => renderError(refused.get(position)).body);
     result.outcomes.forEach((outcome, order) => {
       const position = positions[order]!;
-      responses[position] = 'response' in outcome ? { ...outcome.response, status: 200 } : renderError(outcome.error, items[order]!.target).body;
+      responses[position] = 'response' in outcome ? { ...outcome.response, status: 200 } : renderError(outcome.error, items[order]!.target ?? undefined).body;
     });
     return { took: result.took, responses };
   };

@@ -12,7 +12,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AuthScope } from '../auth/auth-scope.ts';
 import { EngineError } from '../../engine/errors.ts';
 import type { CreatedPointInTime } from '../../node/point-in-time.ts';
-import type { AuthorizeCollections, SearchService } from '../../node/search-service.ts';
+import type { SearchService } from '../../node/search-service.ts';
 import { CollectionParams, FlagParam, flagSet, optionalBody, querySchema } from '../params.ts';
 
 const IdList = Type.Union([Type.String(), Type.Array(Type.String())]);
@@ -50,11 +50,6 @@ export interface ScrollRouteOptions {
   search: SearchService;
 }
 
-function authorizer(scope: AuthScope): AuthorizeCollections {
-  return (names) => {
-    for (const name of names) scope.requireCollection(name);
-  };
-}
 
 function idList(value: string | string[] | undefined, name: string): string[] {
   const ids = (value === undefined ? [] : Array.isArray(value) ? value : [value]).flatMap((id) => id.split(',')).map((id) => id.trim()).filter((id) => id !== '');
@@ -90,15 +85,15 @@ export async function scrollRoutes(instance: FastifyInstance, options: ScrollRou
   /** The next page of scroll `scrollId`, with the keep-alive of the body or the URL. */
   const nextPage = (request: ScrollRequest, scrollId: string): Promise<unknown> => {
     const scroll = request.body?.scroll ?? request.query.scroll;
-    return search.continueScroll(scrollId, scroll === undefined ? undefined : String(scroll), { restTotalHitsAsInt: flagSet(request.query.rest_total_hits_as_int) }, authorizer(request.authScope));
+    return search.continueScroll(scrollId, scroll === undefined ? undefined : String(scroll), { restTotalHitsAsInt: flagSet(request.query.rest_total_hits_as_int) }, request.authScope.requireCollections);
   };
 
   const clear = async (scope: AuthScope, ids: string[], reply: { code(status: number): unknown }): Promise<unknown> => {
     if (ids.includes('_all')) {
       scope.requireUnrestricted('clear every scroll');
-      return search.clearScrolls('_all', authorizer(scope));
+      return search.clearScrolls('_all', scope.requireCollections);
     }
-    const cleared = await search.clearScrolls(ids, authorizer(scope));
+    const cleared = await search.clearScrolls(ids, scope.requireCollections);
     if (cleared.num_freed === 0) reply.code(404);
     return cleared;
   };
@@ -150,7 +145,7 @@ export async function scrollRoutes(instance: FastifyInstance, options: ScrollRou
     config: { role: 'read' },
     schema: { body: optionalBody(DeletePitBody) },
     handler: async (request, reply) => {
-      const closed = await search.deletePointsInTime(idList(request.body?.pit_id, 'pit ids'), authorizer(request.authScope));
+      const closed = await search.deletePointsInTime(idList(request.body?.pit_id, 'pit ids'), request.authScope.requireCollections);
       if (closed.every((pit) => pit.freed === 0)) reply.code(404);
       return { pits: closed.map((pit) => ({ successful: pit.freed > 0, pit_id: pit.id })) };
     },
@@ -183,7 +178,7 @@ export async function scrollRoutes(instance: FastifyInstance, options: ScrollRou
     config: { role: 'read' },
     schema: { body: CloseEsPitBody },
     handler: async (request, reply) => {
-      const [closed] = await search.deletePointsInTime([request.body.id], authorizer(request.authScope));
+      const [closed] = await search.deletePointsInTime([request.body.id], request.authScope.requireCollections);
       if (closed!.freed === 0) reply.code(404);
       return { succeeded: true, num_freed: closed!.freed };
     },

@@ -152,7 +152,7 @@ export async function searchRoutes(instance: FastifyInstance, options: SearchRou
   function readerSearch(scope: AuthScope, target: string | null, body: Record<string, unknown>, params: SearchParams): Promise<unknown> {
     if (body.pit !== undefined) {
       if (params.scroll !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: using [point in time] is not allowed in a scroll context;');
-      return search.searchPointInTime(target, body, params, (names) => names.forEach((name) => scope.requireCollection(name)));
+      return search.searchPointInTime(target, body, params, scope.requireCollections);
     }
     const resolved = target ?? scope.narrowTarget('_all');
     if (params.scroll !== undefined) return search.openScroll(resolved, body, { ...params, scroll: params.scroll });
