@@ -349,6 +349,18 @@ test('significant_terms against the whole collection, and ip_range on ip and key
       assert.ok(Math.abs(bucket.score - (subset - superset) * (subset / superset)) < 1e-12);
     }
   }
+  // The other heuristics: percentage is the share of the term's docs that are in the foreground.
+  const percentage = await call(server, 'POST', '/one/_search', { json: { ...significant, aggs: { unusual: { significant_terms: { field: 'genre', min_doc_count: 1, percentage: {} } } } } });
+  assert.equal(percentage.status, 200, percentage.text);
+  for (const bucket of percentage.body.aggregations.unusual.buckets) assert.ok(Math.abs(bucket.score - bucket.doc_count / bucket.bg_count) < 1e-12);
+  for (const heuristic of [{ chi_square: {} }, { mutual_information: { include_negatives: true } }, { gnd: { background_is_superset: false } }]) {
+    const response = await call(server, 'POST', '/one/_search', { json: { ...significant, aggs: { unusual: { significant_terms: { field: 'genre', min_doc_count: 1, ...heuristic } } } } });
+    assert.equal(response.status, 200, response.text);
+    const scores = response.body.aggregations.unusual.buckets.map((bucket: { score: number }) => bucket.score);
+    assert.ok(scores.length > 0 && scores.every((score: number, i: number) => score > 0 && (i === 0 || score <= scores[i - 1])), `${JSON.stringify(heuristic)}: ${scores}`);
+  }
+  const scripted = await call(server, 'POST', '/one/_search', { json: { ...significant, aggs: { unusual: { significant_terms: { field: 'genre', script_heuristic: { script: 'x' } } } } } });
+  assert.deepEqual([scripted.status, scripted.body.error.type], [400, 'parsing_exception']);
   const addresses = ['10.1.0.1', '10.1.0.77', '10.1.3.4', '172.16.0.9', 'fe80::1', '2001:db8::5'];
   const mappings = { properties: { address: { type: 'ip' }, text: { type: 'keyword' } } };
   const hosts = addresses.map((address) => ({ address, text: address }));

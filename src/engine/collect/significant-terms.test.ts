@@ -6,7 +6,7 @@ import { buildLeaves, fieldsOf, type CorpusDoc } from '../query/test-corpus.fixt
 import { mergeAggregations } from './aggregation-partials.ts';
 import { parseAggregations } from './aggregation-spec.ts';
 import { renderAggregations } from './merge.ts';
-import { jlhScore } from './significant-terms.ts';
+import { jlhScore, significanceScore } from './significance-heuristics.ts';
 
 const fields = fieldsOf({ properties: { force: { type: 'keyword' }, crime: { type: 'keyword' }, year: { type: 'integer' } } });
 /** Every shard holds the same mix: bike theft is common in the transport force only. */
@@ -49,9 +49,38 @@ test('significant_terms scores the foreground against the whole collection with 
   assert.ok(numeric.years.buckets.every((bucket: any) => typeof bucket.key === 'number' && bucket.score > 0));
 });
 
+test('significant_terms scores with each heuristic, on one shard as on three', () => {
+  // Transport: 18 of its 24 docs are bike thefts, against 24 of the 120 docs of the collection.
+  // Expected values computed by hand from the 2x2 table (18, 6 | 6, 90) over the 96 docs outside the foreground.
+  const expected: Array<[string, unknown, number]> = [
+    ['percentage', {}, 0.75],
+    ['chi_square', {}, 56.71875],
+    ['mutual_information', {}, 0.2898404167019246],
+    ['gnd', {}, 0.8363175264674338],
+  ];
+  for (const [name, options, score] of expected) {
+    const aggs = { unusual: { significant_terms: { field: 'crime', [name]: options } } };
+    const single = aggregate(one, aggs, { term: { force: 'transport' } });
+    assert.deepEqual(aggregate(three, aggs, { term: { force: 'transport' } }), single, `${name}: 3 shards answer as 1`);
+    const [top, ...rest] = single.unusual.buckets;
+    assert.equal(top.key, 'bike theft', name);
+    assert.ok(Math.abs(top.score - score) < 1e-9, `${name}: ${top.score} vs ${score}`);
+    if (name === 'chi_square' || name === 'mutual_information') assert.deepEqual(rest, [], `${name}: assault, rarer in the foreground, scores nothing`);
+  }
+  // include_negatives keeps a term that is rarer in the foreground; background_is_superset false reads the background as the docs outside it.
+  const negatives = aggregate(one, { unusual: { significant_terms: { field: 'crime', mutual_information: { include_negatives: true } } } }, { term: { force: 'transport' } });
+  assert.deepEqual(negatives.unusual.buckets.map((bucket: any) => bucket.key), ['bike theft', 'assault']);
+  const disjoint = aggregate(one, { unusual: { significant_terms: { field: 'crime', chi_square: { background_is_superset: false } } } }, { term: { force: 'transport' } });
+  assert.ok(Math.abs(disjoint.unusual.buckets[0].score - significanceScore({ kind: 'chi_square', includeNegatives: false, backgroundIsSuperset: true }, 18, 24, 42, 144)) < 1e-9);
+  assert.equal(significanceScore({ kind: 'jlh' }, 18, 24, 24, 120), jlhScore(18, 24, 24, 120));
+});
+
 test('significant_terms refuses what it does not support', () => {
   for (const aggs of [
-    { s: { significant_terms: { field: 'crime', chi_square: {} } } },
+    { s: { significant_terms: { field: 'crime', chi_square: {}, gnd: {} } } },
+    { s: { significant_terms: { field: 'crime', chi_square: { include_negatives: 'yes' } } } },
+    { s: { significant_terms: { field: 'crime', gnd: { include_negatives: true } } } },
+    { s: { significant_terms: { field: 'crime', script_heuristic: { script: 'x' } } } },
     { s: { significant_terms: { field: 'crime', background_filter: { term: { force: 'city' } } } } },
     { s: { significant_terms: { field: 'crime', jlh: { x: 1 } } } },
     { s: { significant_terms: {} } },

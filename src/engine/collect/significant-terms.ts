@@ -1,15 +1,14 @@
 /**
  * `significant_terms`: the terms unusually frequent in a bucket (the foreground) compared with
- * the whole collection (the background), scored with JLH, Elasticsearch's default: the absolute
- * change of a term's probability times its relative change, 0 when the term is not more frequent
- * in the foreground. A shard counts the foreground and reads the background frequency of its
+ * the whole collection (the background), scored by a significance heuristic (JLH by default; see
+ * significance-heuristics.ts). A shard counts the foreground and reads the background frequency of its
  * candidate terms from its term dictionary (deleted docs included, like ES's docFreq), or from
  * the column for fields without one, and returns its `shard_size` best; the coordinating node sums
  * both counts per term and keeps the terms with a positive score and `min_doc_count` docs.
  */
 import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
-import { checkKeys, dslError, expectObject, readInteger } from '../query/dsl-reader.ts';
+import { checkKeys, dslError, readInteger } from '../query/dsl-reader.ts';
 import type { KeywordColumn, LeafReader, NumericColumn } from '../segment/leaf-reader.ts';
 import { valueSource, type ValueSource } from './aggregation-options.ts';
 import { mergeAggregations, mergeBucketsBy, type BucketKey, type SignificantTermsPartial } from './aggregation-partials.ts';
@@ -17,6 +16,7 @@ import type { AggregationSpec } from './aggregation-spec.ts';
 import type { AggregationContext, Aggregator, AggregatorGroup } from './aggregator.ts';
 import type { BucketBudget } from './bucket-budget.ts';
 import { BucketOrdinals, GrowableFloats, KeyDictionary } from './bucket-ordinals.ts';
+import { HEURISTIC_NAMES, parseSignificanceHeuristic, significanceScore, type SignificanceHeuristic } from './significance-heuristics.ts';
 import { acceptsValue, parseTermsValueFilter, type TermsValueFilter } from './terms-include.ts';
 
 /** `significant_terms`. */
@@ -30,9 +30,8 @@ export interface SignificantTermsSpec {
   minDocCount: number;
   shardMinDocCount: number;
   valueFilter: TermsValueFilter | null;
+  heuristic: SignificanceHeuristic;
 }
-
-const OTHER_HEURISTICS = ['mutual_information', 'chi_square', 'gnd', 'percentage', 'script_heuristic'];
 
 /** Parses a `significant_terms` aggregation. */
 export function parseSignificantTerms(
@@ -44,14 +43,11 @@ export function parseSignificantTerms(
 ): SignificantTermsSpec {
   checkKeys(
     options,
-    ['field', 'size', 'shard_size', 'min_doc_count', 'shard_min_doc_count', 'include', 'exclude', 'jlh', 'execution_hint', 'background_filter', 'script', ...OTHER_HEURISTICS],
+    ['field', 'size', 'shard_size', 'min_doc_count', 'shard_min_doc_count', 'include', 'exclude', 'execution_hint', 'background_filter', 'script', ...HEURISTIC_NAMES],
     'significant_terms',
   );
-  for (const heuristic of OTHER_HEURISTICS) {
-    if (options[heuristic] !== undefined) throw dslError(`[significant_terms] the [${heuristic}] heuristic is not supported; only [jlh] (the default) is`);
-  }
   if (options.background_filter !== undefined) throw dslError('[significant_terms] [background_filter] is not supported; the background is the whole collection');
-  if (options.jlh !== undefined) checkKeys(expectObject(options.jlh, 'jlh'), [], 'jlh');
+  const heuristic = parseSignificanceHeuristic(options);
   const source = valueSource(options, fields, 'significant_terms');
   if (source.kind === 'numeric' && source.format !== 'number' && source.format !== 'date') {
     throw new EngineError('illegal_argument', `Field [${source.field}] of type [${source.format}] is not supported for aggregation [significant_terms]`);
@@ -61,17 +57,7 @@ export function parseSignificantTerms(
   const minDocCount = options.min_doc_count === undefined ? 3 : readInteger(options.min_doc_count, 'min_doc_count', 'significant_terms');
   const shardMinDocCount = options.shard_min_doc_count === undefined ? 1 : readInteger(options.shard_min_doc_count, 'shard_min_doc_count', 'significant_terms');
   const valueFilter = parseTermsValueFilter(options, name, source, now);
-  return { type: 'significant_terms', name, subs, source, size, shardSize, minDocCount, shardMinDocCount, valueFilter };
-}
-
-/** The JLH score of a term: 0 unless it is more frequent in the foreground than in the background. */
-export function jlhScore(subsetDf: number, subsetSize: number, supersetDf: number, supersetSize: number): number {
-  if (subsetSize === 0 || supersetSize === 0 || supersetDf === 0) return 0;
-  const subsetProbability = subsetDf / subsetSize;
-  const supersetProbability = supersetDf / supersetSize;
-  const absoluteChange = subsetProbability - supersetProbability;
-  if (absoluteChange <= 0) return 0;
-  return absoluteChange * (subsetProbability / supersetProbability);
+  return { type: 'significant_terms', name, subs, source, size, shardSize, minDocCount, shardMinDocCount, valueFilter, heuristic };
 }
 
 /** Shard collector of a `significant_terms`. */
@@ -176,7 +162,7 @@ export class SignificantTermsAggregator implements Aggregator {
       if (docCount < spec.shardMinDocCount) continue;
       const key = this.keys.keys[this.ordinals.keyIdOf(ordinal)]!;
       const bgCount = this.backgroundCount(key);
-      candidates.push({ key, docCount, bgCount, score: jlhScore(docCount, subsetSize, bgCount, supersetSize), ordinal });
+      candidates.push({ key, docCount, bgCount, score: significanceScore(spec.heuristic, docCount, subsetSize, bgCount, supersetSize), ordinal });
     }
     candidates.sort(compareSignificance);
     const kept = candidates.slice(0, spec.shardSize);
@@ -212,7 +198,7 @@ export function mergeSignificantTerms(left: SignificantTermsPartial, right: Sign
 /** The buckets to show after the merge: positive score, `min_doc_count` docs, the `size` best. */
 export function significantBuckets(spec: SignificantTermsSpec, partial: SignificantTermsPartial): (SignificantTermsPartial['buckets'][number] & { score: number })[] {
   return partial.buckets
-    .map((bucket) => ({ ...bucket, score: jlhScore(bucket.docCount, partial.subsetSize, bucket.bgCount, partial.supersetSize) }))
+    .map((bucket) => ({ ...bucket, score: significanceScore(spec.heuristic, bucket.docCount, partial.subsetSize, bucket.bgCount, partial.supersetSize) }))
     .filter((bucket) => bucket.score > 0 && bucket.docCount >= spec.minDocCount)
     .sort(compareSignificance)
     .slice(0, spec.size);
