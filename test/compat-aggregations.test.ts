@@ -359,6 +359,12 @@ test('significant_terms against the whole collection, and ip_range on ip and key
     const scores = response.body.aggregations.unusual.buckets.map((bucket: { score: number }) => bucket.score);
     assert.ok(scores.length > 0 && scores.every((score: number, i: number) => score > 0 && (i === 0 || score <= scores[i - 1])), `${JSON.stringify(heuristic)}: ${scores}`);
   }
+  const filtered = await call(server, 'POST', '/one/_search', { json: { ...significant, aggs: { unusual: { significant_terms: { field: 'genre', min_doc_count: 1, background_filter: { range: { pages: { lt: 300 } } } } } } } });
+  assert.equal(filtered.status, 200, filtered.text);
+  assert.equal(filtered.body.aggregations.unusual.bg_count, BOOKS.length - foreground.length);
+  for (const bucket of filtered.body.aggregations.unusual.buckets) {
+    assert.equal(bucket.bg_count, BOOKS.filter((book) => (book.source.pages as number) < 300 && book.source.genre === bucket.key).length);
+  }
   const scripted = await call(server, 'POST', '/one/_search', { json: { ...significant, aggs: { unusual: { significant_terms: { field: 'genre', script_heuristic: { script: 'x' } } } } } });
   assert.deepEqual([scripted.status, scripted.body.error.type], [400, 'parsing_exception']);
   const addresses = ['10.1.0.1', '10.1.0.77', '10.1.3.4', '172.16.0.9', 'fe80::1', '2001:db8::5'];

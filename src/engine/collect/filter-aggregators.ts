@@ -14,7 +14,7 @@ import { GrowableFloats } from './bucket-ordinals.ts';
 import type { FilterSpec, FiltersSpec, MissingSpec, ParsedFilter } from './filter-spec.ts';
 
 /** Tests the docs of one leaf, in increasing order, against a filter. */
-class LeafFilter {
+export class LeafFilter {
   private scorer: Scorer | null = null;
 
   constructor(private readonly filter: ParsedFilter | null) {}

@@ -51,7 +51,8 @@ export interface MissingSpec {
 /** Most filters one `filters` aggregation may list (each doc is tested against each). */
 export const MAX_FILTERS = 1000;
 
-function parseFilter(body: unknown, fields: ReadonlyMap<string, FlatField> | null, now: number): ParsedFilter | null {
+/** Parses a filter query against the mapping; null (after checking it is an object) when parsed for rendering. */
+export function parseFilter(body: unknown, fields: ReadonlyMap<string, FlatField> | null, now: number): ParsedFilter | null {
   if (fields === null) {
     expectObject(body, 'filter');
     return null;

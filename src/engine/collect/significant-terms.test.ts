@@ -75,13 +75,24 @@ test('significant_terms scores with each heuristic, on one shard as on three', (
   assert.equal(significanceScore({ kind: 'jlh' }, 18, 24, 24, 120), jlhScore(18, 24, 24, 120));
 });
 
+test('significant_terms with a background_filter compares against the docs it matches', () => {
+  const aggs = { unusual: { significant_terms: { field: 'crime', background_filter: { term: { force: 'city' } } } } };
+  const single = aggregate(one, aggs, { term: { force: 'transport' } });
+  assert.deepEqual(aggregate(three, aggs, { term: { force: 'transport' } }), single, '3 shards answer as 1');
+  // Background: the 96 city docs, 6 of them bike thefts; foreground: 24 transport docs, 18 bike thefts.
+  assert.deepEqual(single.unusual, { doc_count: 24, bg_count: 96, buckets: [{ key: 'bike theft', doc_count: 18, score: jlhScore(18, 24, 6, 96), bg_count: 6 }] });
+  const numeric = aggregate(one, { years: { significant_terms: { field: 'year', min_doc_count: 1, background_filter: { range: { year: { lte: 2021 } } } } } });
+  // Per shard 11 of the 40 docs are of 2022 (every third doc of each group, from its third).
+  assert.equal(numeric.years.bg_count, 87, 'the background counts the docs of 2020 and 2021 only');
+});
+
 test('significant_terms refuses what it does not support', () => {
   for (const aggs of [
     { s: { significant_terms: { field: 'crime', chi_square: {}, gnd: {} } } },
     { s: { significant_terms: { field: 'crime', chi_square: { include_negatives: 'yes' } } } },
     { s: { significant_terms: { field: 'crime', gnd: { include_negatives: true } } } },
     { s: { significant_terms: { field: 'crime', script_heuristic: { script: 'x' } } } },
-    { s: { significant_terms: { field: 'crime', background_filter: { term: { force: 'city' } } } } },
+    { s: { significant_terms: { field: 'crime', background_filter: { nope: {} } } } },
     { s: { significant_terms: { field: 'crime', jlh: { x: 1 } } } },
     { s: { significant_terms: {} } },
   ]) {

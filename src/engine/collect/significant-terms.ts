@@ -1,6 +1,6 @@
 /**
  * `significant_terms`: the terms unusually frequent in a bucket (the foreground) compared with
- * the whole collection (the background), scored by a significance heuristic (JLH by default; see
+ * the whole collection or the docs of a `background_filter` (the background), scored by a significance heuristic (JLH by default; see
  * significance-heuristics.ts). A shard counts the foreground and reads the background frequency of its
  * candidate terms from its term dictionary (deleted docs included, like ES's docFreq), or from
  * the column for fields without one, and returns its `shard_size` best; the coordinating node sums
@@ -8,7 +8,7 @@
  */
 import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
-import { checkKeys, dslError, readInteger } from '../query/dsl-reader.ts';
+import { checkKeys, readInteger } from '../query/dsl-reader.ts';
 import type { KeywordColumn, LeafReader, NumericColumn } from '../segment/leaf-reader.ts';
 import { valueSource, type ValueSource } from './aggregation-options.ts';
 import { mergeAggregations, mergeBucketsBy, type BucketKey, type SignificantTermsPartial } from './aggregation-partials.ts';
@@ -17,6 +17,8 @@ import type { AggregationContext, Aggregator, AggregatorGroup } from './aggregat
 import type { BucketBudget } from './bucket-budget.ts';
 import { BucketOrdinals, GrowableFloats, KeyDictionary } from './bucket-ordinals.ts';
 import { HEURISTIC_NAMES, parseSignificanceHeuristic, significanceScore, type SignificanceHeuristic } from './significance-heuristics.ts';
+import { LeafFilter } from './filter-aggregators.ts';
+import { parseFilter, type ParsedFilter } from './filter-spec.ts';
 import { acceptsValue, parseTermsValueFilter, type TermsValueFilter } from './terms-include.ts';
 
 /** `significant_terms`. */
@@ -31,6 +33,8 @@ export interface SignificantTermsSpec {
   shardMinDocCount: number;
   valueFilter: TermsValueFilter | null;
   heuristic: SignificanceHeuristic;
+  /** The docs the background is made of (`background_filter`); null for the whole collection (or when parsed for rendering). */
+  backgroundFilter: ParsedFilter | null;
 }
 
 /** Parses a `significant_terms` aggregation. */
@@ -46,7 +50,7 @@ export function parseSignificantTerms(
     ['field', 'size', 'shard_size', 'min_doc_count', 'shard_min_doc_count', 'include', 'exclude', 'execution_hint', 'background_filter', 'script', ...HEURISTIC_NAMES],
     'significant_terms',
   );
-  if (options.background_filter !== undefined) throw dslError('[significant_terms] [background_filter] is not supported; the background is the whole collection');
+  const backgroundFilter = options.background_filter === undefined ? null : parseFilter(options.background_filter, fields, now);
   const heuristic = parseSignificanceHeuristic(options);
   const source = valueSource(options, fields, 'significant_terms');
   if (source.kind === 'numeric' && source.format !== 'number' && source.format !== 'date') {
@@ -57,7 +61,7 @@ export function parseSignificantTerms(
   const minDocCount = options.min_doc_count === undefined ? 3 : readInteger(options.min_doc_count, 'min_doc_count', 'significant_terms');
   const shardMinDocCount = options.shard_min_doc_count === undefined ? 1 : readInteger(options.shard_min_doc_count, 'shard_min_doc_count', 'significant_terms');
   const valueFilter = parseTermsValueFilter(options, name, source, now);
-  return { type: 'significant_terms', name, subs, source, size, shardSize, minDocCount, shardMinDocCount, valueFilter, heuristic };
+  return { type: 'significant_terms', name, subs, source, size, shardSize, minDocCount, shardMinDocCount, valueFilter, heuristic, backgroundFilter };
 }
 
 /** Shard collector of a `significant_terms`. */
@@ -72,8 +76,8 @@ export class SignificantTermsAggregator implements Aggregator {
   private numeric: NumericColumn | null = null;
   /** Whether each leaf has a term dictionary for the field (read on first need). */
   private termDictionaries: boolean[] | null = null;
-  /** Background counts per leaf for fields read from their column, built on first need. */
-  private columnCounts: Map<BucketKey, number>[] | null = null;
+  /** Background size and counts per leaf for fields read from their column, built on first need. */
+  private columnCounts: { size: number; counts: Map<BucketKey, number> }[] | null = null;
 
   constructor(
     private readonly spec: SignificantTermsSpec,
@@ -113,31 +117,44 @@ export class SignificantTermsAggregator implements Aggregator {
     }
   }
 
-  /** Docs of the whole shard holding `key`. */
+  /** Docs of the background holding `key`: the term dictionary's count, or the column's (always with a background filter). */
   private backgroundCount(key: BucketKey): number {
     const { field } = this.spec.source;
     const leaves = this.context.leaves;
-    this.termDictionaries ??= leaves.map((leaf) => leaf.indexedFields().includes(field));
+    this.termDictionaries ??= leaves.map((leaf) => this.spec.backgroundFilter === null && leaf.indexedFields().includes(field));
     let total = 0;
     for (let index = 0; index < leaves.length; index++) {
       if (typeof key === 'string' && this.termDictionaries[index]) total += leaves[index]!.docFreq(field, key);
-      else total += this.leafColumnCounts(index).get(key) ?? 0;
+      else total += this.leafBackground(index).counts.get(key) ?? 0;
     }
     return total;
   }
 
-  /** Live docs per value of a leaf, read from its column once. */
-  private leafColumnCounts(index: number): Map<BucketKey, number> {
+  /** Docs in the background: the shard's live docs, or those matching the background filter. */
+  private backgroundSize(): number {
+    let size = 0;
+    for (let index = 0; index < this.context.leaves.length; index++) {
+      size += this.spec.backgroundFilter === null ? this.context.leaves[index]!.numLiveDocs() : this.leafBackground(index).size;
+    }
+    return size;
+  }
+
+  /** Live background docs of a leaf, and their count per value, read from its column once. */
+  private leafBackground(index: number): { size: number; counts: Map<BucketKey, number> } {
     this.columnCounts ??= [];
-    let counts = this.columnCounts[index];
-    if (counts !== undefined) return counts;
-    counts = new Map();
+    const known = this.columnCounts[index];
+    if (known !== undefined) return known;
+    const counts = new Map<BucketKey, number>();
     const leaf = this.context.leaves[index]!;
     const { field, kind } = this.spec.source;
     const keyword = kind === 'keyword' ? leaf.keywordColumn(field) : null;
     const numeric = kind === 'numeric' ? leaf.numericColumn(field) : null;
+    const filter = this.spec.backgroundFilter === null ? null : new LeafFilter(this.spec.backgroundFilter);
+    filter?.setLeaf(leaf);
+    let size = 0;
     for (let doc = 0; doc < leaf.maxDoc; doc++) {
-      if (!leaf.isLive(doc)) continue;
+      if (!leaf.isLive(doc) || (filter !== null && !filter.matches(doc))) continue;
+      size++;
       const count = keyword?.count(doc) ?? numeric?.count(doc) ?? 0;
       let previous: BucketKey | undefined;
       for (let i = 0; i < count; i++) {
@@ -147,15 +164,15 @@ export class SignificantTermsAggregator implements Aggregator {
         counts.set(value, (counts.get(value) ?? 0) + 1);
       }
     }
-    this.columnCounts[index] = counts;
-    return counts;
+    const background = { size, counts };
+    this.columnCounts[index] = background;
+    return background;
   }
 
   partial(owner: number, budget: BucketBudget): SignificantTermsPartial {
     const { spec } = this;
     const subsetSize = this.subsetSizes.get(owner);
-    let supersetSize = 0;
-    for (const leaf of this.context.leaves) supersetSize += leaf.numLiveDocs();
+    const supersetSize = this.backgroundSize();
     const candidates: { key: BucketKey; docCount: number; bgCount: number; score: number; ordinal: number }[] = [];
     for (const ordinal of this.ordinals.ordinalsOf(owner)) {
       const docCount = this.docCounts.get(ordinal);
