@@ -98,6 +98,7 @@ function scrollBody(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) throw new EngineError('parsing', 'the search body must be a JSON object');
   if ('pit' in body) throw new EngineError('action_request_validation', 'Validation Failed: 1: using [point in time] is not allowed in a scroll context;');
+  if ('collapse' in body) throw new EngineError('action_request_validation', 'Validation Failed: 1: cannot use `collapse` in a scroll context;');
   return body as Record<string, unknown>;
 }
 
