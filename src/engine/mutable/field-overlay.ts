@@ -53,7 +53,8 @@ interface OverlayField {
   lengthDelta: number;
   /** Caches, dropped on every change of the field. */
   sortedTerms: string[] | null;
-  sortedDocs: Map<string, number[]>;
+  sortedDocs: Map<string, OverlayTermDocs>;
+  norms: { base: Uint8Array | null; view: Uint8Array } | null;
   keywordView: { base: KeywordColumn | null; view: KeywordColumn } | null;
   rangeView: { base: NumericRangeIndex; view: NumericRangeIndex } | null;
 }
@@ -64,7 +65,18 @@ interface DocOverlay {
   paths: Set<string>;
 }
 
-/** See the module comment. */
+/** The overlay docs holding a term, ascending, with their largest frequency and smallest norm. */
+interface OverlayTermDocs {
+  docs: number[];
+  maxFreq: number;
+  minNorm: number;
+}
+
+/**
+ * See the module comment. Every change makes a new version; `snapshot` gives the version's frozen
+ * copy, made once per version and shared by every reader of it, whose read views (sorted postings,
+ * norms, keyword, numeric and range views) are materialised on first use and kept.
+ */
 export class FieldOverlay {
   private readonly docs = new Map<number, DocOverlay>();
   private readonly fields = new Map<string, OverlayField>();
@@ -74,8 +86,21 @@ export class FieldOverlay {
   private readonly absentKeys = new Map<number, Set<string>>();
   /** Approximate bytes held, for the epoch size threshold. */
   bytes = 0;
+  /** Changes applied so far: equal versions of one overlay hold the same state. */
+  private changes = 0;
+  /** The frozen copy of the current version, once asked for (dropped by the next change). */
+  private frozenCopy: FieldOverlay | null = null;
 
-  constructor(private readonly base: OverlayBase) {}
+  constructor(
+    private readonly base: OverlayBase,
+    /** Whether this is a frozen copy (see `snapshot`): it never changes. */
+    private readonly frozen = false,
+  ) {}
+
+  /** The overlay's version: it changes with every update applied, and only then. */
+  get version(): number {
+    return this.changes;
+  }
 
   /** Whether any document of the leaf has an overlay. */
   get size(): number {
@@ -96,11 +121,19 @@ export class FieldOverlay {
   }
 
   /**
-   * A copy of the current state that later updates do not change (what an epoch or merge reads,
-   * see `frozenOverlayView`). Costs the size of the overlay.
+   * The current state as a copy later updates do not change (what snapshots, epochs and merges
+   * read, see `frozenOverlayView`). Costs the size of the overlay once per version: every caller
+   * until the next change gets the same copy, with the views earlier readers materialised.
    */
   snapshot(): FieldOverlay {
-    const copy = new FieldOverlay(this.base);
+    if (this.frozen) return this;
+    if (this.frozenCopy === null) this.frozenCopy = this.copy();
+    return this.frozenCopy;
+  }
+
+  private copy(): FieldOverlay {
+    const copy = new FieldOverlay(this.base, true);
+    copy.changes = this.changes;
     for (const [doc, overlay] of this.docs) copy.docs.set(doc, overlay);
     for (const [name, field] of this.fields) {
       copy.fields.set(name, {
@@ -113,6 +146,7 @@ export class FieldOverlay {
         removedDocFreq: new Map(field.removedDocFreq),
         sortedTerms: null,
         sortedDocs: new Map(),
+        norms: null,
         keywordView: null,
         rangeView: null,
       });
@@ -159,6 +193,7 @@ export class FieldOverlay {
    * inplace values older than the columns: an inplace update writes only the column).
    */
   apply(doc: number, texts: ReadonlyMap<string, string | null>, mapping: ReadonlyMap<string, FlatField>, strictNumbers: boolean, writeInplace = true): void {
+    if (this.frozen) throw new Error('a frozen field overlay is read-only');
     const previous = this.docs.get(doc);
     const merged = new Map(previous?.texts);
     for (const [key, text] of texts) merged.set(key, text);
@@ -192,6 +227,8 @@ export class FieldOverlay {
     if (writeInplace) for (const field of inplace) this.base.inplaceColumn(field.path)?.set(doc, parsed.numeric.get(field.path)?.[0] ?? NaN);
     for (const text of texts.values()) this.bytes += (text?.length ?? 0) + 32;
     this.docs.set(doc, { texts: merged, paths });
+    this.changes++;
+    this.frozenCopy = null;
   }
 
   /** The doc's source: the leaf's text with the replaced top-level fields spliced in. */
@@ -231,12 +268,20 @@ export class FieldOverlay {
     const overlay = this.fields.get(field)!;
     const docFreq = this.docFreq(field, term, base?.docFreq ?? 0);
     if (docFreq <= 0) return null;
-    let docs = overlay.sortedDocs.get(term);
-    if (!docs) {
-      docs = [...(overlay.termDocs.get(term) ?? [])].sort((a, b) => a - b);
-      overlay.sortedDocs.set(term, docs);
+    let held = overlay.sortedDocs.get(term);
+    if (!held) {
+      const docs = [...(overlay.termDocs.get(term) ?? [])].sort((a, b) => a - b);
+      let maxFreq = 0;
+      let minNorm = 255;
+      for (const doc of docs) {
+        const value = overlay.terms.get(doc)!;
+        maxFreq = Math.max(maxFreq, value.terms.get(term)?.length ?? 1);
+        minNorm = Math.min(minNorm, value.norm);
+      }
+      held = { docs, maxFreq, minNorm };
+      overlay.sortedDocs.set(term, held);
     }
-    return new OverlaidPostingsCursor(base, overlay.replaced.data, docs, overlay.terms, term, docFreq);
+    return new OverlaidPostingsCursor(base, overlay.replaced.data, held.docs, held.maxFreq, held.minNorm, overlay.terms, term, docFreq);
   }
 
   /** Sorted terms given the leaf's own iterator. */
@@ -257,6 +302,21 @@ export class FieldOverlay {
     const overlay = this.fields.get(field)!;
     if (doc >= overlay.replaced.length || overlay.replaced.data[doc] !== 1) return baseNorm;
     return overlay.terms.get(doc)?.norm ?? 0;
+  }
+
+  /**
+   * Norm bytes of a field given the leaf's own (`base`, one byte per doc, covering every doc):
+   * a copy with the replaced docs' norms written in, made once per version of the field.
+   */
+  norms(field: string, base: Uint8Array | null, maxDoc: number): Uint8Array {
+    const overlay = this.fields.get(field)!;
+    if (overlay.norms?.base === base) return overlay.norms.view;
+    const view = new Uint8Array(maxDoc);
+    if (base) view.set(base.subarray(0, maxDoc));
+    const replaced = overlay.replaced.data;
+    for (const [doc, value] of overlay.terms) if (doc < maxDoc && replaced[doc] === 1) view[doc] = value?.norm ?? 0;
+    overlay.norms = { base, view };
+    return view;
   }
 
   /** Field statistics given the leaf's own. */
@@ -305,6 +365,7 @@ export class FieldOverlay {
         lengthDelta: 0,
         sortedTerms: null,
         sortedDocs: new Map(),
+        norms: null,
         keywordView: null,
         rangeView: null,
       };
@@ -341,6 +402,7 @@ export class FieldOverlay {
   private setValue(doc: number, path: string, parsed: ParsedDocument, mapping: ReadonlyMap<string, FlatField>): void {
     const field = this.fields.get(path)!;
     field.sortedDocs.clear();
+    field.norms = null;
     field.keywordView = null;
     if (field.kind === 'numeric') {
       field.rangeView = null;
@@ -447,12 +509,20 @@ function objectOf(texts: ReadonlyMap<string, string | null>): Record<string, unk
   return object;
 }
 
+/** The view `frozenOverlayView` made of each frozen copy (one leaf, one overlay version). */
+const frozenViews = new WeakMap<FieldOverlay, object>();
+
 /**
- * A read view of a leaf whose field overlays are frozen as they are now, for an epoch or merge
- * that reads the leaf over many turns while updates go on: every other read passes to the leaf.
+ * A read view of a leaf whose field overlays are frozen as they are now, for a snapshot, epoch or
+ * merge that reads the leaf over many turns while updates go on: every other read passes to the
+ * leaf. Until the overlay changes, every caller gets the same view (and the views it cached).
  */
 export function frozenOverlayView<T extends { readonly overlay: FieldOverlay }>(leaf: T): T {
+  const overlay = leaf.overlay.snapshot();
+  const cached = frozenViews.get(overlay);
+  if (cached !== undefined && Object.getPrototypeOf(cached) === leaf) return cached as T;
   const view = Object.create(leaf) as T;
-  Object.defineProperty(view, 'overlay', { value: leaf.overlay.snapshot() });
+  Object.defineProperty(view, 'overlay', { value: overlay });
+  frozenViews.set(overlay, view);
   return view;
 }

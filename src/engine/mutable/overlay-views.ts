@@ -27,29 +27,22 @@ export class OverlaidPostingsCursor implements PostingsCursor {
   private baseDoc = -1;
   private overlayIndex = 0;
   private fromOverlay = false;
-  private readonly overlayMaxFreq: number;
-  private readonly overlayMinNorm: number;
 
   constructor(
     private readonly base: PostingsCursor | null,
     private readonly replaced: ReplacedDocs,
     /** Overlay docs holding the term, ascending. */
     private readonly overlayDocs: readonly number[],
+    /** Largest frequency of the term among the overlay docs (0 without any). */
+    private readonly overlayMaxFreq: number,
+    /** Smallest norm among the overlay docs (255 without any). */
+    private readonly overlayMinNorm: number,
     private readonly values: ReadonlyMap<number, OverlayTerms | undefined>,
     private readonly term: string,
     readonly docFreq: number,
   ) {
-    let maxFreq = 0;
-    let minNorm = 255;
-    for (const doc of overlayDocs) {
-      const value = values.get(doc)!;
-      maxFreq = Math.max(maxFreq, value.terms.get(term)?.length ?? 1);
-      minNorm = Math.min(minNorm, value.norm);
-    }
-    this.overlayMaxFreq = maxFreq;
-    this.overlayMinNorm = minNorm;
-    this.maxFreq = Math.max(base?.maxFreq ?? 0, maxFreq);
-    this.minNorm = Math.min(base?.minNorm ?? 255, minNorm);
+    this.maxFreq = Math.max(base?.maxFreq ?? 0, overlayMaxFreq);
+    this.minNorm = Math.min(base?.minNorm ?? 255, overlayMinNorm);
   }
 
   next(): number {

@@ -88,7 +88,9 @@ export class SegmentReader implements LeafReader {
   private liveDocsDirty = false;
   private metaDirty = false;
   private overlayDirty = false;
+  /** The norm bytes `norm` last read: of `normField` with the overlay at `normVersion` laid over. */
   private normField: string | null = null;
+  private normVersion = -1;
   private normBytes: Uint8Array | null = null;
   private closed = false;
 
@@ -225,16 +227,19 @@ export class SegmentReader implements LeafReader {
   }
 
   norm(field: string, doc: number): number {
-    const own = this.ownNorm(field, doc);
-    return this.overlay.touches(field) ? this.overlay.norm(field, doc, own) : own;
+    // Scorers ask per doc: the field's bytes (overlaid ones materialised once per overlay version) are kept between calls.
+    const overlay = this.overlay;
+    if (field !== this.normField || overlay.version !== this.normVersion) {
+      const own = this.norms.get(field)?.norms ?? null;
+      this.normBytes = overlay.touches(field) ? overlay.norms(field, own, this.maxDoc) : own;
+      this.normField = field;
+      this.normVersion = overlay.version;
+    }
+    return this.normBytes === null ? 0 : this.normBytes[doc]!;
   }
 
   private ownNorm(field: string, doc: number): number {
-    if (field !== this.normField) {
-      this.normField = field;
-      this.normBytes = this.norms.get(field)?.norms ?? null;
-    }
-    return this.normBytes === null ? 0 : this.normBytes[doc]!;
+    return this.norms.get(field)?.norms?.[doc] ?? 0;
   }
 
   fieldStats(field: string): FieldStats {

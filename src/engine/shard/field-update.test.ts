@@ -129,6 +129,59 @@ test('a snapshot keeps seeing a document as it was before a later field update',
   });
 });
 
+test('snapshots of one overlay version share its frozen views; a later update makes a new version and leaves older snapshots as they were', async () => {
+  await withShards(async (open) => {
+    const shard = await open('a');
+    await shard.writeBatch(Array.from({ length: 40 }, (_, n) => ({ kind: 'index' as const, id: `d${n}`, source: { title: n % 2 === 0 ? 'red fox' : 'red fox runs far away', tag: n % 2 === 0 ? 'even' : 'odd', n } })));
+    await shard.epoch();
+    const ask = (searcher: ReturnType<Shard['snapshot']>) => {
+      const scored = searcher.query({ query: { match: { title: 'fox' } }, from: 0, size: 3 }).hits.map((hit) => [searcher.fetch(hit, false).id, hit.score]);
+      const ranged = searcher.query({ query: { range: { n: { gte: 100 } } }, from: 0, size: 10 }).hits.map((hit) => searcher.fetch(hit, false).id);
+      const tags = searcher.query({ query: { match_all: {} }, from: 0, size: 0, aggs: { tags: { terms: { field: 'tag' } } } }).aggregations;
+      return { scored, ranged, tags };
+    };
+    const live = () => {
+      const searcher = shard.searcher();
+      try {
+        return ask(searcher);
+      } finally {
+        searcher.release();
+      }
+    };
+    const update = (id: string, title: string, tag: string, n: number) =>
+      shard.write({ kind: 'update', id, ops: [{ op: 'set', field: 'title', value: title }, { op: 'set', field: 'tag', value: tag }, { op: 'set', field: 'n', value: n }] });
+    await update('d1', 'fox', 'new', 101);
+    const first = shard.snapshot();
+    const second = shard.snapshot();
+    try {
+      const frozen = (searcher: ReturnType<Shard['snapshot']>) => (searcher.leaves[0] as unknown as { leaf: { overlay: unknown } }).leaf.overlay;
+      assert.equal(frozen(first), frozen(second), 'one frozen overlay per version');
+      const atFirst = ask(first);
+      assert.equal(atFirst.scored[0]![0], 'd1');
+      assert.deepEqual(atFirst.ranged, ['d1']);
+      assert.deepEqual(ask(second), atFirst);
+      assert.deepEqual(live(), atFirst);
+      await update('d3', 'fox', 'newer', 102);
+      await update('d1', 'red fox runs far away', 'odd', 1);
+      const third = shard.snapshot();
+      try {
+        assert.notEqual(frozen(third), frozen(first));
+        assert.deepEqual(ask(first), atFirst, 'an older snapshot keeps its version, views included');
+        const atThird = ask(third);
+        assert.equal(atThird.scored[0]![0], 'd3');
+        assert.deepEqual(atThird.ranged, ['d3']);
+        assert.deepEqual(ask(third), atThird);
+        assert.deepEqual(live(), atThird);
+      } finally {
+        third.release();
+      }
+    } finally {
+      first.release();
+      second.release();
+    }
+  });
+});
+
 test('field and inplace updates give the document the primary term of the write, as a re-index does, across restart', async () => {
   await withShards(async (open) => {
     let shard = await open('a');
