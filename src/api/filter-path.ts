@@ -4,6 +4,8 @@
  * Arrays are transparent (the path applies to every element).
  */
 import { matchesWildcard } from '../engine/query/wildcard-pattern.ts';
+import { parseLossless } from '../node/lossless-json.ts';
+import { RawJson } from '../node/raw-json.ts';
 
 type Pattern = readonly string[];
 
@@ -24,6 +26,7 @@ export function applyFilterPath(body: unknown, filterPath: string): unknown {
 }
 
 function include(value: unknown, patterns: Pattern[]): unknown {
+  if (value instanceof RawJson) return include(parseLossless(value.text), patterns);
   if (Array.isArray(value)) {
     const kept = [];
     for (const element of value) {
@@ -47,6 +50,7 @@ function include(value: unknown, patterns: Pattern[]): unknown {
 }
 
 function exclude(value: unknown, patterns: Pattern[]): unknown {
+  if (value instanceof RawJson) return exclude(parseLossless(value.text), patterns);
   if (Array.isArray(value)) return value.map((element) => exclude(element, patterns));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};

@@ -21,6 +21,8 @@ import { ConnectionBudget } from './connection-budget.ts';
 import { installJsonParsers } from './content-types.ts';
 import { answerClientError, installErrorHandling, renderFrameworkError } from './error-handler.ts';
 import { applyFilterPath } from './filter-path.ts';
+import { indentJson } from '../node/json-layout.ts';
+import { stringifyWithRawJson } from '../node/raw-json.ts';
 import { installSecurity } from './auth/security-plugin.ts';
 import { internalShardRoutes } from './routes/internal-shards.ts';
 import { requireRouteRoles } from './roles.ts';
@@ -161,8 +163,12 @@ function installConnectionBudget(app: FastifyInstance, node: NodeService, config
   app.addHook('onClose', async () => budget.stop());
 }
 
-/** `filter_path` (ES response filtering) and `pretty` (indented JSON) on every JSON response. */
+/**
+ * `filter_path` (ES response filtering) and `pretty` (indented JSON) on every JSON response, and
+ * the serialiser that writes a RawJson (a `_source` as it was sent) as its text.
+ */
 function installResponseFormatting(app: FastifyInstance): void {
+  app.setReplySerializer((payload) => stringifyWithRawJson(payload));
   // Callback-style hooks: they run on every response, and most requests use neither parameter.
   app.addHook('preSerialization', (request, _reply, payload, done) => {
     const filterPath = (request.query as Record<string, unknown> | undefined)?.filter_path;
@@ -180,7 +186,8 @@ function installResponseFormatting(app: FastifyInstance): void {
     }
     let formatted = payload;
     try {
-      formatted = JSON.stringify(JSON.parse(payload), null, 2) + '\n';
+      JSON.parse(payload);
+      formatted = indentJson(payload) + '\n';
     } catch {
       // not JSON after all: send it as it is
     }

@@ -27,6 +27,7 @@ import { checkOperation } from '../engine/update/operators.ts';
 import { JobError } from '../jobs/job-error.ts';
 import type { BulkItem, BulkResponse } from './bulk.ts';
 import { NodeError } from './node-error.ts';
+import { plainJson } from './raw-json.ts';
 import type { ScrollResponse } from './scroll.ts';
 
 /** Which by-query API (`reindex`: `_reindex`, which reads the same way). */
@@ -333,7 +334,7 @@ function pageOf(collection: string, response: ScrollResponse, options: ByQueryOp
     const first = response._shards.failures?.[0];
     throw new NodeError('shard_unavailable', `[${collection}][${first?.shard ?? '?'}] could not be searched: ${first?.reason.reason ?? 'unknown reason'}`);
   }
-  const hits = response.hits.hits.map((hit): ReadHit => ({ index: hit._index, id: hit._id, seqNo: hit._seq_no!, primaryTerm: hit._primary_term!, version: hit._version, source: hit._source }));
+  const hits = response.hits.hits.map((hit): ReadHit => ({ index: hit._index, id: hit._id, seqNo: hit._seq_no!, primaryTerm: hit._primary_term!, version: hit._version, source: plainJson(hit._source) as Record<string, unknown> | undefined }));
   const total = typeof response.hits.total === 'object' ? response.hits.total.value : (response.hits.total ?? 0);
   return { hits, total, next: hits.length < options.batchSize ? null : response._scroll_id };
 }

@@ -7,6 +7,8 @@
  * `eventsource` writes Server-Sent Events.
  */
 import type { ChangeEntry, StoredDocument } from '../engine/shard/operations.ts';
+import { spliceSource } from '../engine/update/source-splice.ts';
+import { compactJson } from './json-layout.ts';
 
 /** The feed styles of `_changes?feed=`. */
 export type FeedMode = 'normal' | 'longpoll' | 'continuous' | 'eventsource';
@@ -70,14 +72,23 @@ export function revisionOf(version: number, seq: number): string {
 export function currentDocJson(change: ChangeEntry, stored: StoredDocument | null): string {
   if (stored === null) return `{"_id":${JSON.stringify(change.id)},"_rev":"${revisionOf(change.version, change.seq)}","_deleted":true}`;
   const head = `{"_id":${JSON.stringify(stored.id)},"_rev":"${revisionOf(stored.version, stored.seqNo)}"`;
-  let source = stored.source;
-  if (Object.hasOwn(source, '_id') || Object.hasOwn(source, '_rev')) {
-    source = { ...source };
-    delete source._id;
-    delete source._rev;
-  }
-  const body = JSON.stringify(source);
+  const body = documentBody(stored);
   return body === '{}' ? `${head}}` : `${head},${body.slice(1)}`;
+}
+
+/** The document's source on one line without `_id` and `_rev`: its stored text (literals as sent) when the shard sent it. */
+function documentBody(stored: StoredDocument): string {
+  const { source, sourceText } = stored;
+  const shadowed = Object.hasOwn(source, '_id') || Object.hasOwn(source, '_rev');
+  if (sourceText !== undefined) {
+    const text = shadowed ? spliceSource(Buffer.from(sourceText), new Map([['_id', null], ['_rev', null]])).toString('utf8') : sourceText;
+    return compactJson(text);
+  }
+  if (!shadowed) return JSON.stringify(source);
+  const copy = { ...source };
+  delete copy._id;
+  delete copy._rev;
+  return JSON.stringify(copy);
 }
 
 /** One result as JSON text, fields in the documented order. */

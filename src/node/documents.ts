@@ -14,7 +14,8 @@ import { documentSeqNo, operationSeq } from '../engine/shard/seq-no.ts';
 import type { MappingCandidate } from './mapping-updater.ts';
 import type { NodeContext } from './node-context.ts';
 import type { SourceOptions as MappingSourceOptions } from '../engine/mapping/mapping.ts';
-import { applySourceFilter, mappedSourceView, parseSourceFilter, WHOLE_SOURCE, type SourceFilter, type SourceOptions } from './source-filter.ts';
+import { parseSourceFilter, responseSource, WHOLE_SOURCE, type SourceFilter, type SourceOptions } from './source-filter.ts';
+import type { RawJson } from './raw-json.ts';
 
 /** Longest `_id` accepted, in UTF-8 bytes (as Elasticsearch). */
 export const MAX_ID_BYTES = 512;
@@ -71,7 +72,7 @@ export interface WriteResponse {
 
 /** Elasticsearch response of update; `get` is present when `_source` was requested. */
 export interface UpdateResponse extends WriteResponse {
-  get?: { _seq_no: number; _primary_term: number; found: true; _source?: Record<string, unknown> };
+  get?: { _seq_no: number; _primary_term: number; found: true; _source?: Record<string, unknown> | RawJson };
 }
 
 /** Elasticsearch response of get (`found: false` maps to 404). */
@@ -83,7 +84,8 @@ export type GetResponse =
       _version: number;
       _seq_no: number;
       _primary_term: number;
-      _source?: Record<string, unknown>;
+      /** The stored text as sent (RawJson), or the filtered source. */
+      _source?: Record<string, unknown> | RawJson;
     }
   | { _index: string; _id: string; found: false };
 
@@ -327,7 +329,7 @@ export function renderWrite(prepared: PreparedWrite<BatchOp>, result: WriteResul
       _seq_no: documentSeqNo(result.seqNo),
       _primary_term: result.primaryTerm,
       found: true,
-      _source: applySourceFilter(result.source, prepared.returnSource),
+      _source: responseSource(result, undefined, prepared.returnSource),
     };
   }
   return response;
@@ -360,8 +362,7 @@ export function renderGet(collection: string, id: string, document: StoredDocume
     _seq_no: documentSeqNo(document.seqNo),
     _primary_term: document.primaryTerm,
   };
-  const visible = mappedSourceView(document.source, mappingSource);
-  const source = visible === undefined ? undefined : applySourceFilter(visible, filter);
+  const source = responseSource(document, mappingSource, filter);
   if (source !== undefined) response._source = source;
   return response;
 }

@@ -10,6 +10,7 @@ import { EngineError, TroveError } from '../engine/errors.ts';
 import type { BulkItem } from './bulk.ts';
 import { NodeError } from './node-error.ts';
 import { NodeService } from './node-service.ts';
+import { plainJson } from './raw-json.ts';
 
 const logger = pino({ level: 'silent' });
 const GENRES = ['sf', 'fantasy', 'crime', 'poetry'];
@@ -227,7 +228,7 @@ test('bulk: per-item errors in request order, valid items applied', async () => 
   const failed = response.items[1];
   assert.ok('error' in failed && failed.index === 'nope' && failed.id === 'x');
   const updated = await node.documents.get('books4', 'ok-1');
-  assert.equal(updated.found && updated._source?.rank, 505);
+  assert.equal(updated.found && (plainJson(updated._source) as { rank?: number }).rank, 505);
   const mapping = await node.collections.getMapping('books4');
   assert.equal(mapping.books4.mappings.properties.brand_new_field, undefined, 'a refused update adds no field');
 });
@@ -242,7 +243,7 @@ test('mapping: dynamic fields reach the shards, explicit changes merge, conflict
 
   const update = await node.documents.update('books4', 'paged', { ops: [{ op: 'set', field: 'stats.reads', value: 3 }], _source: true });
   assert.equal(update.result, 'updated');
-  assert.deepEqual(update.get?._source?.stats, { reads: 3 });
+  assert.deepEqual((plainJson(update.get?._source) as { stats?: unknown }).stats, { reads: 3 });
   assert.equal((await node.collections.getMapping('books4')).books4.mappings.properties.stats?.properties?.reads?.type, 'long');
   assert.deepEqual(ids(await node.search.search('books4', { query: { term: { 'stats.reads': 3 } } })), ['paged']);
 
@@ -284,7 +285,7 @@ test('mget, namespaces, delete and restart', async () => {
   node = await openNode();
   assert.equal(existsSync(join(dataPath, 'shards', 'left-by-a-crash')), false, 'unreferenced shard data is removed');
   const reopened = await node.documents.get('books4', 'b7');
-  assert.equal(reopened.found && reopened._source?.rank, 7);
+  assert.equal(reopened.found && (plainJson(reopened._source) as { rank?: number }).rank, 7);
   assert.equal((await node.collections.getMapping('books4')).books4.mappings.properties.pages?.type, 'long');
   assert.deepEqual(ids(await node.search.search('books4', { sort: ['rank'], size: 3 })), ids(await node.search.search('books1', { sort: ['rank'], size: 3 })));
 

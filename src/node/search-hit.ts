@@ -8,7 +8,8 @@ import { displaySortValues } from '../engine/collect/sort-spec.ts';
 import type { TopHitRenderer, TopHitsSpec } from '../engine/collect/top-hits.ts';
 import { highlight } from '../engine/query/highlight.ts';
 import { documentSeqNo } from '../engine/shard/seq-no.ts';
-import { applySourceFilter, mappedSourceView, parseSourceFilter, type SourceFilter } from './source-filter.ts';
+import type { RawJson } from './raw-json.ts';
+import { mappedSourceView, parseSourceFilter, responseSource, type SourceFilter } from './source-filter.ts';
 
 /** One rendered hit. */
 export interface SearchHit {
@@ -18,7 +19,8 @@ export interface SearchHit {
   _version?: number;
   _seq_no?: number;
   _primary_term?: number;
-  _source?: Record<string, unknown>;
+  /** The stored text as sent (RawJson), or the filtered source. */
+  _source?: Record<string, unknown> | RawJson;
   sort?: unknown[];
   highlight?: Record<string, string[]>;
 }
@@ -42,6 +44,8 @@ export interface HitDocument {
   seqNo: number;
   primaryTerm: number;
   source?: Record<string, unknown>;
+  /** `source` as the stored JSON text, when the shard sent it. */
+  sourceText?: string;
 }
 
 /** Renders one hit of a collection. */
@@ -52,10 +56,10 @@ export function renderSearchHit(collection: HostedCollection, document: HitDocum
     rendered._seq_no = documentSeqNo(document.seqNo);
     rendered._primary_term = document.primaryTerm;
   }
-  const visible = document.source === undefined ? undefined : mappedSourceView(document.source, collection.meta.mapping._source);
-  const source = visible === undefined ? undefined : applySourceFilter(visible, options.source);
+  const source = responseSource(document, collection.meta.mapping._source, options.source);
   if (source !== undefined) rendered._source = source;
   if (sortValues !== undefined) rendered.sort = displaySortValues(sortValues, options.sort, collection.fields);
+  const visible = options.highlight && document.source !== undefined ? mappedSourceView(document.source, collection.meta.mapping._source) : undefined;
   if (options.highlight && visible) {
     const fragments = highlight(visible, options.highlight, options.query, collection.fields);
     if (Object.keys(fragments).length > 0) rendered.highlight = fragments;

@@ -10,6 +10,8 @@ import { EngineError } from '../engine/errors.ts';
 import { getOwn, setKey } from '../engine/mapping/json-value.ts';
 import type { SourceOptions as MappingSourceOptions } from '../engine/mapping/mapping.ts';
 import { WildcardPattern } from '../engine/query/wildcard-pattern.ts';
+import { parseLossless } from './lossless-json.ts';
+import { RawJson } from './raw-json.ts';
 
 /** Most `_source` patterns (includes and excludes together) one request may give. */
 export const MAX_SOURCE_PATTERNS = 1024;
@@ -101,7 +103,7 @@ function mayMatchBelow(patterns: readonly WildcardPattern[], path: string): bool
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof RawJson);
 }
 
 function filterValue(value: unknown, path: string, includes: WildcardPattern[] | null, excludes: WildcardPattern[]): unknown {
@@ -164,4 +166,29 @@ export function applySourceFilter(source: Record<string, unknown>, filter: Sourc
   if (filter.kind === 'all') return source;
   const includes = filter.includes.length === 0 ? null : filter.includes.map(compile);
   return filterObject(source, '', includes, filter.excludes.map(compile));
+}
+
+/** A document as reads and fetches return it: the parsed source and, when known, its stored text. */
+export interface SourceCarrier {
+  source?: Record<string, unknown>;
+  sourceText?: string;
+}
+
+/**
+ * The `_source` a response shows: the stored text as it is when neither the mapping's `_source`
+ * options nor the request's filter cut it; else the cut of a lossless parse of that text (kept
+ * numbers keep their literals; strings are re-escaped as JSON.stringify does). A document known
+ * only as a value (no text) is shown from its value.
+ */
+export function responseSource(document: SourceCarrier, mapping: MappingSourceOptions | undefined, filter: SourceFilter): Record<string, unknown> | RawJson | undefined {
+  const { source, sourceText } = document;
+  if (source === undefined || filter.kind === 'none' || mapping?.enabled === false) return undefined;
+  if (sourceText === undefined) {
+    const visible = mappedSourceView(source, mapping);
+    return visible === undefined ? undefined : applySourceFilter(visible, filter);
+  }
+  const cutByMapping = (mapping?.includes?.length ?? 0) > 0 || (mapping?.excludes?.length ?? 0) > 0;
+  if (!cutByMapping && filter.kind === 'all') return new RawJson(sourceText);
+  const visible = mappedSourceView(parseLossless(sourceText) as Record<string, unknown>, mapping);
+  return visible === undefined ? undefined : applySourceFilter(visible, filter);
 }

@@ -144,6 +144,8 @@ export interface TopHit {
   seqNo: number;
   primaryTerm: number;
   source?: Record<string, unknown>;
+  /** `source` as the JSON text the response shows (stored bytes as sent), when loaded. */
+  sourceText?: string;
 }
 
 /** `top_hits`: each shard's best `from + size` hits of the bucket, and the bucket's doc count. */

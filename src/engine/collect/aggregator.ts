@@ -26,6 +26,8 @@ export interface LoadedDocument {
   version: number;
   primaryTerm: number;
   source?: Record<string, unknown>;
+  /** `source` as the JSON text the response shows (stored bytes as sent), when loaded. */
+  sourceText?: string;
 }
 
 /** Loads a doc of the shard's leaves (by leaf index), with its source or not. */
@@ -37,7 +39,10 @@ export function leafDocumentLoader(leaves: readonly LeafReader[]): DocumentLoade
     const leaf = leaves[leafIndex]!;
     const meta = leaf.meta(doc);
     const loaded: LoadedDocument = { id: meta.id, seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm };
-    if (withSource) loaded.source = JSON.parse(leaf.source(doc).toString('utf8')) as Record<string, unknown>;
+    if (withSource) {
+      loaded.sourceText = leaf.source(doc).toString('utf8');
+      loaded.source = JSON.parse(loaded.sourceText) as Record<string, unknown>;
+    }
     return loaded;
   };
 }

@@ -127,6 +127,7 @@ export class TopHitsAggregator implements Aggregator {
       const score = this.scoresNeeded && !Number.isNaN(hit.score) ? hit.score : null;
       const loaded: TopHit = { index: '', id: document.id, score, version: document.version, seqNo: document.seqNo, primaryTerm: document.primaryTerm };
       if (document.source !== undefined) loaded.source = document.source;
+      if (document.sourceText !== undefined) loaded.sourceText = document.sourceText;
       if (hit.sort !== undefined) loaded.sort = hit.sort as SortValue[];
       // An explicit `_score` sort shows the score as the hit's sort value, as the search does.
       else if (this.spec.sortRequest !== undefined && score !== null) loaded.sort = [score];

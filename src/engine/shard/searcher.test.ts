@@ -31,9 +31,9 @@ test('a fetch without source reads id and doc meta only, from segments and from 
       assert.ok(withoutSource.every((document) => !('source' in document)));
       assert.deepEqual(
         withoutSource,
-        withSource.map(({ source: _source, ...meta }) => meta),
+        withSource.map(({ source: _source, sourceText: _text, ...meta }) => meta),
       );
-      assert.deepEqual(withSource[0], { id: 's3', source: { title: 'new hello', views: 100 }, seqNo: 31, version: 2, primaryTerm: 1 });
+      assert.deepEqual(withSource[0], { id: 's3', source: { title: 'new hello', views: 100 }, sourceText: '{"title":"new hello","views":100}', seqNo: 31, version: 2, primaryTerm: 1 });
     } finally {
       searcher.release();
     }

@@ -3,7 +3,7 @@ import type { LeafReader } from '../segment/leaf-reader.ts';
 import { countQuery, startCount, startQuery, type QueryPhaseRun } from '../query/execute.ts';
 import type { ShardHit, ShardQueryResult, ShardSearchRequest } from '../query/search-request.ts';
 import type { StoredDocument } from './operations.ts';
-import { readSource } from './source-overlay.ts';
+import { readSourceAndText } from './source-overlay.ts';
 
 /** A hit's document as the fetch phase returns it: `source` is absent when the request did not read it. */
 export type FetchedDocument = Omit<StoredDocument, 'source'> & { source?: Record<string, unknown> };
@@ -56,7 +56,11 @@ export class Searcher {
     const leaf = this.leaves[hit.leaf]!;
     const meta = leaf.meta(hit.doc);
     const document: FetchedDocument = { id: meta.id, seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm };
-    if (withSource) document.source = readSource(leaf, hit.doc, this.inplaceFields);
+    if (withSource) {
+      const { source, text } = readSourceAndText(leaf, hit.doc, this.inplaceFields);
+      document.source = source;
+      document.sourceText = text;
+    }
     return document;
   }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
 import { flatField, type FlatField } from '../mapping/mapping.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
-import { readSource } from './source-overlay.ts';
+import { readSource, readSourceAndText } from './source-overlay.ts';
 
 /** A one-doc leaf: the stored source text and the inplace column values by field path (NaN: no value). */
 function leafOf(sourceText: string, columns: Record<string, number>): LeafReader {
@@ -62,4 +62,15 @@ test('an own __proto__ object in the stored source is an ordinary object', () =>
   const source = readSource(leafOf('{"__proto__": {"hasOwnProperty": 1}}', { '__proto__.hasOwnProperty': 4 }), 0, [inplace('__proto__.hasOwnProperty', 'long')]);
   assert.ok(Object.hasOwn(source, '__proto__'));
   assert.deepEqual(Object.getOwnPropertyDescriptor(source, '__proto__')?.value, { hasOwnProperty: 4 });
+});
+
+test('the text keeps the stored bytes and replaces only the top-level fields whose overlaid value moved on', () => {
+  const fields = [inplace('stats.views', 'long'), inplace('rating', 'double'), inplace('fresh.count', 'long'), inplace('gone', 'long')];
+  const stored = '{ "n": 9223372036854775807, "stats": {"views": 1, "x": 1.0}, "rating": 2.50, "gone": 3 }';
+  const moved = readSourceAndText(leafOf(stored, { 'stats.views': 7, rating: 2.5, 'fresh.count': 2, gone: NaN }), 0, fields);
+  assert.equal(moved.text, '{ "n": 9223372036854775807, "stats": {"views":7,"x":1}, "rating": 2.50,"fresh":{"count":2}}');
+  assert.deepEqual(JSON.parse(moved.text), moved.source);
+  const same = readSourceAndText(leafOf(stored, { 'stats.views': 1, rating: 2.5, gone: 3 }), 0, fields);
+  assert.equal(same.text, stored);
+  assert.equal(readSourceAndText(leafOf(stored, {}), 0, []).text, stored);
 });

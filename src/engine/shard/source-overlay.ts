@@ -3,6 +3,7 @@ import { reservedSegment } from '../mapping/limits.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import { findSlot, type PathSlot } from '../update/paths.ts';
+import { spliceSource } from '../update/source-splice.ts';
 
 /**
  * Reads a doc's stored `_source` and overlays the current values of its inplace columns: the
@@ -11,13 +12,47 @@ import { findSlot, type PathSlot } from '../update/paths.ts';
  * no field path can reach `Object.prototype`.
  */
 export function readSource(leaf: LeafReader, doc: number, inplaceFields: readonly FlatField[]): Record<string, unknown> {
-  const source = JSON.parse(leaf.source(doc).toString('utf8')) as Record<string, unknown>;
+  return readSourceAndText(leaf, doc, inplaceFields).source;
+}
+
+/** A document's `_source` as a value and as the JSON text responses show. */
+export interface SourceAndText {
+  source: Record<string, unknown>;
+  /**
+   * The stored text, byte for byte as sent; a top-level field holding an inplace field whose
+   * column moved on is replaced by the JSON of its overlaid value (the rest stays as sent).
+   */
+  text: string;
+}
+
+/** `readSource` together with the text it was read from (see SourceAndText). */
+export function readSourceAndText(leaf: LeafReader, doc: number, inplaceFields: readonly FlatField[]): SourceAndText {
+  const stored = leaf.source(doc);
+  const text = stored.toString('utf8');
+  const source = JSON.parse(text) as Record<string, unknown>;
+  let touched: Map<string, string | undefined> | null = null;
   for (const field of inplaceFields) {
     const column = leaf.inplaceColumn(field.path);
     if (!column) continue;
+    touched ??= new Map();
+    noteTopLevelKeys(source, field.path, touched);
     overlay(source, field, column.get(doc));
   }
-  return source;
+  if (touched === null) return { source, text };
+  const replacements = new Map<string, string | null>();
+  for (const [key, before] of touched) {
+    const after = Object.hasOwn(source, key) ? JSON.stringify(source[key]) : undefined;
+    if (after !== before) replacements.set(key, after ?? null);
+  }
+  return { source, text: replacements.size === 0 ? text : spliceSource(stored, replacements).toString('utf8') };
+}
+
+/** Records the JSON of each top-level field `path` may reach (or create), before an overlay changes it. */
+function noteTopLevelKeys(source: Record<string, unknown>, path: string, touched: Map<string, string | undefined>): void {
+  const first = path.split('.', 1)[0]!;
+  for (const key of [first, ...Object.keys(source).filter((key) => key !== first && (path === key || path.startsWith(`${key}.`)))]) {
+    if (!touched.has(key)) touched.set(key, Object.hasOwn(source, key) ? JSON.stringify(source[key]) : undefined);
+  }
 }
 
 /** Writes a column value (NaN: no value) into the source at the field's path. */
