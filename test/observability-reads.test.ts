@@ -42,6 +42,8 @@ before(async () => {
   assert.equal((await call(server, 'POST', '/products/_update/1', { json: { ops: [{ op: 'incr', field: 'views', value: 2 }] } })).status, 200);
   assert.equal((await call(server, 'POST', '/products/_update/2', { json: { doc: { title: 'navy shirt' } } })).status, 200);
   assert.equal((await call(server, 'POST', '/products/_update/2', { json: { doc: { title: 'navy shirt' } } })).body.result, 'noop');
+  // A literal dotted key is planned on the whole document: a full re-index.
+  assert.equal((await call(server, 'POST', '/products/_update/1', { json: { doc: { 'note.text': 'gift' } } })).status, 200);
   assert.equal((await call(server, 'DELETE', '/products/_doc/3')).status, 200);
   assert.equal((await call(server, 'POST', '/products/_search', { json: { query: { match: { title: 'shirt' } } } })).status, 200);
 });
@@ -167,12 +169,13 @@ test('node stats count the work done, per lane and per update path', async () =>
   const response = await call(server, 'GET', '/_node/_local/stats');
   assert.equal(response.status, 200, response.text);
   const stats = response.body;
-  // Bulk: 2 indexed, 1 delete of a missing id (not counted as deleted), 1 failed update; then 1 PUT.
+  // Bulk: 2 indexed, 1 delete of a missing id (not counted as deleted), 1 failed update; then 1 PUT
+  // and 1 full update (the inplace and the field-level update re-index nothing).
   assert.equal(stats.indexing.index_total, 2 + 1 + 1);
   assert.equal(stats.indexing.delete_total, 1);
   assert.deepEqual(
-    [stats.updates.total, stats.updates.inplace, stats.updates.full, stats.updates.noop, stats.updates.failed],
-    [4, 1, 1, 1, 1],
+    [stats.updates.total, stats.updates.inplace, stats.updates.fields, stats.updates.full, stats.updates.noop, stats.updates.failed],
+    [5, 1, 1, 1, 1, 1],
   );
   assert.deepEqual([stats.bulk.requests, stats.bulk.items, stats.bulk.failed_items], [1, 4, 1]);
   assert.equal(stats.search.lanes.default.completed, 1);
@@ -207,6 +210,7 @@ test('GET /_metrics is Prometheus text with the same counters', async () => {
   };
   assert.match(metrics.text, /# TYPE trove_updates_total counter/);
   assert.equal(value('trove_updates_total{path="inplace"}'), stats.updates.inplace);
+  assert.equal(value('trove_updates_total{path="fields"}'), stats.updates.fields);
   assert.equal(value('trove_updates_total{path="full"}'), stats.updates.full);
   assert.equal(value('trove_indexing_docs_total{op="index"}'), stats.indexing.index_total);
   assert.equal(value('trove_search_queries_total{lane="default"}'), stats.search.lanes.default.completed);

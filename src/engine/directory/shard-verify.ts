@@ -24,7 +24,7 @@ import {
   SegmentFileName,
   type FileChecksum,
 } from '../segment/segment-file.ts';
-import { MANIFEST_FORMAT_VERSION, type Manifest, type ManifestSegment } from '../shard/manifest.ts';
+import { isSupportedManifestVersion, type Manifest, type ManifestSegment } from '../shard/manifest.ts';
 import { decodeRecord } from '../shard/wal-records.ts';
 import { crc32c } from './checksum.ts';
 import { crcOfRange, openReadOnly, readWholeFile, SHARD_MANIFEST_FILE, type ShardFileEntry } from './shard-files.ts';
@@ -170,7 +170,7 @@ async function readShardManifest(dir: string, snapshot: ShardSnapshot, damage: s
   }
   try {
     const manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
-    if (manifest.formatVersion !== MANIFEST_FORMAT_VERSION) damage.push(`${SHARD_MANIFEST_FILE}: format version ${manifest.formatVersion}`);
+    if (!isSupportedManifestVersion(manifest.formatVersion)) damage.push(`${SHARD_MANIFEST_FILE}: format version ${manifest.formatVersion}`);
     else if (manifest.shardUuid !== snapshot.uuid) damage.push(`${SHARD_MANIFEST_FILE}: belongs to shard ${manifest.shardUuid}`);
     else return manifest;
   } catch (error) {

@@ -137,7 +137,7 @@ test('snapshots of one overlay version share its frozen views; a later update ma
     const ask = (searcher: ReturnType<Shard['snapshot']>) => {
       const scored = searcher.query({ query: { match: { title: 'fox' } }, from: 0, size: 3 }).hits.map((hit) => [searcher.fetch(hit, false).id, hit.score]);
       const ranged = searcher.query({ query: { range: { n: { gte: 100 } } }, from: 0, size: 10 }).hits.map((hit) => searcher.fetch(hit, false).id);
-      const tags = searcher.query({ query: { match_all: {} }, from: 0, size: 0, aggs: { tags: { terms: { field: 'tag' } } } }).aggregations;
+      const tags = searcher.query({ query: { match_all: {} }, from: 0, size: 0, aggs: { tags: { terms: { field: 'tag' } } } }).aggs;
       return { scored, ranged, tags };
     };
     const live = () => {
@@ -170,6 +170,8 @@ test('snapshots of one overlay version share its frozen views; a later update ma
         const atThird = ask(third);
         assert.equal(atThird.scored[0]![0], 'd3');
         assert.deepEqual(atThird.ranged, ['d3']);
+        assert.ok(atFirst.tags !== undefined);
+        assert.notDeepEqual(atThird.tags, atFirst.tags);
         assert.deepEqual(ask(third), atThird);
         assert.deepEqual(live(), atThird);
       } finally {

@@ -260,6 +260,7 @@ export class Maintenance {
     this.faults.beforeManifest?.();
     this.manifest.segments = entries;
     this.manifest.checkpointSeq = checkpointSeq;
+    this.manifest.wal = this.wal.checkpoint(checkpointSeq);
     await writeManifest(this.dir, this.manifest);
     for (const name of [...this.removalsAfterManifest]) {
       this.removalsAfterManifest.delete(name);

@@ -2,9 +2,15 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { EngineError } from '../errors.ts';
 import type { SegmentMeta } from '../segment/segment-writer.ts';
+import type { WalCheckpoint } from '../wal/wal.ts';
 
-/** Version of the manifest format (docs/formats/shard.md). */
-export const MANIFEST_FORMAT_VERSION = 1;
+/** Version of the manifest format written (docs/formats/shard.md); version 1 (no `wal`) is still read. */
+export const MANIFEST_FORMAT_VERSION = 2;
+
+/** Whether this build reads a manifest of format `version`. */
+export function isSupportedManifestVersion(version: unknown): boolean {
+  return version === 1 || version === MANIFEST_FORMAT_VERSION;
+}
 
 /** A live segment and the generations of its mutable side files. */
 export interface ManifestSegment {
@@ -21,6 +27,8 @@ export interface Manifest {
   formatVersion: number;
   shardUuid: string;
   checkpointSeq: number;
+  /** Where the WAL records up to `checkpointSeq` lie, so that opening skips them (absent in format 1). */
+  wal?: WalCheckpoint;
   nextSegmentNumber: number;
   segments: ManifestSegment[];
   epochs: number;
@@ -45,7 +53,7 @@ export async function readManifest(dir: string): Promise<Manifest | null> {
   } catch {
     throw new EngineError('corrupt_index', `manifest ${path.join(dir, FILE)} is not valid JSON`);
   }
-  if (manifest.formatVersion !== MANIFEST_FORMAT_VERSION) {
+  if (!isSupportedManifestVersion(manifest.formatVersion)) {
     throw new EngineError('corrupt_index', `manifest ${path.join(dir, FILE)} has unknown format version ${manifest.formatVersion}`);
   }
   return manifest;
@@ -56,7 +64,7 @@ export async function writeManifest(dir: string, manifest: Manifest): Promise<vo
   const temp = path.join(dir, `${FILE}.tmp`);
   const handle = await fs.open(temp, 'w');
   try {
-    await handle.writeFile(JSON.stringify(manifest));
+    await handle.writeFile(JSON.stringify({ ...manifest, formatVersion: MANIFEST_FORMAT_VERSION }));
     await handle.sync();
   } finally {
     await handle.close();

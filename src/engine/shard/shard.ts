@@ -348,7 +348,7 @@ export class Shard {
     this.faults?.afterFieldsAppend?.();
     this.applyRecord(seq, record, undefined, location);
     const source = op.returnSource ? readSource(location.leaf, location.doc, this.inplace) : undefined;
-    return { result: { id: op.id, result: 'updated', seqNo: seq, version, primaryTerm: this.primaryTerm, source }, durable };
+    return { result: { id: op.id, result: 'updated', seqNo: seq, version, primaryTerm: this.primaryTerm, source, fields: true }, durable };
   }
 
   /**

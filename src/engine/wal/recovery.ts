@@ -4,13 +4,20 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { WalFile, fsyncDirectorySync, parseWalFileName } from './wal-file.ts';
+import { WalFile, fsyncDirectorySync, parseWalFileName, type WalCheckpoint, type WalFileCheckpoint } from './wal-file.ts';
 
 /**
- * Opens the log files in `dir` (which must exist), oldest first, applying the recovery rule.
- * The result is never empty: a directory without a usable file gets a new one starting at seq 1.
+ * Opens the log files in `dir` (which must exist), oldest first, applying the recovery rule; a
+ * file that `checkpoint` covers is verified only past it. The result is never empty: a directory
+ * without a usable file gets a new one starting at seq 1.
  */
-export function recoverLogFiles(dir: string): WalFile[] {
+export function recoverLogFiles(dir: string, checkpoint?: WalCheckpoint): WalFile[] {
+  // The checkpoint comes from a manifest on disk: entries of any other shape are ignored.
+  const entries: unknown[] = Array.isArray(checkpoint?.files) ? checkpoint.files : [];
+  const checkpoints = new Map<unknown, WalFileCheckpoint>();
+  for (const entry of entries) {
+    if (typeof entry === 'object' && entry !== null) checkpoints.set((entry as WalFileCheckpoint).name, entry as WalFileCheckpoint);
+  }
   const names = fs
     .readdirSync(dir)
     .filter((name) => parseWalFileName(name) !== null)
@@ -40,7 +47,7 @@ export function recoverLogFiles(dir: string): WalFile[] {
         files.length = 0;
       }
       files.push(file);
-      const intact = file.scan();
+      const intact = file.scan(checkpoints.get(names[position]!));
       // Only the newest file keeps a descriptor of its own: older ones are read through the cache.
       previous?.releaseDescriptor();
       if (!intact) {

@@ -8,8 +8,10 @@ import { crc32c } from '../directory/checksum.ts';
 import { EngineError } from '../errors.ts';
 import { readDescriptors } from '../directory/read-descriptors.ts';
 import {
+  BODY_PREFIX_BYTES,
   FRAME_CORRUPT,
   FRAME_HEADER_BYTES,
+  MAX_PAYLOAD_BYTES,
   FRAME_TORN,
   checkFrame,
   declaredFrameLength,
@@ -27,6 +29,36 @@ export interface WalRecord {
   timestamp: number;
   /** The opaque payload; it may share memory with other records returned by the same read. */
   payload: Buffer;
+}
+
+/**
+ * What a shard's commit point records of one log file (`WriteAheadLog.checkpoint`): the first `bytes`
+ * bytes of file `name` hold intact records up to `lastSeq`, whose frame starts at `lastOffset`.
+ * Opening with it verifies only that frame and the records after it (docs/formats/wal.md, "Recovery").
+ */
+export interface WalFileCheckpoint {
+  name: string;
+  bytes: number;
+  lastSeq: number;
+  lastOffset: number;
+  /** Newest append time (epoch ms) of the file's durable records when the checkpoint was taken. */
+  newestTimestamp: number;
+}
+
+/**
+ * Where the log stood at a shard's checkpoint, as its manifest records it: for each file holding
+ * records at or below the checkpoint seq, how far they reach. Opening with it never reads them.
+ */
+export interface WalCheckpoint {
+  files: WalFileCheckpoint[];
+}
+
+/** Frames of a file that opening did not scan (below a checkpoint): indexed on the first read inside them. */
+interface UnindexedRun {
+  fromSeq: number;
+  fromOffset: number;
+  toSeq: number;
+  toOffset: number;
 }
 
 /** Version of the file layout written in every header; files of any other version are refused. */
@@ -112,8 +144,12 @@ export class WalFile {
   lastSeq: number;
   /** Latest append time (epoch ms) of any durable record in this file; 0 when it holds none. */
   newestTimestamp = 0;
+  /** Offset of the frame of `lastSeq` (meaningless while the file holds no record). */
+  lastFrameOffset = FILE_HEADER_BYTES;
   private readonly indexSeqs: number[] = [];
   private readonly indexOffsets: number[] = [];
+  /** Frames between two index entries that were never scanned (opening skipped them), or null. */
+  private unindexed: UnindexedRun | null = null;
 
   private constructor(
     readonly path: string,
@@ -192,14 +228,19 @@ export class WalFile {
   }
 
   /**
-   * Verifies every frame from the header on, indexing them. At the first torn or corrupt frame
-   * (or a seq out of order) the file is truncated there and fsynced. Returns true when the whole
-   * file was intact.
+   * Verifies every frame from the header on, indexing them; with a usable `checkpoint` of this file,
+   * only its last frame and the frames after it (the ones before are indexed on first read). At the
+   * first torn or corrupt frame (or a seq out of order) the file is truncated there and fsynced.
+   * Returns true when the file was intact from where the scan began.
    */
-  scan(): boolean {
+  scan(checkpoint?: WalFileCheckpoint): boolean {
     const fileSize = fs.fstatSync(this.fd).size;
     let offset = FILE_HEADER_BYTES;
     let seq = this.firstSeq;
+    if (checkpoint !== undefined && this.resumeAt(checkpoint, fileSize)) {
+      offset = checkpoint.bytes;
+      seq = checkpoint.lastSeq + 1;
+    }
     let intact = true;
     scanning: while (offset < fileSize) {
       const window = this.readWindow(offset, fileSize);
@@ -213,6 +254,7 @@ export class WalFile {
           break scanning;
         }
         this.noteFrame(seq, offset + position);
+        this.lastFrameOffset = offset + position;
         this.newestTimestamp = Math.max(this.newestTimestamp, frameTimestamp(window, position));
         seq += 1;
         position += total;
@@ -233,6 +275,95 @@ export class WalFile {
     return intact;
   }
 
+  /**
+   * Takes the records up to a checkpoint as intact without reading them, after checking that the
+   * checkpoint's last frame is where it says, whole and with its seq. False (nothing changed) when
+   * the checkpoint does not fit this file: then the whole file is scanned.
+   */
+  private resumeAt(checkpoint: WalFileCheckpoint, fileSize: number): boolean {
+    const { bytes, lastSeq, lastOffset, newestTimestamp } = checkpoint;
+    const numbers = [bytes, lastSeq, lastOffset, newestTimestamp];
+    if (!numbers.every((value) => Number.isSafeInteger(value) && value >= 0)) return false;
+    if (lastSeq < this.firstSeq || lastOffset < FILE_HEADER_BYTES || lastOffset >= bytes || bytes > fileSize) return false;
+    if (bytes - lastOffset > FRAME_HEADER_BYTES + BODY_PREFIX_BYTES + MAX_PAYLOAD_BYTES) return false;
+    const frame = this.readBytes(lastOffset, bytes - lastOffset);
+    if (checkFrame(frame, 0, frame.length, true) !== frame.length || frameSeq(frame, 0) !== lastSeq) return false;
+    this.noteFrame(this.firstSeq, FILE_HEADER_BYTES);
+    if (lastOffset > FILE_HEADER_BYTES) {
+      this.indexSeqs.push(lastSeq);
+      this.indexOffsets.push(lastOffset);
+      this.unindexed = { fromSeq: this.firstSeq, fromOffset: FILE_HEADER_BYTES, toSeq: lastSeq, toOffset: lastOffset };
+    }
+    this.lastFrameOffset = lastOffset;
+    this.newestTimestamp = Math.max(newestTimestamp, frameTimestamp(frame, 0));
+    return true;
+  }
+
+  /**
+   * What a checkpoint at `seq` records of this file (`WalFileCheckpoint`), or null when the file
+   * holds no durable record at or below `seq`.
+   */
+  checkpointAt(seq: number): WalFileCheckpoint | null {
+    if (this.lastSeq < this.firstSeq || seq < this.firstSeq) return null;
+    const name = path.basename(this.path);
+    if (seq >= this.lastSeq) {
+      return { name, bytes: this.size, lastSeq: this.lastSeq, lastOffset: this.lastFrameOffset, newestTimestamp: this.newestTimestamp };
+    }
+    this.indexUnscannedBefore(seq);
+    const entry = this.indexEntryAtOrBefore(seq);
+    let found: WalFileCheckpoint | null = null;
+    this.walkFrames(this.indexOffsets[entry]!, this.indexSeqs[entry]!, this.size, (at, offset, total) => {
+      if (at === seq) found = { name, bytes: offset + total, lastSeq: seq, lastOffset: offset, newestTimestamp: this.newestTimestamp };
+      return found !== null;
+    });
+    if (found === null) throw this.corruptAt(this.size);
+    return found;
+  }
+
+  /** Indexes the frames opening skipped when a read is to start among them (`seq` past their first). */
+  private indexUnscannedBefore(seq: number): void {
+    const run = this.unindexed;
+    if (run === null || seq <= run.fromSeq || seq >= run.toSeq) return;
+    const seqs: number[] = [];
+    const offsets: number[] = [];
+    let noted = run.fromOffset;
+    const end = this.walkFrames(run.fromOffset, run.fromSeq, run.toOffset, (at, offset) => {
+      if (offset - noted >= INDEX_INTERVAL_BYTES) {
+        seqs.push(at);
+        offsets.push(offset);
+        noted = offset;
+      }
+      return false;
+    });
+    if (end.offset !== run.toOffset || end.seq !== run.toSeq) throw this.corruptAt(end.offset);
+    const after = this.indexEntryAtOrBefore(run.fromSeq) + 1;
+    this.indexSeqs.splice(after, 0, ...seqs);
+    this.indexOffsets.splice(after, 0, ...offsets);
+    this.unindexed = null;
+  }
+
+  /**
+   * Steps through whole frames from the frame of `seq` at `offset` towards `limit` by their lengths
+   * (checksums unchecked), calling `visit` with each one's seq, offset and length until it returns
+   * true. A frame that is not whole or has another seq is `corrupt_index`. Returns where it stopped.
+   */
+  private walkFrames(offset: number, seq: number, limit: number, visit: (seq: number, offset: number, total: number) => boolean): { offset: number; seq: number } {
+    while (offset < limit) {
+      const window = this.readWindow(offset, limit);
+      let position = 0;
+      while (position < window.length) {
+        const total = checkFrame(window, position, window.length, false);
+        if (total === FRAME_TORN && position > 0) break;
+        if (total < 0 || frameSeq(window, position) !== seq) throw this.corruptAt(offset + position);
+        if (visit(seq, offset + position, total)) return { offset: offset + position, seq };
+        seq += 1;
+        position += total;
+      }
+      offset += position;
+    }
+    return { offset, seq };
+  }
+
   /** Records that a frame for `seq` starts at `offset`, keeping one index entry per interval. */
   noteFrame(seq: number, offset: number): void {
     const count = this.indexOffsets.length;
@@ -245,6 +376,7 @@ export class WalFile {
   /** Appends to `out` up to `maxRecords` durable records with seq >= `fromSeq`, in order. */
   read(fromSeq: number, maxRecords: number, out: WalRecord[]): void {
     if (fromSeq > this.lastSeq || maxRecords <= 0) return;
+    this.indexUnscannedBefore(fromSeq);
     const entry = this.indexEntryAtOrBefore(fromSeq);
     let offset = this.indexOffsets[entry]!;
     let seq = this.indexSeqs[entry]!;

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { EngineError } from '../errors.ts';
 import { FRAME_OVERHEAD_BYTES, MAX_PAYLOAD_BYTES, writeFrame } from './frame.ts';
 import { recoverLogFiles } from './recovery.ts';
-import { FILE_HEADER_BYTES, WalFile, type WalRecord, encodeFileHeader, fsyncDirectory } from './wal-file.ts';
+import { FILE_HEADER_BYTES, WalFile, type WalCheckpoint, type WalFileCheckpoint, type WalRecord, encodeFileHeader, fsyncDirectory } from './wal-file.ts';
 
-export type { WalRecord } from './wal-file.ts';
+export type { WalCheckpoint, WalFileCheckpoint, WalRecord } from './wal-file.ts';
 
 /** Hooks a test sets to inject failures into the flush path; a hook fails the flush by throwing. */
 export interface WalFaults {
@@ -30,6 +30,11 @@ export interface WalOptions {
   segmentBytes?: number;
   /** Failure injection for tests. */
   faults?: WalFaults;
+  /**
+   * The checkpoint the shard's commit point recorded (`checkpoint`): records it covers are taken as
+   * intact without being read; the files or bytes it does not cover are recovered as always.
+   */
+  checkpoint?: WalCheckpoint;
 }
 
 /** What `append` returns: the seq of the batch's first record and when it is durable. */
@@ -148,7 +153,7 @@ export class WriteAheadLog {
       throw new EngineError('illegal_argument', message);
     }
     await fs.promises.mkdir(options.dir, { recursive: true });
-    const files = recoverLogFiles(options.dir);
+    const files = recoverLogFiles(options.dir, options.checkpoint);
     return new WriteAheadLog(options.dir, segmentBytes, options.faults ?? {}, files);
   }
 
@@ -258,6 +263,22 @@ export class WriteAheadLog {
       seq = Math.max(seq, file.lastSeq + 1);
     }
     return out;
+  }
+
+  /**
+   * Where the records up to the durable `seq` lie (`WalCheckpoint`), for a commit point that holds
+   * them all elsewhere: reopening with it skips reading them.
+   */
+  checkpoint(seq: number): WalCheckpoint {
+    if (!Number.isSafeInteger(seq) || seq > this.lastDurableSeq) {
+      throw new EngineError('illegal_argument', `checkpoint seq [${seq}] is not durable (durable seq [${this.lastDurableSeq}])`);
+    }
+    const files: WalFileCheckpoint[] = [];
+    for (const file of this.files) {
+      const checkpoint = file.checkpointAt(seq);
+      if (checkpoint !== null) files.push(checkpoint);
+    }
+    return { files };
   }
 
   /**
@@ -392,8 +413,10 @@ export class WriteAheadLog {
     const buffer = Buffer.allocUnsafe(headerBytes + bytes);
     if (headerBytes > 0) encodeFileHeader(firstSeq, buffer);
     let position = headerBytes;
+    let lastFrameOffset = base;
     for (let index = 0; index < payloads.length; index++) {
-      file.noteFrame(firstSeq + index, base + position);
+      lastFrameOffset = base + position;
+      file.noteFrame(firstSeq + index, lastFrameOffset);
       position = writeFrame(buffer, position, firstSeq + index, timestamps[index]!, payloads[index]!);
     }
     this.faults.beforeWrite?.();
@@ -412,6 +435,7 @@ export class WriteAheadLog {
     }
     file.size = base + buffer.length;
     file.lastSeq = firstSeq + payloads.length - 1;
+    file.lastFrameOffset = lastFrameOffset;
     for (const timestamp of timestamps) file.newestTimestamp = Math.max(file.newestTimestamp, timestamp);
   }
 

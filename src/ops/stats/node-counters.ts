@@ -1,6 +1,6 @@
 /**
  * The counters the node layer and the HTTP server increment as work happens: writes by kind and
- * outcome, updates by path (inplace column write vs full re-index), bulk requests, change feeds
+ * outcome, updates by path (inplace column write, field overlay or full re-index), bulk requests, change feeds
  * opened and HTTP traffic. Plain numbers in plain objects: incrementing one is a field write, cheap
  * enough for every request. Figures computed from other sources (shards, lanes, the process) are
  * gathered when stats are read, see `node-stats.ts`.
@@ -9,7 +9,7 @@ import type { WriteResult } from '../../engine/shard/operations.ts';
 
 /** Write counters (ES `indexing`). */
 export interface IndexingCounters {
-  /** Documents indexed (created or overwritten), including upserts and full updates. */
+  /** Documents indexed (created or overwritten), including upserts and full updates (not inplace or field-level ones). */
   index_total: number;
   index_failed: number;
   index_time_in_millis: number;
@@ -23,6 +23,8 @@ export interface UpdateCounters {
   total: number;
   /** Updates that only wrote inplace column slots (O(1), no re-index). */
   inplace: number;
+  /** Field-level updates: only the changed top-level fields were written, as a field overlay (no re-index). */
+  fields: number;
   /** Updates that re-indexed the whole document. */
   full: number;
   /** Updates that changed nothing (`detect_noop`). */
@@ -74,7 +76,7 @@ export class NodeCounters {
     delete_failed: 0,
     delete_time_in_millis: 0,
   };
-  readonly updates: UpdateCounters = { total: 0, inplace: 0, full: 0, noop: 0, upserts: 0, failed: 0, time_in_millis: 0 };
+  readonly updates: UpdateCounters = { total: 0, inplace: 0, fields: 0, full: 0, noop: 0, upserts: 0, failed: 0, time_in_millis: 0 };
   readonly bulk: BulkCounters = { requests: 0, items: 0, failed_items: 0, time_in_millis: 0 };
   readonly changes: ChangesCounters = { requests: 0, by_feed: {} };
   readonly http: HttpCounters = { current_open: 0, total_opened: 0, requests_total: 0, responses: {}, time_in_millis: 0 };
@@ -103,6 +105,7 @@ export class NodeCounters {
           updates.upserts++;
           indexing.index_total++;
         } else if (outcome.inplace === true) updates.inplace++;
+        else if (outcome.fields === true) updates.fields++;
         else {
           updates.full++;
           indexing.index_total++;

@@ -37,8 +37,8 @@ const METRICS: readonly MetricSpec[] = [
   counter('trove_indexing_time_seconds_total', 'Time spent in index and delete operations.', (s) => [[{ op: 'index' }, ms(s.indexing.index_time_in_millis)], [{ op: 'delete' }, ms(s.indexing.delete_time_in_millis)]], ['op']),
   counter(
     'trove_updates_total',
-    'Partial updates by outcome: inplace column writes, full re-indexes, no-ops, upserts, failures.',
-    (s) => [[{ path: 'inplace' }, s.updates.inplace], [{ path: 'full' }, s.updates.full], [{ path: 'noop' }, s.updates.noop], [{ path: 'upsert' }, s.updates.upserts], [{ path: 'failed' }, s.updates.failed]],
+    'Partial updates by outcome: inplace column writes, field-level writes, full re-indexes, no-ops, upserts, failures.',
+    (s) => [[{ path: 'inplace' }, s.updates.inplace], [{ path: 'fields' }, s.updates.fields], [{ path: 'full' }, s.updates.full], [{ path: 'noop' }, s.updates.noop], [{ path: 'upsert' }, s.updates.upserts], [{ path: 'failed' }, s.updates.failed]],
     ['path'],
   ),
   counter('trove_updates_time_seconds_total', 'Time spent in partial updates.', (s) => ms(s.updates.time_in_millis)),
