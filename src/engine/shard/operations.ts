@@ -73,6 +73,8 @@ export interface WriteResult {
   primaryTerm: number;
   /** For updates with `returnSource` (and upserts): the document after the update. */
   source?: Record<string, unknown>;
+  /** `source` as the JSON text the response shows (stored bytes as sent), when known. */
+  sourceText?: string;
   /** For updates: true when only inplace column slots were written (no re-index). */
   inplace?: boolean;
   /** For updates: true when written as a field overlay (only the changed top-level fields, no re-index). */
@@ -83,6 +85,8 @@ export interface WriteResult {
 export interface StoredDocument {
   id: string;
   source: Record<string, unknown>;
+  /** `source` as the JSON text responses show: the stored bytes as sent (see readSourceAndText). */
+  sourceText?: string;
   seqNo: number;
   version: number;
   primaryTerm: number;
