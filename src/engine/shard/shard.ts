@@ -15,7 +15,7 @@ import { FileHolds, type HeldFiles } from './file-holds.ts';
 import { readHistory, recordTermAt, type HistoryPosition } from './history.ts';
 import { LeafSet, type DocLocation } from './leaf-set.ts';
 import { Maintenance, type MergeReport, type ShardFaults } from './maintenance.ts';
-import { readManifest, type Manifest } from './manifest.ts';
+import { MANIFEST_FORMAT_VERSION, readManifest, type Manifest } from './manifest.ts';
 import type { ChangeEntry, DeleteOp, IndexOp, StoredDocument, UpdateOp, WriteOp, WriteResult } from './operations.ts';
 import { Searcher } from './searcher.ts';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './settings.ts';
@@ -116,7 +116,7 @@ export class Shard {
     const settings = { ...DEFAULT_ENGINE_SETTINGS, ...options.settings };
     await fs.mkdir(path.join(options.dir, 'segments'), { recursive: true });
     const manifest: Manifest = (await readManifest(options.dir)) ?? {
-      formatVersion: 1,
+      formatVersion: MANIFEST_FORMAT_VERSION,
       shardUuid: options.uuid,
       checkpointSeq: 0,
       nextSegmentNumber: 1,
@@ -139,7 +139,7 @@ export class Shard {
       leaves.segments.push(reader);
     }
     await removeOrphans(segmentsDir, new Set(manifest.segments.map((entry) => entry.meta.name)));
-    const wal = await WriteAheadLog.open({ dir: path.join(options.dir, 'wal'), segmentBytes: settings.walSegmentBytes });
+    const wal = await WriteAheadLog.open({ dir: path.join(options.dir, 'wal'), segmentBytes: settings.walSegmentBytes, checkpoint: manifest.wal });
     maintenance = new Maintenance(options.dir, wal, leaves, manifest, settings, options.faults ?? {}, options.logger);
     const shard = new Shard(options.uuid, options.dir, wal, leaves, maintenance, options.mapping, settings, options.primaryTerm ?? 1, options.logger);
     shard.faults = options.faults;
