@@ -3,8 +3,9 @@
  * each operator and field type on documents of about 1 KB, 20 KB and 1 MB sitting in segments,
  * against a full re-index of the same documents; then query latency with 0%, 1% and 10% of the
  * documents carrying field overlays. In process, one shard, updates in batches of 50 per group
- * commit. "First" is the first update of a field in a document (its stored text is scanned once);
- * the other columns are the steady state (the field's text is then read from its overlay).
+ * commit. "First" is the first update of a field in each document, once per document (the field
+ * is read from the stored source: for a large segment document, only the piece holding it); the
+ * other rows are the steady state (the field's text is then read from its overlay).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -246,8 +247,8 @@ export async function fieldUpdatesSuite(options: FieldUpdatesOptions): Promise<v
       ],
     ),
   );
-  const worst = Math.max(...OPERATORS.map((_, index) => rows[2]!.operators[index]! / rows[0]!.operators[index]!));
-  process.stdout.write(`\nTarget: steady-state 1 MB figure within 2x of the 1 KB one for small fields: worst ratio ${worst.toFixed(2)} ${verdict(worst <= 2)}\n`);
+  const worst = Math.max(rows[2]!.first / rows[0]!.first, ...OPERATORS.map((_, index) => rows[2]!.operators[index]! / rows[0]!.operators[index]!));
+  process.stdout.write(`\nTarget: 1 MB figure within 2x of the 1 KB one for small fields, first update included: worst ratio ${worst.toFixed(2)} ${verdict(worst <= 2)}\n`);
 
   const latency = await measureQueries(options.queryDocs, options.queries);
   process.stdout.write(`\nQuery latency (median of ${ROUNDS} rounds, ms per query on a snapshot, ${options.queryDocs.toLocaleString('en-US')} docs of ~1 KB in one segment) with 0%, 1% and 10% of the documents carrying field overlays\n`);

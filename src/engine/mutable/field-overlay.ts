@@ -15,7 +15,7 @@ import type { FlatField } from '../mapping/mapping.ts';
 import { parseDocument, type ParsedDocument } from '../mapping/parse-document.ts';
 import type { FieldStats, InplaceColumn, KeywordColumn, NumericColumn, NumericRangeIndex, PostingsCursor, TermsIterator } from '../segment/leaf-reader.ts';
 import { encodeNorm } from '../segment/norms.ts';
-import { readTopLevelTexts, spliceSource } from '../update/source-splice.ts';
+import { spliceSource } from '../update/source-splice.ts';
 import { compareTerms } from './mutable-segment.ts';
 import { mergedTerms, OverlaidPostingsCursor, OverlaidRangeIndex, overlaidKeywordColumn, overlaidNumericColumn, type OverlayTerms } from './overlay-views.ts';
 import { ByteVector } from './growable.ts';
@@ -23,8 +23,8 @@ import { analyzeTextValues } from './text-terms.ts';
 
 /** What an overlay reads of its leaf's own (not overlaid) data. */
 export interface OverlayBase {
-  /** The doc's stored source as the leaf wrote it (read at once, not kept: it may be a view of a cache). */
-  source(doc: number): Buffer;
+  /** The JSON texts of the named top-level fields of the doc's stored source as the leaf wrote it (the source's other fields need not be read). */
+  topLevelTexts(doc: number, keys: readonly string[]): Map<string, string>;
   /** The leaf's own norm byte of a doc's field. */
   norm(field: string, doc: number): number;
   /** The leaf's own keyword column of a field. */
@@ -157,8 +157,8 @@ export class FieldOverlay {
 
   /**
    * The JSON texts of the named top-level fields as the leaf's own stored source holds them (a
-   * scan of the doc's text); keys found missing are remembered, so that an update naming a field
-   * the document lacks (an unset, a rename source) scans the text once, not on every update.
+   * large segment doc's other fields are not read); keys found missing are remembered, so that an
+   * update naming a field the document lacks (an unset, a rename source) reads the source once.
    */
   baseTexts(doc: number, keys: readonly string[]): Map<string, string> {
     const absent = this.absentKeys.get(doc);
@@ -169,7 +169,7 @@ export class FieldOverlay {
     if (last?.doc === doc && wanted.every((key) => last.keys.has(key))) {
       return new Map(wanted.filter((key) => last.texts.has(key)).map((key) => [key, last.texts.get(key)!]));
     }
-    const found = readTopLevelTexts(this.base.source(doc), wanted);
+    const found = this.base.topLevelTexts(doc, wanted);
     this.lastBaseRead = { doc, keys: new Set(wanted), texts: found };
     for (const key of wanted) {
       if (found.has(key)) continue;

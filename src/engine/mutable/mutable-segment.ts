@@ -17,6 +17,7 @@ import { MutableKeywordColumn, MutableNumericColumn } from './columns.ts';
 import { TermPostings } from './postings.ts';
 import { analyzeTextValues } from './text-terms.ts';
 import { FieldOverlay } from './field-overlay.ts';
+import { readTopLevelTexts } from '../update/source-splice.ts';
 
 /** A document ready for the mutable layer: identity, stored bytes and parsed field values. */
 export interface IndexableDocument {
@@ -59,7 +60,7 @@ export class MutableSegment implements LeafReader {
   bytes = 0;
   /** Field-level updates of this layer's documents (field-overlay.ts). */
   readonly overlay = new FieldOverlay({
-    source: (doc) => this.sources[doc]!,
+    topLevelTexts: (doc, keys) => readTopLevelTexts(this.sources[doc]!, keys),
     norm: (field, doc) => this.ownNorm(field, doc),
     keywordColumn: (field) => this.keyword.get(field)?.column() ?? null,
     inplaceColumn: (field) => this.inplaceColumn(field),

@@ -25,7 +25,7 @@ export interface TestDoc {
   text?: Record<string, string[]>;
   keyword?: Record<string, string[]>;
   numeric?: Record<string, number[]>;
-  /** Stored source; defaults to `{id}`. */
+  /** Stored source (bytes are stored as they are, anything else as its JSON); defaults to `{id}`. */
   source?: unknown;
   seqNo?: number;
   version?: number;
@@ -309,6 +309,7 @@ export class TestLeaf implements LeafReader {
 
   source(doc: number): Buffer {
     const document = this.docs[doc]!;
+    if (document.source instanceof Uint8Array) return Buffer.from(document.source);
     return Buffer.from(JSON.stringify(document.source ?? { id: document.id }));
   }
 

@@ -9,8 +9,12 @@ import { crc32c } from '../directory/checksum.ts';
 import { EngineError } from '../errors.ts';
 import { ByteSink } from './byte-io.ts';
 
-/** Version written in every segment file header and in `SegmentMeta.formatVersion` (2: range index, 3: LZ4 source blocks). */
-export const SEGMENT_FORMAT_VERSION = 3;
+/**
+ * Version written in every segment file header and in `SegmentMeta.formatVersion` (2: range
+ * index, 3: LZ4 source blocks, 4: per-doc position byte lengths in postings blocks, 5: large
+ * sources stored in pieces with an index of their top-level fields).
+ */
+export const SEGMENT_FORMAT_VERSION = 5;
 
 /** Oldest version readers accept: format 1 segments (no range index) open and answer by scanning. */
 export const OLDEST_SEGMENT_FORMAT_VERSION = 1;

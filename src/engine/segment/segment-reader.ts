@@ -108,7 +108,7 @@ export class SegmentReader implements LeafReader {
     this.name = segmentMeta.name;
     this.maxDoc = segmentMeta.maxDoc;
     this.overlay = new FieldOverlay({
-      source: (doc) => this.storedSource.view(doc),
+      topLevelTexts: (doc, keys) => this.storedSource.topLevelTexts(doc, keys),
       norm: (field, doc) => this.ownNorm(field, doc),
       keywordColumn: (field) => this.keywordColumns.column(field),
       inplaceColumn: (field) => this.inplaceColumns.get(field) ?? null,

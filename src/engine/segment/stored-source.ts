@@ -1,17 +1,22 @@
 /**
  * Stored `_source` (`source` file): documents in blocks of about SOURCE_BLOCK_BYTES
- * uncompressed, each block compressed with LZ4 (format 3; raw deflate in files of formats 1 and
- * 2, which readers still decode); a block index at the end of the file. Readers keep only the
- * index in memory and read blocks with positional reads through the thread's bounded
- * descriptor cache (directory/read-descriptors.ts), caching a few decompressed blocks.
+ * uncompressed, each block compressed with LZ4 (format 3 and later; raw deflate in files of
+ * formats 1 and 2, which readers still decode); from format 5 a document of PIECED_SOURCE_BYTES
+ * or more has a block of its own, cut into separately compressed pieces at its top-level members
+ * (source-pieces.ts), so that reading one top-level field decompresses only its piece. A block
+ * index at the end of the file. Readers keep only the index in memory and read blocks with
+ * positional reads through the thread's bounded descriptor cache (directory/read-descriptors.ts),
+ * caching a few decoded blocks.
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { compressSync as lz4Compress, uncompressSync as lz4Uncompress } from 'lz4-napi';
 import { ByteReader, ByteSink } from './byte-io.ts';
 import { FileMagic, FOOTER_BYTES, HEADER_BYTES, corruptFile, verifyFileStreaming, type FileChecksum, type OutputFile } from './segment-file.ts';
+import { decodePiecedHeader, encodePieces, pieceAt, PIECED_SOURCE_BYTES, type EncodedPieces, type PiecedHeader } from './source-pieces.ts';
 import { EngineError } from '../errors.ts';
 import { readDescriptors } from '../directory/read-descriptors.ts';
+import { readTopLevelTexts, type TopLevelEntry } from '../update/source-splice.ts';
 
 /** Target uncompressed size of a source block. */
 export const SOURCE_BLOCK_BYTES = 16 * 1024;
@@ -19,7 +24,10 @@ export const SOURCE_BLOCK_BYTES = 16 * 1024;
 /** First format version whose source blocks are LZ4 (measured against deflate: see docs/formats/segment.md). */
 export const LZ4_SOURCE_FORMAT_VERSION = 3;
 
-/** Decompressed blocks a reader keeps. */
+/** First format version with pieced blocks (and a header size per block in the index). */
+export const PIECED_SOURCE_FORMAT_VERSION = 5;
+
+/** Decoded blocks a reader keeps. */
 const CACHED_BLOCKS = 8;
 
 /** Appends documents' sources to the source file, block by block. */
@@ -28,6 +36,8 @@ export class StoredSourceWriter {
   private pendingBytes = 0;
   private readonly blockDocCounts: number[] = [];
   private readonly blockCompressedBytes: number[] = [];
+  /** Header bytes of each block: 0 for a block of docs, else a pieced block's header. */
+  private readonly blockHeaderBytes: number[] = [];
   private docCount = 0;
   private readonly block = new ByteSink(64 * 1024);
 
@@ -35,6 +45,15 @@ export class StoredSourceWriter {
 
   /** Appends the next doc's source bytes. */
   add(source: Uint8Array): void {
+    if (source.length >= PIECED_SOURCE_BYTES) {
+      const pieces = encodePieces(Buffer.from(source.buffer, source.byteOffset, source.byteLength));
+      if (pieces) {
+        if (this.pending.length > 0) this.flushBlock();
+        this.writePieces(pieces);
+        this.docCount++;
+        return;
+      }
+    }
     this.pending.push(source);
     this.pendingBytes += source.length;
     this.docCount++;
@@ -51,6 +70,7 @@ export class StoredSourceWriter {
     for (let b = 0; b < this.blockDocCounts.length; b++) {
       sink.writeVarint(this.blockDocCounts[b]!);
       sink.writeVarint(this.blockCompressedBytes[b]!);
+      sink.writeVarint(this.blockHeaderBytes[b]!);
     }
     sink.writeF64(indexOffset);
   }
@@ -65,20 +85,43 @@ export class StoredSourceWriter {
     this.file.sink.writeBytes(compressed);
     this.blockDocCounts.push(this.pending.length);
     this.blockCompressedBytes.push(compressed.length);
+    this.blockHeaderBytes.push(0);
     this.pending.length = 0;
     this.pendingBytes = 0;
+  }
+
+  private writePieces({ header, pieces }: EncodedPieces): void {
+    const sink = this.file.sink;
+    sink.writeBytes(header);
+    let bytes = header.length;
+    for (const piece of pieces) {
+      sink.writeBytes(piece);
+      bytes += piece.length;
+    }
+    this.blockDocCounts.push(1);
+    this.blockCompressedBytes.push(bytes);
+    this.blockHeaderBytes.push(header.length);
   }
 }
 
 interface DecodedBlock {
+  kind: 'docs';
   data: Buffer;
   /** Start of each doc in `data`, plus the end. */
   starts: Int32Array;
 }
 
+/** A pieced block (one doc): its header, the pieces decompressed so far, and the whole text once assembled. */
+interface PiecedBlock {
+  kind: 'pieces';
+  header: PiecedHeader;
+  pieces: Array<Buffer | undefined>;
+  whole: Buffer | null;
+}
+
 /** Random access to stored sources through an open file descriptor. */
 export class StoredSourceReader {
-  private readonly cache = new Map<number, DecodedBlock>();
+  private readonly cache = new Map<number, DecodedBlock | PiecedBlock>();
   private closed = false;
 
   private constructor(
@@ -86,6 +129,8 @@ export class StoredSourceReader {
     readonly fileBytes: number,
     private readonly blockFirstDocs: Int32Array,
     private readonly blockOffsets: Float64Array,
+    /** Header bytes of each block: 0 for a block of docs, else a pieced block's header. */
+    private readonly blockHeaderBytes: Int32Array,
     /** Format version of the file: blocks are LZ4 from version 3, raw deflate before. */
     private readonly formatVersion: number,
   ) {}
@@ -100,6 +145,7 @@ export class StoredSourceReader {
       const size = verifyFileStreaming(path, fd, FileMagic.storedSource, expected);
       const header = Buffer.alloc(HEADER_BYTES);
       fs.readSync(fd, header, 0, HEADER_BYTES, 0);
+      const formatVersion = header.readUInt32LE(4);
       const trailer = Buffer.alloc(8);
       fs.readSync(fd, trailer, 0, 8, size - FOOTER_BYTES - 8);
       const indexOffset = trailer.readDoubleLE(0);
@@ -111,17 +157,26 @@ export class StoredSourceReader {
       const docCount = reader.readVarint();
       if (docCount !== maxDoc) throw corruptFile(path, `holds ${docCount} sources, segment has ${maxDoc}`);
       const blocks = reader.readVarint();
+      if (blocks > indexBytes.length) throw corruptFile(path, 'source block index is inconsistent');
       const blockFirstDocs = new Int32Array(blocks + 1);
       const blockOffsets = new Float64Array(blocks + 1);
+      const blockHeaderBytes = new Int32Array(blocks);
       blockOffsets[0] = HEADER_BYTES;
       for (let b = 0; b < blocks; b++) {
         blockFirstDocs[b + 1] = blockFirstDocs[b]! + reader.readVarint();
         blockOffsets[b + 1] = blockOffsets[b]! + reader.readVarint();
+        if (formatVersion >= PIECED_SOURCE_FORMAT_VERSION) {
+          blockHeaderBytes[b] = reader.readVarint();
+          const pieced = blockHeaderBytes[b]! > 0;
+          if (pieced && (blockFirstDocs[b + 1]! - blockFirstDocs[b]! !== 1 || blockHeaderBytes[b]! > blockOffsets[b + 1]! - blockOffsets[b]!)) {
+            throw corruptFile(path, `source block ${b} is pieced but does not hold one doc behind its header`);
+          }
+        }
       }
-      if (blockFirstDocs[blocks] !== docCount || blockOffsets[blocks] !== indexOffset) {
+      if (blockFirstDocs[blocks] !== docCount || blockOffsets[blocks] !== indexOffset || reader.pos !== indexBytes.length) {
         throw corruptFile(path, 'source block index is inconsistent');
       }
-      return new StoredSourceReader(path, size, blockFirstDocs, blockOffsets, header.readUInt32LE(4));
+      return new StoredSourceReader(path, size, blockFirstDocs, blockOffsets, blockHeaderBytes, formatVersion);
     } finally {
       fs.closeSync(fd);
     }
@@ -134,6 +189,36 @@ export class StoredSourceReader {
 
   /** The doc's source bytes inside a cached block: read them at once, never write or keep them. */
   view(doc: number): Buffer {
+    const block = this.blockOf(doc);
+    const decoded = this.decoded(block);
+    if (decoded.kind === 'pieces') return this.whole(block, decoded);
+    const index = doc - this.blockFirstDocs[block]!;
+    return decoded.data.subarray(decoded.starts[index]!, decoded.starts[index + 1]!);
+  }
+
+  /**
+   * The JSON texts of the named top-level fields the doc's source holds (the last of a repeated
+   * key, as JSON.parse reads it). A pieced doc decompresses only the pieces holding them.
+   */
+  topLevelTexts(doc: number, keys: readonly string[]): Map<string, string> {
+    const block = this.blockOf(doc);
+    const decoded = this.decoded(block);
+    if (decoded.kind === 'docs') return readTopLevelTexts(this.view(doc), keys);
+    const wanted = new Set(keys);
+    const found = new Map<string, string>();
+    for (const entry of decoded.header.entries) {
+      if (wanted.has(entry.key)) found.set(entry.key, this.memberText(block, decoded, entry));
+    }
+    return found;
+  }
+
+  /** Closes the reader and the cached descriptor of its file, if one is open. */
+  close(): void {
+    this.closed = true;
+    readDescriptors.forget(this.path);
+  }
+
+  private blockOf(doc: number): number {
     const blocks = this.blockFirstDocs.length - 1;
     if (doc < 0 || doc >= this.blockFirstDocs[blocks]!) throw new RangeError(`doc ${doc} out of range`);
     let low = 0;
@@ -143,29 +228,25 @@ export class StoredSourceReader {
       if (this.blockFirstDocs[middle]! <= doc) low = middle;
       else high = middle - 1;
     }
-    const block = this.block(low);
-    const index = doc - this.blockFirstDocs[low]!;
-    return block.data.subarray(block.starts[index]!, block.starts[index + 1]!);
+    return low;
   }
 
-  /** Closes the reader and the cached descriptor of its file, if one is open. */
-  close(): void {
-    this.closed = true;
-    readDescriptors.forget(this.path);
-  }
-
-  private block(block: number): DecodedBlock {
+  /** A block from the cache, else read (a block of docs decompressed, a pieced block's header only). */
+  private decoded(block: number): DecodedBlock | PiecedBlock {
     const cached = this.cache.get(block);
     if (cached) {
       this.cache.delete(block);
       this.cache.set(block, cached);
       return cached;
     }
-    if (this.closed) throw new EngineError('shard_closed', `segment source store ${this.path} is closed`);
-    const start = this.blockOffsets[block]!;
-    const compressed = Buffer.alloc(this.blockOffsets[block + 1]! - start);
-    readDescriptors.read(this.path, compressed, 0, compressed.length, start);
-    const data = this.decompress(block, compressed);
+    const decoded = this.blockHeaderBytes[block]! > 0 ? this.readPiecedHeader(block) : this.readDocsBlock(block);
+    this.cache.set(block, decoded);
+    if (this.cache.size > CACHED_BLOCKS) this.cache.delete(this.cache.keys().next().value!);
+    return decoded;
+  }
+
+  private readDocsBlock(block: number): DecodedBlock {
+    const data = this.decompress(block, this.read(block, 0, this.blockOffsets[block + 1]! - this.blockOffsets[block]!));
     const count = this.blockFirstDocs[block + 1]! - this.blockFirstDocs[block]!;
     const reader = new ByteReader(data);
     const lengths = new Int32Array(count);
@@ -174,13 +255,67 @@ export class StoredSourceReader {
     starts[0] = reader.pos;
     for (let i = 0; i < count; i++) starts[i + 1] = starts[i]! + lengths[i]!;
     if (starts[count] !== data.length) throw corruptFile(this.path, `source block ${block} has a bad layout`);
-    const decoded = { data, starts };
-    this.cache.set(block, decoded);
-    if (this.cache.size > CACHED_BLOCKS) this.cache.delete(this.cache.keys().next().value!);
-    return decoded;
+    return { kind: 'docs', data, starts };
   }
 
-  /** Decompresses one block with the codec of the file's format version. */
+  private readPiecedHeader(block: number): PiecedBlock {
+    const headerBytes = this.blockHeaderBytes[block]!;
+    const header = decodePiecedHeader(this.path, block, this.read(block, 0, headerBytes), this.blockOffsets[block + 1]! - this.blockOffsets[block]!);
+    return { kind: 'pieces', header, pieces: new Array(header.pieceStarts.length - 1), whole: null };
+  }
+
+  /** The JSON text of one member of a pieced doc, from the piece holding it. */
+  private memberText(block: number, decoded: PiecedBlock, entry: TopLevelEntry): string {
+    if (decoded.whole) return decoded.whole.toString('utf8', entry.valueStart, entry.valueEnd);
+    const piece = pieceAt(decoded.header, entry.keyStart);
+    const start = decoded.header.pieceStarts[piece]!;
+    return this.piece(block, decoded, piece).toString('utf8', entry.valueStart - start, entry.valueEnd - start);
+  }
+
+  private piece(block: number, decoded: PiecedBlock, piece: number): Buffer {
+    const cached = decoded.pieces[piece];
+    if (cached) return cached;
+    const { compressedStarts } = decoded.header;
+    const compressed = this.read(block, compressedStarts[piece]!, compressedStarts[piece + 1]! - compressedStarts[piece]!);
+    const data = this.decompressPiece(block, decoded.header, piece, compressed);
+    decoded.pieces[piece] = data;
+    return data;
+  }
+
+  /** The whole text of a pieced doc, assembled once (its pieces are then dropped); the pieces not yet decompressed are read at once. */
+  private whole(block: number, decoded: PiecedBlock): Buffer {
+    if (!decoded.whole) {
+      const { compressedStarts } = decoded.header;
+      const pieceCount = decoded.pieces.length;
+      const first = compressedStarts[0]!;
+      const compressed = this.read(block, first, compressedStarts[pieceCount]! - first);
+      for (let piece = 0; piece < pieceCount; piece++) {
+        if (decoded.pieces[piece]) continue;
+        const bytes = compressed.subarray(compressedStarts[piece]! - first, compressedStarts[piece + 1]! - first);
+        decoded.pieces[piece] = this.decompressPiece(block, decoded.header, piece, bytes);
+      }
+      decoded.whole = Buffer.concat(decoded.pieces as Buffer[], decoded.header.textBytes);
+      decoded.pieces = [];
+    }
+    return decoded.whole;
+  }
+
+  private decompressPiece(block: number, header: PiecedHeader, piece: number, compressed: Buffer): Buffer {
+    const data = this.decompress(block, compressed);
+    const expected = header.pieceStarts[piece + 1]! - header.pieceStarts[piece]!;
+    if (data.length !== expected) throw corruptFile(this.path, `source block ${block} piece ${piece} has ${data.length} bytes, its header says ${expected}`);
+    return data;
+  }
+
+  /** `length` bytes of a block from `offset` within it. */
+  private read(block: number, offset: number, length: number): Buffer {
+    if (this.closed) throw new EngineError('shard_closed', `segment source store ${this.path} is closed`);
+    const bytes = Buffer.allocUnsafe(length);
+    readDescriptors.read(this.path, bytes, 0, length, this.blockOffsets[block]! + offset);
+    return bytes;
+  }
+
+  /** Decompresses one block (or piece) with the codec of the file's format version. */
   private decompress(block: number, compressed: Buffer): Buffer {
     try {
       return this.formatVersion >= LZ4_SOURCE_FORMAT_VERSION ? lz4Uncompress(compressed) : zlib.inflateRawSync(compressed);
