@@ -19,7 +19,7 @@ import { MANIFEST_FORMAT_VERSION, readManifest, type Manifest } from './manifest
 import type { ChangeEntry, DeleteOp, IndexOp, StoredDocument, UpdateOp, WriteOp, WriteResult } from './operations.ts';
 import { Searcher } from './searcher.ts';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './settings.ts';
-import { readSource } from './source-overlay.ts';
+import { readSource, readSourceAndText } from './source-overlay.ts';
 import { changeOf, decodeRecord, encodeRecord, type ShardRecord } from './wal-records.ts';
 import { documentSeqNo } from './seq-no.ts';
 import { readTopLevelTexts, spliceSource, topLevelLayout } from '../update/source-splice.ts';
@@ -281,10 +281,13 @@ export class Shard {
     const fieldState = columnsOnly ? null : this.fieldState(op, location);
     const current = columnsOnly ?? fieldState?.state ?? readSource(location.leaf, location.doc, this.inplace);
     const plan = planUpdate(current, { doc: op.doc, ops: op.ops }, this.fieldMap);
-    const resultSource = (): Record<string, unknown> | undefined =>
-      op.returnSource ? readSource(location.leaf, location.doc, this.inplace) : undefined;
+    const resultSource = (): { source?: Record<string, unknown>; sourceText?: string } => {
+      if (!op.returnSource) return {};
+      const { source, text } = readSourceAndText(location.leaf, location.doc, this.inplace);
+      return { source, sourceText: text };
+    };
     if (!plan.changed && op.detectNoop !== false) {
-      return { result: { id: op.id, result: 'noop', seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm, source: resultSource() }, durable: null };
+      return { result: { id: op.id, result: 'noop', seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm, ...resultSource() }, durable: null };
     }
     const columnsPresent = plan.inplaceWrites.every((write) => location.leaf.inplaceColumn(write.field) !== null);
     if (plan.inplaceOnly && columnsPresent) {
@@ -294,7 +297,7 @@ export class Shard {
       const record: ShardRecord = { type: 'inplace', id: op.id, version, primaryTerm: this.primaryTerm, writes };
       const { seq, durable } = this.append(record);
       this.applyRecord(seq, record, undefined, location);
-      return { result: { id: op.id, result: 'updated', seqNo: seq, version, primaryTerm: this.primaryTerm, source: resultSource(), inplace: true }, durable };
+      return { result: { id: op.id, result: 'updated', seqNo: seq, version, primaryTerm: this.primaryTerm, ...resultSource(), inplace: true }, durable };
     }
     if (fieldState) return this.updateFields(op, location, fieldState.state, fieldState.texts, plan.source, meta.version + 1);
     // A column-only plan that turned out to need the whole document is redone on the source.
@@ -307,7 +310,10 @@ export class Shard {
     const texts = readTopLevelTexts(stored, layout.entries.map((entry) => entry.key), layout);
     const text = spliceSource(stored, fieldReplacements(parseTexts(texts), texts, fullPlan.source), layout);
     const applied = this.indexDocument(op.id, fullPlan.source, location, 'update', false, text);
-    if (op.returnSource) applied.result.source = fullPlan.source;
+    if (op.returnSource) {
+      applied.result.source = fullPlan.source;
+      applied.result.sourceText = text.toString('utf8');
+    }
     return applied;
   }
 
@@ -347,8 +353,8 @@ export class Shard {
     const { seq, durable } = this.append(record);
     this.faults?.afterFieldsAppend?.();
     this.applyRecord(seq, record, undefined, location);
-    const source = op.returnSource ? readSource(location.leaf, location.doc, this.inplace) : undefined;
-    return { result: { id: op.id, result: 'updated', seqNo: seq, version, primaryTerm: this.primaryTerm, source, fields: true }, durable };
+    const source = op.returnSource ? readSourceAndText(location.leaf, location.doc, this.inplace) : undefined;
+    return { result: { id: op.id, result: 'updated', seqNo: seq, version, primaryTerm: this.primaryTerm, source: source?.source, sourceText: source?.text, fields: true }, durable };
   }
 
   /**
@@ -469,7 +475,8 @@ export class Shard {
     const location = this.leaves.locate(id);
     if (!location) return null;
     const meta = location.leaf.meta(location.doc);
-    return { id, source: readSource(location.leaf, location.doc, this.inplace), seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm };
+    const { source, text } = readSourceAndText(location.leaf, location.doc, this.inplace);
+    return { id, source, sourceText: text, seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm };
   }
 
   /**
