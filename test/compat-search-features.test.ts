@@ -153,6 +153,24 @@ test('profile: per shard query tree with nanosecond timings, rewrite, collector 
   const single = await search({ query: { match_all: {} }, profile: true, sort: ['year'] });
   assert.equal(single.profile.shards[0].searches[0].collector[0].name, 'TopFieldCollector');
   assert.equal((await search({ query: { match_all: {} } })).profile, undefined);
+  // Aggregations: one node per aggregator, its sub-aggregators as children; collect calls add up to the hits.
+  const aggregated = await search({ query: { match_all: {} }, profile: true, aggs: { by_author: { terms: { field: 'author' }, aggs: { first: { min: { field: 'year' } } } } } }, 'books3');
+  let collected = 0;
+  let withAuthor = 0;
+  for (const shard of aggregated.profile.shards) {
+    const [terms] = shard.aggregations;
+    assert.equal(shard.aggregations.length, 1);
+    assert.deepEqual([terms.type, terms.description], ['TermsAggregator', 'by_author']);
+    assert.equal(terms.breakdown.build_aggregation_count, 1);
+    assert.ok(terms.breakdown.build_leaf_collector_count >= 1);
+    const [min] = terms.children;
+    assert.deepEqual([min.type, min.description], ['StatsAggregator', 'first']);
+    assert.ok(terms.time_in_nanos >= min.time_in_nanos);
+    collected += terms.breakdown.collect_count;
+    withAuthor += min.breakdown.collect_count;
+  }
+  assert.equal(collected, aggregated.hits.total.value);
+  assert.equal(withAuthor, (await search({ size: 0, query: { exists: { field: 'author' } } }, 'books3')).hits.total.value, 'the docs with an author reach the sub-aggregation');
 });
 
 test('collapse on a keyword and a numeric field, with inner_hits', async () => {

@@ -16,7 +16,7 @@ import { EngineError } from '../engine/errors.ts';
 import type { MergedHit } from '../engine/collect/merge.ts';
 import { COLUMN_NUMERIC_TYPES } from '../engine/mapping/mapping.ts';
 import type { Explanation } from '../engine/query/explain.ts';
-import { MAX_RESULT_WINDOW, type ShardQueryProfile, type ShardQueryResult } from '../engine/query/search-request.ts';
+import { MAX_RESULT_WINDOW, type ShardQueryResult } from '../engine/query/search-request.ts';
 import type { FetchedDocument } from '../engine/shard/searcher.ts';
 import { hitFieldValues, hitFieldsNeedSource, parseHitFields, sourceValues, type HitFieldsSpec } from './hit-fields.ts';
 import type { SearchHit } from './search-hit.ts';
@@ -225,11 +225,11 @@ export function renderProfile(results: readonly ShardQueryResult[], targets: rea
   return {
     shards: results.map((result, index) => {
       const target = targets[index]!;
-      const searches: ShardQueryProfile[] = result.profile === undefined ? [] : [result.profile];
+      const { profile } = result;
       return {
         id: `[${nodeOf(target)}][${target.collection.meta.name}][${target.shardId}]`,
-        searches,
-        aggregations: [],
+        searches: profile === undefined ? [] : [{ query: profile.query, rewrite_time: profile.rewrite_time, collector: profile.collector }],
+        aggregations: profile?.aggregations ?? [],
         fetch: { type: 'fetch', description: '', time_in_nanos: fetchNanos[index] ?? 0, breakdown: { load_stored_fields: fetchNanos[index] ?? 0 }, children: [] },
       };
     }),

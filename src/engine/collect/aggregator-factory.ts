@@ -1,4 +1,5 @@
 /** Builds the shard aggregator tree for parsed aggregation specs (pipelines have none). */
+import { AggregationProfileNode, ProfiledAggregator } from './aggregation-profile.ts';
 import type { AggregationSpec } from './aggregation-spec.ts';
 import type { Aggregator } from './aggregator.ts';
 import { AggregatorGroup, type AggregationContext } from './aggregator.ts';
@@ -13,12 +14,23 @@ import { SignificantTermsAggregator } from './significant-terms.ts';
 import { TermsAggregator } from './terms-aggregator.ts';
 import { TopHitsAggregator, topHitsNeedScores } from './top-hits.ts';
 
-/** Aggregators for sibling specs, their sub-aggregations built recursively. */
-export function createAggregators(specs: readonly AggregationSpec[], context: AggregationContext): AggregatorGroup {
+/**
+ * Aggregators for sibling specs, their sub-aggregations built recursively. With `profile` (the
+ * list the siblings' profile nodes go to), each aggregator is wrapped to time its calls.
+ */
+export function createAggregators(specs: readonly AggregationSpec[], context: AggregationContext, profile: AggregationProfileNode[] | null = null): AggregatorGroup {
   // Pipelines read no document: they run on the merged output (pipelines.ts).
   const collecting = specs.filter((spec): spec is Exclude<AggregationSpec, PipelineSpec> => !isPipeline(spec));
   return new AggregatorGroup(
-    collecting.map((spec) => createAggregator(spec, context)),
+    collecting.map((spec) => {
+      if (profile === null) return createAggregator(spec, context, null);
+      const node = new AggregationProfileNode(spec.name);
+      profile.push(node);
+      const started = performance.now();
+      const aggregator = new ProfiledAggregator(createAggregator(spec, context, node.children), node);
+      node.add('initialize', started);
+      return aggregator;
+    }),
     context,
   );
 }
@@ -28,8 +40,8 @@ export function aggregationsNeedScores(specs: readonly AggregationSpec[]): boole
   return specs.some((spec) => (spec.type === 'top_hits' ? topHitsNeedScores(spec) : aggregationsNeedScores(spec.subs)));
 }
 
-function createAggregator(spec: Exclude<AggregationSpec, PipelineSpec>, context: AggregationContext): Aggregator {
-  const subs = (): AggregatorGroup => createAggregators(spec.subs, context);
+function createAggregator(spec: Exclude<AggregationSpec, PipelineSpec>, context: AggregationContext, profile: AggregationProfileNode[] | null): Aggregator {
+  const subs = (): AggregatorGroup => createAggregators(spec.subs, context, profile);
   switch (spec.type) {
     case 'terms':
       return new TermsAggregator(spec, subs());

@@ -22,6 +22,7 @@ import type { Scorer, Weight } from './scorer.ts';
 import { parseQuery } from './parse-query.ts';
 import { explainDocument, type Explanation } from './explain.ts';
 import { profileQuery, type ProfiledQuery } from './profile.ts';
+import type { AggregationProfileNode } from '../collect/aggregation-profile.ts';
 import { SearchContext } from './search-context.ts';
 import { assertColumnExact } from './exact-long-queries.ts';
 import { numericTermsFields } from '../collect/aggregation-spec.ts';
@@ -121,8 +122,9 @@ export function startQuery(
   const aggregationSpecs = aggsRequest === undefined ? null : parseAggregations(aggsRequest, fields, now);
   if (sortKeys !== null) assertColumnExact(sortKeys.filter((key) => key.kind === 'numeric').map((key) => key.field), 'Sorting', fields, leaves);
   if (aggregationSpecs !== null) assertColumnExact(numericTermsFields(aggregationSpecs), 'A terms aggregation', fields, leaves);
+  const aggregationProfile: AggregationProfileNode[] | null = profiled === null ? null : [];
   const aggregators =
-    aggregationSpecs === null ? null : createAggregators(aggregationSpecs, new AggregationContext(options.loadDocument ?? leafDocumentLoader(leaves), leaves));
+    aggregationSpecs === null ? null : createAggregators(aggregationSpecs, new AggregationContext(options.loadDocument ?? leafDocumentLoader(leaves), leaves), aggregationProfile);
   const needsScores =
     options.countOnly !== true &&
     (scoreOrder || needsScore(sortKeys!) || request.minScore !== undefined || (aggregationSpecs !== null && aggregationsNeedScores(aggregationSpecs)));
@@ -144,7 +146,10 @@ export function startQuery(
   const weight = query.createWeight(context, needsScores, 1);
   const extras: PhaseExtras = {
     explain: request.explain === true ? (leafIndex, doc) => explainDocument(parsed, leaves, fields, leafIndex, doc) : null,
-    profile: profiled === null ? null : { query: profiled, rewriteNanos, collectNanos: 0, collector: fieldCollector === null ? 'SimpleTopScoreDocCollector' : 'TopFieldCollector' },
+    profile:
+      profiled === null
+        ? null
+        : { query: profiled, rewriteNanos, collectNanos: 0, collector: fieldCollector === null ? 'SimpleTopScoreDocCollector' : 'TopFieldCollector', aggregations: aggregationProfile ?? [] },
   };
   return new QueryPhaseRun(leaves, context, weight, collector, capacity, scoreOrder, sortKeys !== null, fieldCollector, extras);
 }
@@ -152,7 +157,7 @@ export function startQuery(
 /** What a query phase adds to its hits and result on request: explanations, a profile. */
 interface PhaseExtras {
   explain: ((leafIndex: number, doc: number) => Explanation | null) | null;
-  profile: { query: ProfiledQuery; rewriteNanos: number; collectNanos: number; collector: string } | null;
+  profile: { query: ProfiledQuery; rewriteNanos: number; collectNanos: number; collector: string; aggregations: AggregationProfileNode[] } | null;
 }
 
 /**
@@ -226,6 +231,8 @@ export class QueryPhaseRun {
     const { collector, fieldCollector } = this;
     const hits = collector.topHits();
     if (this.scoreOrder && this.sortedByScore) for (const hit of hits) hit.sort = [hit.score];
+    // Before the profile renders: building the partials is part of the aggregations' timings.
+    const aggs = collector.aggregationPartials();
     const { explain, profile } = this.extras;
     if (explain !== null) {
       for (const hit of hits) hit.explanation = explain(hit.leaf, hit.doc) ?? { value: 0, description: 'no matching clause', details: [] };
@@ -238,13 +245,14 @@ export class QueryPhaseRun {
               query: [profile.query.render()],
               rewrite_time: profile.rewriteNanos,
               collector: [{ name: profile.collector, reason: 'search_top_hits', time_in_nanos: profile.collectNanos }],
+              aggregations: profile.aggregations.map((node) => node.render()),
             },
           }),
       total: collector.total(),
       // Sorted on fields with `_score` among the keys (`[_score, _doc]`), the best score of any match, as OpenSearch.
       maxScore: this.scoreOrder ? (hits.length > 0 ? hits[0]!.score : null) : Number.isNaN(fieldCollector!.maxScore) ? null : fieldCollector!.maxScore,
       hits,
-      aggs: collector.aggregationPartials(),
+      aggs,
       timedOut: collector.timedOut,
     };
   }

@@ -13,50 +13,17 @@ import { describeQuery, queryType } from './query-description.ts';
 import type { HighlightTerms, Query, Weight } from './scorer.ts';
 import { Scorer } from './scorer.ts';
 import type { SearchContext } from './search-context.ts';
+import { ProfileNode, type ProfileTree } from './profile-node.ts';
 
 /** Timed operations of a profiled query node. */
 const TIMED = ['create_weight', 'build_scorer', 'next_doc', 'advance', 'score', 'shallow_advance', 'compute_max_score', 'count'] as const;
 type Timed = (typeof TIMED)[number];
 
 /** One node of a query profile, as ES renders it. */
-export interface QueryProfile {
-  type: string;
-  description: string;
-  time_in_nanos: number;
-  breakdown: Record<string, number>;
-  children?: QueryProfile[];
-}
+export type QueryProfile = ProfileTree;
 
-/** Collects one node's timings (milliseconds internally) and call counts. */
-class ProfileNode {
-  readonly times = new Map<Timed, number>();
-  readonly counts = new Map<Timed, number>();
-  readonly children: ProfileNode[] = [];
-
-  constructor(
-    readonly type: string,
-    readonly description: string,
-  ) {}
-
-  add(operation: Timed, started: number): void {
-    this.times.set(operation, (this.times.get(operation) ?? 0) + performance.now() - started);
-    this.counts.set(operation, (this.counts.get(operation) ?? 0) + 1);
-  }
-
-  render(): QueryProfile {
-    const breakdown: Record<string, number> = {};
-    let total = 0;
-    for (const operation of TIMED) {
-      const nanos = Math.round((this.times.get(operation) ?? 0) * 1e6);
-      breakdown[operation] = nanos;
-      breakdown[`${operation}_count`] = this.counts.get(operation) ?? 0;
-      total += nanos;
-    }
-    const profile: QueryProfile = { type: this.type, description: this.description, time_in_nanos: total, breakdown };
-    if (this.children.length > 0) profile.children = this.children.map((child) => child.render());
-    return profile;
-  }
-}
+/** A profiled query node's timings. */
+type QueryProfileNode = ProfileNode<Timed>;
 
 /** A query wrapped for profiling, with the tree of its timings. */
 export interface ProfiledQuery {
@@ -72,7 +39,7 @@ export function profileQuery(query: Query): ProfiledQuery {
 }
 
 function wrap(query: Query): TimedQuery {
-  const node = new ProfileNode(queryType(query), describeQuery(query));
+  const node: QueryProfileNode = new ProfileNode(queryType(query), describeQuery(query), TIMED);
   const child = (inner: Query): Query => {
     const wrapped = wrap(inner);
     node.children.push(wrapped.node);
@@ -93,7 +60,7 @@ function wrap(query: Query): TimedQuery {
 class TimedQuery implements Query {
   constructor(
     private readonly inner: Query,
-    readonly node: ProfileNode,
+    readonly node: QueryProfileNode,
   ) {}
 
   createWeight(context: SearchContext, needsScores: boolean, boost: number): Weight {
@@ -115,7 +82,7 @@ class TimedQuery implements Query {
 class TimedWeight implements Weight {
   constructor(
     private readonly inner: Weight,
-    private readonly node: ProfileNode,
+    private readonly node: QueryProfileNode,
   ) {}
 
   scorer(leaf: LeafReader, leafIndex: number): Scorer | null {
@@ -143,7 +110,7 @@ class TimedWeight implements Weight {
 class TimedScorer extends Scorer {
   constructor(
     private readonly inner: Scorer,
-    private readonly node: ProfileNode,
+    private readonly node: QueryProfileNode,
   ) {
     super();
     this.doc = inner.doc;

@@ -1,6 +1,7 @@
 /** The query phase of a search as one shard sees it: request in, top hits and partials out. */
 import type { AggregationPartials } from '../collect/aggregation-partials.ts';
 import type { Explanation } from './explain.ts';
+import type { AggregationProfile } from '../collect/aggregation-profile.ts';
 import type { QueryProfile } from './profile.ts';
 
 /** Hits counted exactly before the total becomes a lower bound (Elasticsearch's default). */
@@ -48,6 +49,8 @@ export interface ShardQueryProfile {
   query: QueryProfile[];
   rewrite_time: number;
   collector: Array<{ name: string; reason: string; time_in_nanos: number }>;
+  /** The aggregators' profiles (ES renders them beside `searches`, as `aggregations`). */
+  aggregations: AggregationProfile[];
 }
 
 /** One hit of a shard: leaf index into the shard's leaves and doc id within the leaf. */
