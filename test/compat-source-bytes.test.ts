@@ -162,6 +162,15 @@ test('a source filter, filter_path and ?pretty keep the literals of the numbers 
   assertHoldsSources(excluded.text, ['{"z":1.0,"a":[1,2,{"b":-0,"c":1E2}],"n":-9223372036854775808}'], '_source excludes');
   const pathFiltered = await call(server, 'GET', '/one/_doc/big?filter_path=_source.n,_source.neg');
   assert.equal(pathFiltered.text, '{"_source":{"n":9223372036854775807,"neg":-9223372036854775808}}');
+  for (const [name, option] of [['cut', { excludes: ['secret'] }], ['hidden', { enabled: false }]] as const) {
+    assert.equal((await call(server, 'PUT', `/${name}`, { json: { mappings: { _source: option, properties: { n: { type: 'long' } } } } })).status, 200);
+    await call(server, 'PUT', `/${name}/_doc/1?refresh=true`, { body: '{"secret": "x", "n": 9223372036854775807}', headers: { 'content-type': 'application/json' } });
+  }
+  assertHoldsSources((await call(server, 'GET', '/cut/_doc/1')).text, ['{"n":9223372036854775807}'], 'mapping _source.excludes');
+  assertHoldsSources((await call(server, 'POST', '/cut/_search', { json: {} })).text, ['{"n":9223372036854775807}'], 'mapping _source.excludes, search');
+  const hidden = await call(server, 'GET', '/hidden/_doc/1');
+  assert.equal(hidden.status, 200, hidden.text);
+  assert.equal(hidden.body._source, undefined, hidden.text);
   const pretty = await call(server, 'GET', '/one/_doc/text?pretty');
   assert.ok(pretty.text.includes('\n  "_source": {\n    "z": 1.0,\n    "tag": "a",\n    "s": "caf\\u00e9 \\"quoted\\" \\ud83d\\ude00",\n    "a": [\n      1,\n      2,\n      {\n        "b": -0,\n        "c": 1E2\n      }\n    ],\n    "n": -9223372036854775808\n  }\n}\n'), pretty.text);
   const prettySearch = await call(server, 'POST', '/one/_search?pretty', { json: { query: { ids: { values: ['big'] } } } });
