@@ -30,6 +30,9 @@ export const PIECED_SOURCE_FORMAT_VERSION = 5;
 /** Decoded blocks a reader keeps. */
 const CACHED_BLOCKS = 8;
 
+/** A pieced block this small is read whole at once (one read instead of the header's and a piece's). */
+const READ_WHOLE_PIECED_BYTES = 64 * 1024;
+
 /** Appends documents' sources to the source file, block by block. */
 export class StoredSourceWriter {
   private readonly pending: Uint8Array[] = [];
@@ -115,6 +118,8 @@ interface DecodedBlock {
 interface PiecedBlock {
   kind: 'pieces';
   header: PiecedHeader;
+  /** The block's bytes when it was small enough to read at once (READ_WHOLE_PIECED_BYTES). */
+  bytes: Buffer | null;
   pieces: Array<Buffer | undefined>;
   whole: Buffer | null;
 }
@@ -260,8 +265,10 @@ export class StoredSourceReader {
 
   private readPiecedHeader(block: number): PiecedBlock {
     const headerBytes = this.blockHeaderBytes[block]!;
-    const header = decodePiecedHeader(this.path, block, this.read(block, 0, headerBytes), this.blockOffsets[block + 1]! - this.blockOffsets[block]!);
-    return { kind: 'pieces', header, pieces: new Array(header.pieceStarts.length - 1), whole: null };
+    const blockBytes = this.blockOffsets[block + 1]! - this.blockOffsets[block]!;
+    const bytes = blockBytes <= READ_WHOLE_PIECED_BYTES ? this.read(block, 0, blockBytes) : null;
+    const header = decodePiecedHeader(this.path, block, bytes ? bytes.subarray(0, headerBytes) : this.read(block, 0, headerBytes), blockBytes);
+    return { kind: 'pieces', header, bytes, pieces: new Array(header.pieceStarts.length - 1), whole: null };
   }
 
   /** The JSON text of one member of a pieced doc, from the piece holding it. */
@@ -276,7 +283,7 @@ export class StoredSourceReader {
     const cached = decoded.pieces[piece];
     if (cached) return cached;
     const { compressedStarts } = decoded.header;
-    const compressed = this.read(block, compressedStarts[piece]!, compressedStarts[piece + 1]! - compressedStarts[piece]!);
+    const compressed = this.blockBytes(block, decoded, compressedStarts[piece]!, compressedStarts[piece + 1]!);
     const data = this.decompressPiece(block, decoded.header, piece, compressed);
     decoded.pieces[piece] = data;
     return data;
@@ -288,7 +295,7 @@ export class StoredSourceReader {
       const { compressedStarts } = decoded.header;
       const pieceCount = decoded.pieces.length;
       const first = compressedStarts[0]!;
-      const compressed = this.read(block, first, compressedStarts[pieceCount]! - first);
+      const compressed = this.blockBytes(block, decoded, first, compressedStarts[pieceCount]!);
       for (let piece = 0; piece < pieceCount; piece++) {
         if (decoded.pieces[piece]) continue;
         const bytes = compressed.subarray(compressedStarts[piece]! - first, compressedStarts[piece + 1]! - first);
@@ -296,8 +303,14 @@ export class StoredSourceReader {
       }
       decoded.whole = Buffer.concat(decoded.pieces as Buffer[], decoded.header.textBytes);
       decoded.pieces = [];
+      decoded.bytes = null;
     }
     return decoded.whole;
+  }
+
+  /** Bytes `[start, end)` of a pieced block: from those read with its header, else read now. */
+  private blockBytes(block: number, decoded: PiecedBlock, start: number, end: number): Buffer {
+    return decoded.bytes ? decoded.bytes.subarray(start, end) : this.read(block, start, end - start);
   }
 
   private decompressPiece(block: number, header: PiecedHeader, piece: number, compressed: Buffer): Buffer {
