@@ -86,6 +86,8 @@ export class PhraseScorer extends Scorer {
   private readonly termGroup: Int32Array;
   private readonly hasRepeats: boolean;
   private readonly globalBound: number;
+  /** Last doc of the window the cursors' current blocks share (for block-max bounds). */
+  private blockEnd = -1;
   private phraseFreq = 0;
 
   constructor(
@@ -266,7 +268,23 @@ export class PhraseScorer extends Scorer {
     return this.byCost[0]!.docFreq;
   }
 
-  maxScore(): number {
-    return this.globalBound;
+  override shallowAdvance(target: number): number {
+    let end = NO_MORE_DOCS;
+    for (const cursor of this.cursors) end = Math.min(end, cursor.shallowAdvance(target));
+    return (this.blockEnd = end);
+  }
+
+  /** Within the shared block window, the bound of the terms' block max freqs and min norms. */
+  maxScore(upTo: number): number {
+    if (this.scoring === null) return 0;
+    if (upTo > this.blockEnd) return this.globalBound;
+    let freqBound = this.slop === 0 ? Infinity : 0;
+    let minNorm = 0;
+    for (const cursor of this.cursors) {
+      const blockMaxFreq = cursor.blockMaxFreq();
+      freqBound = this.slop === 0 ? Math.min(freqBound, blockMaxFreq) : freqBound + blockMaxFreq;
+      minNorm = Math.max(minNorm, cursor.blockMinNorm());
+    }
+    return this.scoring.bound(freqBound, minNorm);
   }
 }

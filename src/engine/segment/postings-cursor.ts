@@ -1,10 +1,16 @@
 /**
  * Reads one term's postings from the loaded `postings.doc` / `postings.pos` streams. Skip data
  * is decoded when the cursor is created; a block's docs are unpacked only when the cursor
- * enters it, its freqs on the first `freq()` there, positions only on `positions()`.
+ * enters it, its freqs on the first `freq()` there, positions only on `positions()`: from
+ * format 4 on, through the block's per-doc position byte lengths, so the positions of the docs
+ * stepped over are never read.
  */
 import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type PostingsCursor } from './leaf-reader.ts';
-import { unpackFrom } from './bitpack.ts';
+import { packedBytes, unpackFrom } from './bitpack.ts';
+import { corruptFile, FOOTER_BYTES } from './segment-file.ts';
+
+/** First segment format whose positional blocks carry per-doc position byte lengths. */
+export const POSITION_LENGTHS_FORMAT_VERSION = 4;
 
 const SKIP_STRIDE = 5;
 const LAST_DOC = 0;
@@ -45,6 +51,11 @@ export interface TermPostingsPointer {
 export interface PostingsStreams {
   docs: Uint8Array;
   positions: Uint8Array;
+  /** Whether blocks of positional fields carry each doc's position byte length (format 4 on). */
+  positionLengths: boolean;
+  /** Paths of postings.doc and postings.pos, named by corruption errors. */
+  docsPath: string;
+  positionsPath: string;
 }
 
 /** PostingsCursor over a segment term. */
@@ -54,13 +65,19 @@ export class SegmentPostingsCursor implements PostingsCursor {
   readonly maxFreq: number;
   readonly minNorm: number;
 
+  private readonly streams: PostingsStreams;
   private readonly docData: Uint8Array;
   private readonly posData: Uint8Array | null;
+  /** Whether the blocks carry position byte lengths (read through positionLengthsOffset). */
+  private readonly hasPositionLengths: boolean;
   private readonly blockCountTotal: number;
   /** Per block, SKIP_STRIDE numbers: last doc, start in postings.doc (-1 = singleton), start in postings.pos, max freq, min norm. */
   private readonly skip: Float64Array;
   private readonly docs: Int32Array;
   private readonly freqs: Int32Array;
+  /** Per doc of the block, the byte length of its positions; loaded on the first positions() there. */
+  private positionLengths: Int32Array | null = null;
+  private positionLengthsLoaded = false;
 
   private block = -1;
   private docsInBlock = 0;
@@ -81,8 +98,10 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.docFreq = pointer.docFreq;
     this.maxFreq = pointer.maxFreq;
     this.minNorm = pointer.minNorm;
+    this.streams = streams;
     this.docData = streams.docs;
     this.posData = withPositions ? streams.positions : null;
+    this.hasPositionLengths = withPositions && streams.positionLengths && pointer.docFreq > 1;
     const blocks = Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE);
     this.blockCountTotal = blocks;
     const skip = new Float64Array(blocks * SKIP_STRIDE);
@@ -164,6 +183,45 @@ export class SegmentPostingsCursor implements PostingsCursor {
     const posData = this.posData;
     if (posData === null) throw new RangeError('field was indexed without positions');
     if (this.positionsIndex === this.index) return this.positionView!;
+    return this.hasPositionLengths ? this.positionsByLength(posData) : this.positionsByFreq(posData);
+  }
+
+  /** Format 4 blocks: skips earlier docs by their byte lengths, decodes the doc's byte range. */
+  private positionsByLength(posData: Uint8Array): ArrayLike<number> {
+    if (!this.positionLengthsLoaded) this.loadPositionLengths();
+    const lengths = this.positionLengths!;
+    const index = this.index;
+    let pointer = this.posPointer;
+    for (let j = this.posIndex; j < index; j++) pointer += lengths[j]!;
+    const end = pointer + lengths[index]!;
+    if (end > posData.length - FOOTER_BYTES) throw corruptFile(this.streams.positionsPath, `positions of doc ${this.doc} end past the data`);
+    const out = this.positionBufferFor(end - pointer);
+    let count = 0;
+    let position = 0;
+    while (pointer < end) {
+      let byte = posData[pointer++]!;
+      if (byte < 0x80) {
+        position += byte;
+        out[count++] = position;
+        continue;
+      }
+      let delta = byte & 0x7f;
+      let shift = 7;
+      do {
+        byte = posData[pointer++]!;
+        delta |= (byte & 0x7f) << shift;
+        shift += 7;
+      } while (byte >= 0x80 && shift < 35);
+      position += delta;
+      out[count++] = position;
+    }
+    if (pointer !== end) throw corruptFile(this.streams.positionsPath, `a position of doc ${this.doc} runs past its byte length`);
+    this.posPointer = end;
+    return this.finishPositions(out, count);
+  }
+
+  /** Singletons and formats before 4: skips earlier docs' positions by counting varints. */
+  private positionsByFreq(posData: Uint8Array): ArrayLike<number> {
     if (!this.freqsLoaded) this.loadFreqs();
     const freqs = this.freqs;
     let pointer = this.posPointer;
@@ -172,11 +230,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
       while (remaining > 0) if (posData[pointer++]! < 0x80) remaining--;
     }
     const freq = freqs[this.index]!;
-    if (this.positionBuffer === null || this.positionBuffer.length < freq) {
-      this.positionBuffer = new Int32Array(Math.max(16, freq, (this.positionBuffer?.length ?? 0) * 2));
-      this.positionViews = [];
-    }
-    const out = this.positionBuffer;
+    const out = this.positionBufferFor(freq);
     let position = 0;
     for (let i = 0; i < freq; i++) {
       let byte = posData[pointer++]!;
@@ -191,9 +245,23 @@ export class SegmentPostingsCursor implements PostingsCursor {
       out[i] = position;
     }
     this.posPointer = pointer;
+    return this.finishPositions(out, freq);
+  }
+
+  /** The position buffer, grown to hold at least `size` positions. */
+  private positionBufferFor(size: number): Int32Array {
+    if (this.positionBuffer === null || this.positionBuffer.length < size) {
+      this.positionBuffer = new Int32Array(Math.max(16, size, (this.positionBuffer?.length ?? 0) * 2));
+      this.positionViews = [];
+    }
+    return this.positionBuffer;
+  }
+
+  /** Records the current doc's decoded positions and returns their view. */
+  private finishPositions(out: Int32Array, count: number): Int32Array {
     this.posIndex = this.index + 1;
     this.positionsIndex = this.index;
-    this.positionView = this.positionViews[freq] ??= out.subarray(0, freq);
+    this.positionView = this.positionViews[count] ??= out.subarray(0, count);
     return this.positionView;
   }
 
@@ -243,6 +311,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.posPointer = this.skip[base + POS_START]!;
     this.posIndex = 0;
     this.positionsIndex = -1;
+    this.positionLengthsLoaded = false;
     const count = block === this.blockCountTotal - 1 ? this.docFreq - block * POSTINGS_BLOCK_SIZE : POSTINGS_BLOCK_SIZE;
     this.docsInBlock = count;
     const start = this.skip[base + DOC_START]!;
@@ -269,5 +338,19 @@ export class SegmentPostingsCursor implements PostingsCursor {
     unpackFrom(this.docData, this.freqOffset, count, this.freqBits, freqs);
     for (let i = 0; i < count; i++) freqs[i] = freqs[i]! + 1;
     this.freqsLoaded = true;
+  }
+
+  /** Unpacks the block's position byte lengths, which follow its packed freqs (format 4 on). */
+  private loadPositionLengths(): void {
+    const count = this.docsInBlock;
+    const data = this.docData;
+    const bitsOffset = this.freqOffset + packedBytes(count, this.freqBits);
+    const bits = data[bitsOffset];
+    if (bits === undefined || bits > 31 || bitsOffset + 1 + packedBytes(count, bits) > data.length - FOOTER_BYTES) {
+      throw corruptFile(this.streams.docsPath, `position lengths of block ${this.block} are malformed`);
+    }
+    const lengths = (this.positionLengths ??= new Int32Array(this.docs.length));
+    unpackFrom(data, bitsOffset + 1, count, bits, lengths);
+    this.positionLengthsLoaded = true;
   }
 }

@@ -1,8 +1,9 @@
 /**
  * Encodes one term's postings at a time into the `postings.doc` and `postings.pos` streams
  * (layout in docs/formats/segment.md): bit-packed blocks of POSTINGS_BLOCK_SIZE doc deltas and
- * freqs preceded by skip data, positions as delta varints. A term with a single doc writes no
- * doc bytes at all: its doc and freq live in the term dictionary.
+ * freqs (and, for positional fields, each doc's byte length in `postings.pos`) preceded by skip
+ * data, positions as delta varints. A term with a single doc writes no doc bytes at all: its doc
+ * and freq live in the term dictionary.
  */
 import { POSTINGS_BLOCK_SIZE } from './leaf-reader.ts';
 import { ByteSink } from './byte-io.ts';
@@ -29,6 +30,8 @@ export class PostingsEncoder {
   private readonly blockFreqs = new Int32Array(POSTINGS_BLOCK_SIZE);
   private readonly deltaScratch = new Int32Array(POSTINGS_BLOCK_SIZE);
   private readonly freqScratch = new Int32Array(POSTINGS_BLOCK_SIZE);
+  /** Bytes each doc of the block takes in postings.pos. */
+  private readonly blockPositionBytes = new Int32Array(POSTINGS_BLOCK_SIZE);
   private readonly blockBytes = new ByteSink(64 * 1024);
   private skipLastDocs = new Int32Array(64);
   private skipDocBytes = new Float64Array(64);
@@ -98,6 +101,7 @@ export class PostingsEncoder {
         throw new RangeError(`doc ${doc} has freq ${freq} but ${positions?.length ?? 0} positions`);
       }
       const sink = this.posSink;
+      const start = sink.length;
       let previous = 0;
       for (let i = 0; i < freq; i++) {
         const position = positions[i]!;
@@ -105,6 +109,7 @@ export class PostingsEncoder {
         sink.writeVarint(position - previous);
         previous = position;
       }
+      this.blockPositionBytes[this.blockCount - 1] = sink.length - start;
     }
     if (this.blockCount === POSTINGS_BLOCK_SIZE) this.flushBlock();
   }
@@ -180,6 +185,11 @@ export class PostingsEncoder {
     this.blockBytes.writeByte(freqBits);
     packInto(this.blockBytes, deltas, count, docBits);
     packInto(this.blockBytes, freqsMinusOne, count, freqBits);
+    if (this.withPositions) {
+      const positionBits = bitsRequiredFor(this.blockPositionBytes, count);
+      this.blockBytes.writeByte(positionBits);
+      packInto(this.blockBytes, this.blockPositionBytes, count, positionBits);
+    }
 
     if (this.skipCount === this.skipLastDocs.length) this.growSkipArrays();
     const entry = this.skipCount++;

@@ -31,6 +31,7 @@ import {
 } from './segment-file.ts';
 import type { SegmentMeta } from './segment-writer.ts';
 import { readTermDictionaries, type FieldTermDictionary } from './term-dictionary-reader.ts';
+import { POSITION_LENGTHS_FORMAT_VERSION } from './postings-cursor.ts';
 import { readNorms, type FieldNorms } from './norms-store.ts';
 import { readNumericColumns, SegmentInplaceColumn } from './numeric-columns.ts';
 import { readNumericRangeIndexes, type SegmentRangeIndex } from './numeric-range-index.ts';
@@ -134,7 +135,13 @@ export class SegmentReader implements LeafReader {
     const terms = load(SegmentFileName.terms, FileMagic.terms);
     const postings = load(SegmentFileName.postings, FileMagic.postings);
     const positions = load(SegmentFileName.positions, FileMagic.positions);
-    const streams = { docs: postings.data, positions: positions.data };
+    const streams = {
+      docs: postings.data,
+      positions: positions.data,
+      positionLengths: meta.formatVersion >= POSITION_LENGTHS_FORMAT_VERSION,
+      docsPath: postings.filePath,
+      positionsPath: positions.filePath,
+    };
     const dictionaries = parseFile(terms.filePath, () => readTermDictionaries(terms.data, streams));
     const normsFile = load(SegmentFileName.norms, FileMagic.norms);
     const norms = parseFile(normsFile.filePath, () => readNorms(normsFile.data, HEADER_BYTES, maxDoc));
