@@ -7,7 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { shardFaultHooks } from '../engine/shard/fault-points.ts';
-import type { ShardHit, ShardSearchRequest } from '../engine/query/search-request.ts';
+import type { ShardHit, ShardSearchRequest, SourceFetch } from '../engine/query/search-request.ts';
 import { runInSlices } from '../engine/query/execute.ts';
 import type { Searcher } from '../engine/shard/searcher.ts';
 import { Shard, type EngineSettings } from '../engine/shard/shard.ts';
@@ -34,8 +34,8 @@ import {
 interface SearchContext {
   searcher: Searcher;
   expiry: NodeJS.Timeout;
-  /** The query's `fetchSource`: whether its fetch reads `_source`. */
-  fetchSource: boolean;
+  /** The query's `fetchSource`: whether and how its fetch reads `_source`. */
+  fetchSource: SourceFetch;
   /** The reader context whose snapshot the query read; null when the searcher is the context's own. */
   reader: ReaderContext | null;
 }
@@ -155,7 +155,7 @@ export class LocalShardHandle implements ShardHandle {
       const context = this.nextContext++;
       const expiry = setTimeout(() => this.release(context), SEARCH_CONTEXT_KEEP_ALIVE_MS);
       expiry.unref();
-      this.contexts.set(context, { searcher, expiry, fetchSource: request.fetchSource !== false, reader: held });
+      this.contexts.set(context, { searcher, expiry, fetchSource: request.fetchSource ?? true, reader: held });
       return { context, result };
     } catch (error) {
       this.endSearch(searcher, held);
@@ -168,7 +168,7 @@ export class LocalShardHandle implements ShardHandle {
     const { searcher, held, shardRequest } = this.searchOn(request, reader);
     try {
       const result = await runInSlices(searcher.startQuery(shardRequest));
-      return { result, documents: result.hits.map((hit) => searcher.fetch(hit, request.fetchSource !== false)) };
+      return { result, documents: result.hits.map((hit) => searcher.fetch(hit, request.fetchSource ?? true)) };
     } finally {
       this.endSearch(searcher, held);
     }

@@ -64,7 +64,7 @@ export interface QueryPhase {
 /** A query phase together with the documents of every hit it returned (no search context is kept). */
 export interface FetchedQueryPhase {
   result: ShardQueryResult;
-  /** The documents of `result.hits`, in the same order (without `source` when the request's `fetchSource` is false). */
+  /** The documents of `result.hits`, in the same order, with `source` and `sourceText` as the request's `fetchSource` asks. */
   documents: FetchedDocument[];
 }
 

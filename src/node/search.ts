@@ -133,7 +133,8 @@ export async function search(context: NodeContext, target: string, body: unknown
     minScore: request.minScore,
     timeoutMs: request.timeoutMs === undefined ? undefined : Math.max(0, started + request.timeoutMs - performance.now()),
     // Only `_source` and highlighting read the stored source; ids and versions come from the doc meta.
-    fetchSource: request.source.kind !== 'none' || request.highlight !== undefined || featuresNeedSource(features),
+    // Highlighting, fields and collapse read its values; a shown `_source` only needs its text.
+    fetchSource: request.highlight !== undefined || featuresNeedSource(features) ? true : request.source.kind !== 'none' ? 'text' : false,
     explain: features.explain,
     profile: features.profile,
   };

@@ -182,9 +182,9 @@ export interface SourceCarrier {
  */
 export function responseSource(document: SourceCarrier, mapping: MappingSourceOptions | undefined, filter: SourceFilter): Record<string, unknown> | RawJson | undefined {
   const { source, sourceText } = document;
-  if (source === undefined || filter.kind === 'none' || mapping?.enabled === false) return undefined;
+  if ((source === undefined && sourceText === undefined) || filter.kind === 'none' || mapping?.enabled === false) return undefined;
   if (sourceText === undefined) {
-    const visible = mappedSourceView(source, mapping);
+    const visible = mappedSourceView(source!, mapping);
     return visible === undefined ? undefined : applySourceFilter(visible, filter);
   }
   const cutByMapping = (mapping?.includes?.length ?? 0) > 0 || (mapping?.excludes?.length ?? 0) > 0;

@@ -10,6 +10,9 @@ export const DEFAULT_TRACK_TOTAL_HITS = 10_000;
 /** Largest from + size a search may ask for (Elasticsearch's index.max_result_window). */
 export const MAX_RESULT_WINDOW = 10_000;
 
+/** How a fetch reads `_source`: not at all, as text only, or parsed and as text (true). */
+export type SourceFetch = boolean | 'text';
+
 /** A search request for one shard. */
 export interface ShardSearchRequest {
   /** Elasticsearch query DSL object (default match_all). */
@@ -36,8 +39,11 @@ export interface ShardSearchRequest {
   timeoutMs?: number;
   /** Position of this shard in a point in time or scroll: `_shard_doc` sort values are `shardIndex * 2^32 + doc`; the sort key is refused without it. */
   shardIndex?: number;
-  /** Whether the fetch phase reads each hit's stored `_source` (default true); false: id and doc meta only. */
-  fetchSource?: boolean;
+  /**
+   * Whether the fetch phase reads each hit's stored `_source` (default true: parsed and as text);
+   * `'text'`: as text only (the caller renders it without reading it); false: id and doc meta only.
+   */
+  fetchSource?: SourceFetch;
   /** Each returned hit carries the explanation of its score (ES `explain`). */
   explain?: boolean;
   /** The result carries the query phase's profile (ES `profile`). */

@@ -24,6 +24,11 @@ test('a fetch without source reads id and doc meta only, from segments and from 
       const { hits } = searcher.query({ query: { match: { title: 'hello' } }, from: 0, size: 50, sort: [{ views: 'desc' }] });
       assert.equal(hits.length, 31);
       const withSource = hits.map((hit) => searcher.fetch(hit));
+      const asText = hits.map((hit) => searcher.fetch(hit, 'text'));
+      assert.deepEqual(
+        asText,
+        withSource.map(({ source: _source, ...rest }) => rest),
+      );
       for (const leaf of searcher.leaves) {
         (leaf as { source: LeafReader['source'] }).source = () => assert.fail(`${leaf.name}: the stored source was read`);
       }

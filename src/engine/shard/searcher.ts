@@ -1,9 +1,9 @@
 import type { FlatField } from '../mapping/mapping.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import { countQuery, startCount, startQuery, type QueryPhaseRun } from '../query/execute.ts';
-import type { ShardHit, ShardQueryResult, ShardSearchRequest } from '../query/search-request.ts';
+import type { ShardHit, ShardQueryResult, ShardSearchRequest, SourceFetch } from '../query/search-request.ts';
 import type { StoredDocument } from './operations.ts';
-import { readSourceAndText } from './source-overlay.ts';
+import { readSourceAndText, readSourceText } from './source-overlay.ts';
 
 /** A hit's document as the fetch phase returns it: `source` is absent when the request did not read it. */
 export type FetchedDocument = Omit<StoredDocument, 'source'> & { source?: Record<string, unknown> };
@@ -52,11 +52,13 @@ export class Searcher {
    * `withSource` is false, the stored `_source` with inplace values overlaid (the only part that
    * reads and decompresses a stored block).
    */
-  fetch(hit: ShardHit, withSource = true): FetchedDocument {
+  fetch(hit: ShardHit, withSource: SourceFetch = true): FetchedDocument {
     const leaf = this.leaves[hit.leaf]!;
     const meta = leaf.meta(hit.doc);
     const document: FetchedDocument = { id: meta.id, seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm };
-    if (withSource) {
+    if (withSource === 'text') {
+      document.sourceText = readSourceText(leaf, hit.doc, this.inplaceFields);
+    } else if (withSource) {
       const { source, text } = readSourceAndText(leaf, hit.doc, this.inplaceFields);
       document.source = source;
       document.sourceText = text;

@@ -47,6 +47,12 @@ export function readSourceAndText(leaf: LeafReader, doc: number, inplaceFields: 
   return { source, text: replacements.size === 0 ? text : spliceSource(stored, replacements).toString('utf8') };
 }
 
+/** The text of `readSourceAndText`, parsing nothing when the mapping has no inplace field. */
+export function readSourceText(leaf: LeafReader, doc: number, inplaceFields: readonly FlatField[]): string {
+  if (inplaceFields.length === 0) return leaf.source(doc).toString('utf8');
+  return readSourceAndText(leaf, doc, inplaceFields).text;
+}
+
 /** Records the JSON of each top-level field `path` may reach (or create), before an overlay changes it. */
 function noteTopLevelKeys(source: Record<string, unknown>, path: string, touched: Map<string, string | undefined>): void {
   const first = path.split('.', 1)[0]!;
