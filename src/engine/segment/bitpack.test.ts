@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ByteSink } from './byte-io.ts';
-import { bitsRequired, bitsRequiredFor, packInto, packedBytes, unpackFrom } from './bitpack.ts';
+import { PACKED_VALUE_MAX_WIDTH, bitsRequired, bitsRequiredFor, packInto, packedBytes, packedValueAt, unpackFrom } from './bitpack.ts';
 import { seededRandom } from './reference-leaf.fixture.ts';
 
 test('bitsRequired', () => {
@@ -33,4 +33,22 @@ test('every width from 0 to 31 round-trips, with odd counts and offsets', () => 
 
 test('unpacking past the end of the data throws', () => {
   assert.throws(() => unpackFrom(new Uint8Array(3), 0, 10, 8, new Int32Array(10)), RangeError);
+});
+
+test('packedValueAt reads any single value of every width up to PACKED_VALUE_MAX_WIDTH', () => {
+  const random = seededRandom(8);
+  for (let width = 0; width <= PACKED_VALUE_MAX_WIDTH; width++) {
+    for (const count of [1, 5, 128]) {
+      const values = Int32Array.from({ length: count }, () => Math.floor(random() * 2 ** width));
+      values[count - 1] = 2 ** width - 1;
+      const sink = new ByteSink(64);
+      sink.writeByte(0xff);
+      packInto(sink, values, count, width);
+      // Bytes past the area (a footer in segment files) must not leak into the values.
+      for (let i = 0; i < 3; i++) sink.writeByte(0xff);
+      const bytes = sink.toBytes();
+      const read = Array.from({ length: count }, (_, index) => packedValueAt(bytes, 1, width, index));
+      assert.deepEqual(read, Array.from(values), `width ${width}, count ${count}`);
+    }
+  }
 });

@@ -59,6 +59,21 @@ export function packInto(sink: ByteSink, values: ArrayLike<number>, count: numbe
   if (accumulated > 0) sink.writeByte(accumulator);
 }
 
+/** Widest values `packedValueAt` reads. */
+export const PACKED_VALUE_MAX_WIDTH = 24;
+
+/**
+ * Value `index` of values packed at `width` <= PACKED_VALUE_MAX_WIDTH bits from `data[offset]`,
+ * without unpacking the others. It reads 4 bytes from the value's first byte, so the caller makes
+ * sure that 3 bytes past the packed area are readable.
+ */
+export function packedValueAt(data: Uint8Array, offset: number, width: number, index: number): number {
+  const bit = index * width;
+  const at = offset + (bit >>> 3);
+  const word = data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16) | (data[at + 3]! << 24);
+  return (word >>> (bit & 7)) & ((1 << width) - 1);
+}
+
 /**
  * Decodes `count` values of `width` bits starting at `data[offset]` into `out[0..count)` and
  * returns the offset just past the packed bytes.

@@ -6,7 +6,7 @@
  * stepped over are never read.
  */
 import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type PostingsCursor } from './leaf-reader.ts';
-import { packedBytes, unpackFrom } from './bitpack.ts';
+import { PACKED_VALUE_MAX_WIDTH, packedBytes, packedValueAt, unpackFrom } from './bitpack.ts';
 import { corruptFile, FOOTER_BYTES } from './segment-file.ts';
 
 /** First segment format whose positional blocks carry per-doc position byte lengths. */
@@ -75,9 +75,11 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private readonly skip: Float64Array;
   private readonly docs: Int32Array;
   private readonly freqs: Int32Array;
-  /** Per doc of the block, the byte length of its positions; loaded on the first positions() there. */
-  private positionLengths: Int32Array | null = null;
-  private positionLengthsLoaded = false;
+  /** Offset of the block's packed position lengths, -1 until the first positions() there. */
+  private positionLengthsOffset = -1;
+  private positionBits = 0;
+  /** The block's position lengths, unpacked only when wider than packedValueAt reads. */
+  private widePositionLengths: Int32Array | null = null;
 
   private block = -1;
   private docsInBlock = 0;
@@ -188,12 +190,19 @@ export class SegmentPostingsCursor implements PostingsCursor {
 
   /** Format 4 blocks: skips earlier docs by their byte lengths, decodes the doc's byte range. */
   private positionsByLength(posData: Uint8Array): ArrayLike<number> {
-    if (!this.positionLengthsLoaded) this.loadPositionLengths();
-    const lengths = this.positionLengths!;
+    if (this.positionLengthsOffset < 0) this.locatePositionLengths();
     const index = this.index;
     let pointer = this.posPointer;
-    for (let j = this.posIndex; j < index; j++) pointer += lengths[j]!;
-    const end = pointer + lengths[index]!;
+    const wide = this.widePositionLengths;
+    if (wide === null) {
+      const data = this.docData;
+      const offset = this.positionLengthsOffset;
+      const bits = this.positionBits;
+      for (let j = this.posIndex; j < index; j++) pointer += packedValueAt(data, offset, bits, j);
+    } else {
+      for (let j = this.posIndex; j < index; j++) pointer += wide[j]!;
+    }
+    const end = pointer + (wide === null ? packedValueAt(this.docData, this.positionLengthsOffset, this.positionBits, index) : wide[index]!);
     if (end > posData.length - FOOTER_BYTES) throw corruptFile(this.streams.positionsPath, `positions of doc ${this.doc} end past the data`);
     const out = this.positionBufferFor(end - pointer);
     let count = 0;
@@ -311,7 +320,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.posPointer = this.skip[base + POS_START]!;
     this.posIndex = 0;
     this.positionsIndex = -1;
-    this.positionLengthsLoaded = false;
+    this.positionLengthsOffset = -1;
     const count = block === this.blockCountTotal - 1 ? this.docFreq - block * POSTINGS_BLOCK_SIZE : POSTINGS_BLOCK_SIZE;
     this.docsInBlock = count;
     const start = this.skip[base + DOC_START]!;
@@ -340,8 +349,11 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.freqsLoaded = true;
   }
 
-  /** Unpacks the block's position byte lengths, which follow its packed freqs (format 4 on). */
-  private loadPositionLengths(): void {
+  /**
+   * Finds the block's packed position byte lengths, which follow its packed freqs (format 4 on);
+   * they are read one by one (packedValueAt may read 3 bytes past them: the footer follows).
+   */
+  private locatePositionLengths(): void {
     const count = this.docsInBlock;
     const data = this.docData;
     const bitsOffset = this.freqOffset + packedBytes(count, this.freqBits);
@@ -349,8 +361,12 @@ export class SegmentPostingsCursor implements PostingsCursor {
     if (bits === undefined || bits > 31 || bitsOffset + 1 + packedBytes(count, bits) > data.length - FOOTER_BYTES) {
       throw corruptFile(this.streams.docsPath, `position lengths of block ${this.block} are malformed`);
     }
-    const lengths = (this.positionLengths ??= new Int32Array(this.docs.length));
-    unpackFrom(data, bitsOffset + 1, count, bits, lengths);
-    this.positionLengthsLoaded = true;
+    this.positionLengthsOffset = bitsOffset + 1;
+    this.positionBits = bits;
+    this.widePositionLengths = null;
+    if (bits > PACKED_VALUE_MAX_WIDTH) {
+      this.widePositionLengths = new Int32Array(count);
+      unpackFrom(data, bitsOffset + 1, count, bits, this.widePositionLengths);
+    }
   }
 }
