@@ -2,6 +2,7 @@
  * Read views that lay a leaf's field overlays (field-overlay.ts) over its own postings and
  * columns: replaced docs are skipped in the leaf's data and answered from the overlay.
  */
+import { DenseNumericColumn } from '../segment/numeric-columns.ts';
 import { NO_MORE_DOCS, type KeywordColumn, type NumericColumn, type NumericRangeIndex, type PostingsCursor, type TermsIterator } from '../segment/leaf-reader.ts';
 import { compareTerms } from './mutable-segment.ts';
 
@@ -146,6 +147,19 @@ export function overlaidNumericColumn(base: NumericColumn | null, replaced: Repl
   };
 }
 
+/**
+ * A single-valued segment column with the replaced docs' values written in (NaN: the doc no longer
+ * holds the field); null when an overlay value holds more than one number.
+ */
+export function overlaidDenseColumn(base: DenseNumericColumn, replaced: ReplacedDocs, values: ReadonlyMap<number, number[] | undefined>): DenseNumericColumn | null {
+  const merged = Float64Array.from(base.values);
+  for (const [doc, list] of values) {
+    if ((list?.length ?? 0) > 1) return null;
+    if (doc < merged.length && isReplaced(replaced, doc)) merged[doc] = list?.[0] ?? NaN;
+  }
+  return new DenseNumericColumn(merged);
+}
+
 /** Most entry-position splits a range index view remembers (see `OverlaidRangeIndex`). */
 const REMEMBERED_SPLITS = 256;
 
@@ -163,11 +177,12 @@ export class OverlaidRangeIndex implements NumericRangeIndex {
 
   constructor(
     private readonly base: NumericRangeIndex,
-    private readonly replaced: ReadonlyMap<number, number[] | undefined>,
+    private readonly replaced: ReplacedDocs,
+    overlayValues: ReadonlyMap<number, number[] | undefined>,
   ) {
     const entries: Array<[number, number]> = [];
     let multiValued = base.multiValued;
-    for (const [doc, values] of replaced) {
+    for (const [doc, values] of overlayValues) {
       if (!values) continue;
       if (values.length > 1) multiValued = true;
       for (const value of values) entries.push([value, doc]);
@@ -192,7 +207,7 @@ export class OverlaidRangeIndex implements NumericRangeIndex {
     const end = this.splits.get(to);
     if (!start || !end) throw new RangeError('entry positions must come from lowerBound or upperBound');
     this.base.forEachDoc(start[0], end[0], (doc) => {
-      if (!this.replaced.has(doc)) visit(doc);
+      if (!isReplaced(this.replaced, doc)) visit(doc);
     });
     for (let index = start[1]; index < end[1]; index++) visit(this.docs[index]!);
   }
