@@ -8,7 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startEtcd, type EtcdServer } from './etcd.fixture.ts';
+import { everyNodeSees, startEtcd, type EtcdServer } from './etcd.fixture.ts';
 import { call, ndjson, startServer, until, type TroveServer } from './harness.ts';
 import { readCopy, type CopyContents } from './replication-copies.ts';
 
@@ -176,6 +176,8 @@ test('a killed primary node is replaced by its in-sync replica; nothing acknowle
 
   await nodes[victim]!.restart();
   await green(survivor, 'green again once the returning node recovered its copies');
+  // Health can turn green on the other two nodes before every node's registry view holds the returning one.
+  await everyNodeSees(nodes, nodes.length);
   const final = await shardsOf(survivor);
   for (const row of Object.values(final)) assert.equal(row.in_sync.length, 2, JSON.stringify(row));
 });
