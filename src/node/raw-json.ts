@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { setKey } from '../engine/mapping/json-value.ts';
 
-/** The serialisation in progress: texts in order of appearance, and its nonce. */
+/** The serialisation in progress: texts in order of appearance, and its nonce (drawn at the first raw value). */
 let active: { texts: string[]; nonce: string } | null = null;
 
 /** A JSON text written into a response as it is. */
@@ -23,6 +23,7 @@ export class RawJson {
   /** Within `stringifyWithRawJson`: a placeholder; elsewhere: the parsed value. */
   toJSON(): unknown {
     if (active === null) return JSON.parse(this.text);
+    if (active.nonce === '') active.nonce = randomBytes(12).toString('base64url');
     active.texts.push(this.text);
     return `${active.nonce}${active.texts.length - 1}`;
   }
@@ -31,7 +32,7 @@ export class RawJson {
 /** `JSON.stringify(value, null, indent)`, with every RawJson written as its text. */
 export function stringifyWithRawJson(value: unknown, indent?: number): string {
   const outer = active;
-  const state = { texts: [] as string[], nonce: randomBytes(12).toString('base64url') };
+  const state = { texts: [] as string[], nonce: '' };
   active = state;
   let out: string;
   try {
