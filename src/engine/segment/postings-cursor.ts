@@ -6,7 +6,7 @@
  * stepped over are never read.
  */
 import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type PostingsCursor } from './leaf-reader.ts';
-import { PACKED_VALUE_MAX_WIDTH, packedBytes, packedValueAt, unpackFrom } from './bitpack.ts';
+import { PACKED_VALUE_MAX_WIDTH, packedBytes, packedValueAt, sumPackedRange, unpackFrom } from './bitpack.ts';
 import { corruptFile, FOOTER_BYTES } from './segment-file.ts';
 
 /** First segment format whose positional blocks carry per-doc position byte lengths. */
@@ -198,7 +198,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
       const data = this.docData;
       const offset = this.positionLengthsOffset;
       const bits = this.positionBits;
-      for (let j = this.posIndex; j < index; j++) pointer += packedValueAt(data, offset, bits, j);
+      pointer += sumPackedRange(data, offset, bits, this.posIndex, index);
     } else {
       for (let j = this.posIndex; j < index; j++) pointer += wide[j]!;
     }
