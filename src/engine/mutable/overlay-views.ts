@@ -212,9 +212,11 @@ export class OverlaidRangeIndex implements NumericRangeIndex {
     for (let index = start[1]; index < end[1]; index++) visit(this.docs[index]!);
   }
 
+  /** Positions are monotone in value, so a position has one split; the most recently used are kept. */
   private remember(base: number, overlay: number): number {
     const position = base + overlay;
-    if (this.splits.size >= REMEMBERED_SPLITS) this.splits.clear();
+    this.splits.delete(position);
+    if (this.splits.size >= REMEMBERED_SPLITS) this.splits.delete(this.splits.keys().next().value!);
     this.splits.set(position, [base, overlay]);
     return position;
   }

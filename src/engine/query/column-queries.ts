@@ -60,7 +60,7 @@ export class NumericRangeQuery extends ColumnQuery {
     if (column === null || !(this.min <= this.max)) return null;
     const index = leaf.numericRangeIndex(this.field);
     if (index === null) return new NumericRangeScorer(leaf.maxDoc, constantScore, column, this.min, this.max, leaf.maxDoc);
-    const run: EntryRun = { from: index.lowerBound(this.min), to: index.upperBound(this.max) };
+    const run: EntryRun = { min: this.min, max: this.max, from: index.lowerBound(this.min), to: index.upperBound(this.max) };
     if (run.from >= run.to) return null;
     const entries = run.to - run.from;
     if (entries > leaf.maxDoc * MAX_INDEXED_FRACTION) {
@@ -77,10 +77,20 @@ export class NumericRangeQuery extends ColumnQuery {
  */
 const MAX_INDEXED_FRACTION = 0.25;
 
-/** Entries [from, to) of a range index. */
+/** Entries [from, to) of a range index: those with a value in [min, max]. */
 interface EntryRun {
+  min: number;
+  max: number;
   from: number;
   to: number;
+}
+
+/**
+ * Visits the docs of each run. Positions are asked for again right before each visit: an index
+ * over an overlay remembers only its most recent positions, and a terms query asks for many.
+ */
+function visitRuns(index: NumericRangeIndex, runs: readonly EntryRun[], add: (doc: number) => void): void {
+  for (const run of runs) index.forEachDoc(index.lowerBound(run.min), index.upperBound(run.max), add);
 }
 
 /**
@@ -91,7 +101,7 @@ function indexedScorer(index: NumericRangeIndex, runs: readonly EntryRun[], entr
   if (entries * 32 >= maxDoc) {
     const bits = new DocBitSet(maxDoc);
     const add = (doc: number): void => bits.add(doc);
-    for (const run of runs) index.forEachDoc(run.from, run.to, add);
+    visitRuns(index, runs, add);
     return new BitSetScorer(bits, constantScore);
   }
   let docs = new Int32Array(entries);
@@ -99,7 +109,7 @@ function indexedScorer(index: NumericRangeIndex, runs: readonly EntryRun[], entr
   const add = (doc: number): void => {
     docs[count++] = doc;
   };
-  for (const run of runs) index.forEachDoc(run.from, run.to, add);
+  visitRuns(index, runs, add);
   docs.sort();
   if (index.multiValued && count > 1) {
     let unique = 1;
@@ -154,7 +164,7 @@ export class NumericSetQuery extends ColumnQuery {
     const runs: EntryRun[] = [];
     let entries = 0;
     for (const value of this.values) {
-      const run = { from: index.lowerBound(value), to: index.upperBound(value) };
+      const run = { min: value, max: value, from: index.lowerBound(value), to: index.upperBound(value) };
       if (run.from >= run.to) continue;
       runs.push(run);
       entries += run.to - run.from;

@@ -229,3 +229,20 @@ test('an update touching a copy_to source or target is planned on the whole docu
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('a numeric terms query with hundreds of values reads a field that field updates overlay', async () => {
+  await withShards(async (open) => {
+    const shard = await open('terms');
+    await shard.writeBatch(Array.from({ length: 2000 }, (_, n) => ({ kind: 'index' as const, id: `d${n}`, source: { n } })));
+    await shard.epoch();
+    for (let n = 0; n < 40; n += 4) await shard.write({ kind: 'update', id: `d${n}`, ops: [{ op: 'set', field: 'n', value: 5000 + n }] });
+    const values = [...Array.from({ length: 300 }, (_, n) => n), 5000, 5004, 5036];
+    const searcher = shard.snapshot();
+    try {
+      // 0..299 less the 10 moved docs, plus the 3 moved values asked for.
+      assert.equal(searcher.query({ query: { terms: { n: values } }, from: 0, size: 0, trackTotalHits: true }).total.value, 300 - 10 + 3);
+    } finally {
+      searcher.release();
+    }
+  });
+});
