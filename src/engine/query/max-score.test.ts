@@ -39,6 +39,9 @@ const QUERIES: unknown[] = [
   { match: { body: { query: 'w0 w1 w2', minimum_should_match: 2 } } },
   { match: { body: { query: 'w0 w1', operator: 'and' } } },
   { match_phrase: { body: { query: 'w0 w1', slop: 3 } } },
+  { match_phrase: { body: 'w0 w1' } },
+  { match_phrase: { body: 'w1 w0 w0' } },
+  { match_phrase_prefix: { body: 'w0 w1' } },
 ];
 
 test('pruned top-k equals exhaustive top-k on random corpora', () => {
