@@ -208,3 +208,16 @@ test('on two nodes, sources read through the other node come back byte for byte'
     await etcd.cleanup();
   }
 });
+
+test('_reindex and a re-indexing _update_by_query copy the stored text, numbers as they were sent', async () => {
+  const created = await call(server, 'PUT', '/copied', { json: { settings: { number_of_shards: 2 }, mappings: MAPPINGS } });
+  assert.equal(created.status, 200, created.text);
+  const copied = await call(server, 'POST', '/_reindex?refresh=true', { json: { source: { index: 'three' }, dest: { index: 'copied' } } });
+  assert.equal(copied.status, 200, copied.text);
+  assert.deepEqual([copied.body.created, copied.body.failures], [Object.keys(SOURCES).length, []], copied.text);
+  for (const [id, text] of Object.entries(SOURCES)) assertHoldsSources((await call(server, 'GET', `/copied/_doc/${id}`)).text, [text], `_reindex of ${id}`);
+  const reindexed = await call(server, 'POST', '/copied/_update_by_query?refresh=true');
+  assert.equal(reindexed.status, 200, reindexed.text);
+  assert.deepEqual([reindexed.body.updated, reindexed.body.failures], [Object.keys(SOURCES).length, []], reindexed.text);
+  for (const [id, text] of Object.entries(SOURCES)) assertHoldsSources((await call(server, 'GET', `/copied/_doc/${id}`)).text, [text], `_update_by_query of ${id}`);
+});

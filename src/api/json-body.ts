@@ -1,7 +1,8 @@
 import { ApiError } from './errors.ts';
+import { MAX_JSON_DEPTH } from '../node/documents.ts';
 
-/** Deepest object/array nesting a request body may have (PRODUCT.md 4.9). */
-export const MAX_JSON_DEPTH = 20;
+export { MAX_JSON_DEPTH };
+
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

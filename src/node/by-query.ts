@@ -27,7 +27,8 @@ import { checkOperation } from '../engine/update/operators.ts';
 import { JobError } from '../jobs/job-error.ts';
 import type { BulkItem, BulkResponse } from './bulk.ts';
 import { NodeError } from './node-error.ts';
-import { plainJson } from './raw-json.ts';
+import { storedDocumentText } from './documents.ts';
+import { stringifyWithRawJson } from './raw-json.ts';
 import type { ScrollResponse } from './scroll.ts';
 
 /** Which by-query API (`reindex`: `_reindex`, which reads the same way). */
@@ -154,7 +155,8 @@ interface ReadHit {
   seqNo: number;
   primaryTerm: number;
   version: number | undefined;
-  source: Record<string, unknown> | undefined;
+  /** The hit's `_source` as JSON text, numbers as they were sent (what a copy indexes). */
+  sourceText: string | undefined;
 }
 
 /** A page of hits, the total of the first page, and the scroll id of the next page (null: this was the last page). */
@@ -268,11 +270,11 @@ export class ByQueryRun {
       const destination = this.request.destination;
       if (destination) {
         const versioned = destination.versionType === 'internal' ? {} : { version: hit.version, versionType: destination.versionType };
-        return { action: destination.opType, collection: destination.index, id: hit.id, body: hit.source ?? {}, ...versioned };
+        return { action: destination.opType, collection: destination.index, id: hit.id, text: storedDocumentText(hit.sourceText ?? '{}'), ...versioned };
       }
       const target = { collection: hit.index, id: hit.id, ifSeqNo: hit.seqNo, ifPrimaryTerm: hit.primaryTerm };
       if (this.request.kind === 'delete') return { action: 'delete', ...target };
-      if (this.request.change === null) return { action: 'index', ...target, body: hit.source };
+      if (this.request.change === null) return { action: 'index', ...target, text: storedDocumentText(hit.sourceText ?? '{}') };
       return { action: 'update', ...target, body: this.request.change };
     });
     const response = await this.services.bulk(items);
@@ -334,7 +336,7 @@ function pageOf(collection: string, response: ScrollResponse, options: ByQueryOp
     const first = response._shards.failures?.[0];
     throw new NodeError('shard_unavailable', `[${collection}][${first?.shard ?? '?'}] could not be searched: ${first?.reason.reason ?? 'unknown reason'}`);
   }
-  const hits = response.hits.hits.map((hit): ReadHit => ({ index: hit._index, id: hit._id, seqNo: hit._seq_no!, primaryTerm: hit._primary_term!, version: hit._version, source: plainJson(hit._source) as Record<string, unknown> | undefined }));
+  const hits = response.hits.hits.map((hit): ReadHit => ({ index: hit._index, id: hit._id, seqNo: hit._seq_no!, primaryTerm: hit._primary_term!, version: hit._version, sourceText: hit._source === undefined ? undefined : stringifyWithRawJson(hit._source) }));
   const total = typeof response.hits.total === 'object' ? response.hits.total.value : (response.hits.total ?? 0);
   return { hits, total, next: hits.length < options.batchSize ? null : response._scroll_id };
 }

@@ -157,6 +157,9 @@ function concurrencyCondition(params: WriteParams & { opType?: 'index' | 'create
   return { externalVersion: { version: params.version, type } };
 }
 
+/** Deepest object/array nesting a request body, and so a document, may have (PRODUCT.md 4.9). */
+export const MAX_JSON_DEPTH = 20;
+
 /** The document line of a bulk index or create item as received: parsed once, where its shard runs. */
 export interface DocumentText {
   /** The line's UTF-8 bytes, without its line break. */
@@ -374,4 +377,9 @@ export async function getDocument(context: NodeContext, collection: string, id: 
   const filter = params.source ? parseSourceFilter(params.source) : WHOLE_SOURCE;
   const { handle } = context.router.document(hosted, id, context.router.writeRouting(collection, params.routing));
   return renderGet(hosted.meta.name, id, await handle.get(id), filter, hosted.meta.mapping._source);
+}
+
+/** A stored document's JSON text as the text of a bulk index or create item (a copy keeps the source as it was sent). */
+export function storedDocumentText(text: string): DocumentText {
+  return { bytes: Buffer.from(text), maxDepth: MAX_JSON_DEPTH, parse: () => JSON.parse(text) };
 }
