@@ -25,12 +25,14 @@ test('counters record writes by kind and updates by path', () => {
   counters.recordWrite('delete', { ...result, result: 'not_found' }, 1);
   counters.recordWrite('delete', { ...result, result: 'deleted' }, 1);
   counters.recordWrite('update', { ...result, result: 'updated', inplace: true }, 1);
+  counters.recordWrite('update', { ...result, result: 'updated', fields: true }, 1);
   counters.recordWrite('update', { ...result, result: 'updated' }, 1);
   counters.recordWrite('update', { ...result, result: 'noop' }, 1);
   counters.recordWrite('update', { ...result, result: 'created' }, 1);
   counters.recordWrite('update', new Error('missing'), 1);
+  // Inplace and field-level updates re-index nothing, so they are not in index_total.
   assert.deepEqual(counters.indexing, { index_total: 3, index_failed: 1, index_time_in_millis: 3, delete_total: 1, delete_failed: 0, delete_time_in_millis: 2 });
-  assert.deepEqual(counters.updates, { total: 5, inplace: 1, full: 1, noop: 1, upserts: 1, failed: 1, time_in_millis: 5 });
+  assert.deepEqual(counters.updates, { total: 6, inplace: 1, fields: 1, full: 1, noop: 1, upserts: 1, failed: 1, time_in_millis: 6 });
   counters.recordHttpResponse(201, 3);
   counters.recordHttpResponse(429, 1);
   assert.deepEqual(counters.http.responses, { '2xx': 1, '4xx': 1 });
