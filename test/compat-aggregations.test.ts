@@ -205,6 +205,25 @@ test('top_hits under terms and date_histogram buckets, merged across shards', as
     assert.equal(hit._source, undefined);
     assert.ok(hit.sort[0] >= bucket.key && hit.sort[0] === Math.min(...BOOKS.map((book) => book.source.published as number).filter((at) => at >= bucket.key)));
   }
+  // docvalue_fields, fields and stored_fields in top_hits, as in a search's hits.
+  const withFields = await aggregate({
+    genres: {
+      terms: { field: 'genre', order: { _key: 'asc' } },
+      aggs: {
+        longest: { top_hits: { sort: [{ pages: { order: 'desc' } }], size: 1, _source: false, docvalue_fields: ['pages', { field: 'published', format: 'yyyy' }], fields: ['genre'] } },
+        bare: { top_hits: { sort: [{ pages: { order: 'desc' } }], size: 1, stored_fields: '_none_' } },
+      },
+    },
+  });
+  for (const bucket of withFields.genres.buckets) {
+    const book = BOOKS.filter((candidate) => candidate.source.genre === bucket.key).sort((a, b) => (b.source.pages as number) - (a.source.pages as number))[0]!;
+    const [hit] = bucket.longest.hits.hits;
+    assert.equal(hit._id, book.id);
+    assert.equal(hit._source, undefined);
+    assert.deepEqual(hit.fields, { pages: [book.source.pages], published: [String(new Date(book.source.published as number).getUTCFullYear())], genre: [bucket.key] });
+    const [bare] = bucket.bare.hits.hits;
+    assert.deepEqual([bare._id, bare._source, bare.fields], [undefined, undefined, undefined]);
+  }
 });
 
 test('composite pages through every bucket once on 1 and 3 shards', async () => {
@@ -394,6 +413,7 @@ test('bad input to the new aggregations is a 400 with the ES error type', async 
     [{ c: { composite: { sources: [{ p: { histogram: { field: 'pages', interval: 10 } } }], after: { p: 'many' } } } }, 'illegal_argument_exception'],
     [{ g: { terms: { field: 'genre' }, aggs: { c: { composite: { sources: [{ p: { terms: { field: 'pages' } } }] } } } } }, 'illegal_argument_exception'],
     [{ t: { top_hits: { size: 500 } } }, 'illegal_argument_exception'],
+    [{ t: { top_hits: { docvalue_fields: 5 } } }, 'parsing_exception'],
     [{ t: { top_hits: { sort: [{ nope: { order: 'sideways' } }] } } }, 'parsing_exception'],
     [{ h: { date_histogram: { field: 'published', calendar_interval: 'day', time_zone: 'Mars/Olympus_Mons' } } }, 'parsing_exception'],
   ];

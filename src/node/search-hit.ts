@@ -9,6 +9,7 @@ import type { TopHitRenderer, TopHitsSpec } from '../engine/collect/top-hits.ts'
 import { highlight } from '../engine/query/highlight.ts';
 import { documentSeqNo } from '../engine/shard/seq-no.ts';
 import type { RawJson } from './raw-json.ts';
+import { hitFieldValues, parseHitFields, type HitFieldsSpec } from './hit-fields.ts';
 import { mappedSourceView, parseSourceFilter, responseSource, type SourceFilter } from './source-filter.ts';
 
 /** One rendered hit. */
@@ -70,11 +71,21 @@ export function renderSearchHit(collection: HostedCollection, document: HitDocum
 /** Renders `top_hits` hits like search hits, each with the collection it came from. */
 export function topHitRenderer(collections: readonly HostedCollection[], query: unknown): TopHitRenderer {
   const byName = new Map(collections.map((collection) => [collection.meta.name, collection]));
-  const filters = new WeakMap<TopHitsSpec, SourceFilter>();
+  const parsed = new WeakMap<TopHitsSpec, { source: SourceFilter; hitFields: HitFieldsSpec }>();
   return (hit, spec) => {
-    let source = filters.get(spec);
-    if (source === undefined) filters.set(spec, (source = parseSourceFilter({ source: spec.source })));
-    const options: HitOptions = { version: spec.version, seqNoPrimaryTerm: spec.seqNoPrimaryTerm, source, highlight: spec.highlight, query, sort: spec.sortRequest };
-    return { ...renderSearchHit(byName.get(hit.index)!, hit, hit.score, hit.sort, options) };
+    let known = parsed.get(spec);
+    if (known === undefined) {
+      const hitFields = parseHitFields(spec.hitFields, spec.source !== undefined);
+      // As in a search, `stored_fields` without `_source` shows no source.
+      const source = spec.source === undefined && hitFields.storedFields !== null ? false : spec.source;
+      parsed.set(spec, (known = { source: parseSourceFilter({ source }), hitFields }));
+    }
+    const options: HitOptions = { version: spec.version, seqNoPrimaryTerm: spec.seqNoPrimaryTerm, source: known.source, highlight: spec.highlight, query, sort: spec.sortRequest };
+    const collection = byName.get(hit.index)!;
+    const rendered: SearchHit & { fields?: Record<string, unknown[]> } = renderSearchHit(collection, hit, hit.score, hit.sort, options);
+    if (known.hitFields.storedFields === 'none') delete (rendered as { _id?: string })._id;
+    const fields = hitFieldValues(hit.source, known.hitFields, collection.fields, collection.meta.mapping);
+    if (fields !== undefined) rendered.fields = fields;
+    return rendered;
   };
 }

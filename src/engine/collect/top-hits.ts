@@ -37,11 +37,22 @@ export interface TopHitsSpec {
   source: unknown;
   /** The request's `highlight` object. */
   highlight: Record<string, unknown> | undefined;
+  /** The request's `fields`, `docvalue_fields` and `stored_fields`, read by the search service's renderer (they need the mapping). */
+  hitFields: { fields?: unknown; docvalue_fields?: unknown; stored_fields?: unknown };
 }
+
+const HIT_FIELD_KEYS = ['fields', 'docvalue_fields', 'stored_fields'] as const;
 
 /** Parses a `top_hits` aggregation. */
 export function parseTopHits(name: string, options: Record<string, unknown>, fields: ReadonlyMap<string, FlatField> | null): TopHitsSpec {
-  checkKeys(options, ['from', 'size', 'sort', '_source', 'highlight', 'version', 'seq_no_primary_term', 'track_scores', 'explain'], 'top_hits');
+  checkKeys(options, ['from', 'size', 'sort', '_source', 'highlight', 'version', 'seq_no_primary_term', 'track_scores', 'explain', ...HIT_FIELD_KEYS], 'top_hits');
+  const hitFields: TopHitsSpec['hitFields'] = {};
+  for (const key of HIT_FIELD_KEYS) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' && !Array.isArray(value)) throw dslError(`[top_hits] [${key}] must be a field name or an array, got ${describe(value)}`);
+    hitFields[key] = value;
+  }
   const from = options.from === undefined ? 0 : readInteger(options.from, 'from', 'top_hits');
   const size = options.size === undefined ? 3 : readInteger(options.size, 'size', 'top_hits');
   if (from + size > MAX_INNER_RESULT_WINDOW) {
@@ -70,6 +81,7 @@ export function parseTopHits(name: string, options: Record<string, unknown>, fie
     seqNoPrimaryTerm: options.seq_no_primary_term === undefined ? false : readBoolean(options.seq_no_primary_term, 'seq_no_primary_term', 'top_hits'),
     source,
     highlight: options.highlight as Record<string, unknown> | undefined,
+    hitFields,
   };
 }
 
@@ -120,7 +132,7 @@ export class TopHitsAggregator implements Aggregator {
   partial(owner: number, _budget: BucketBudget): TopHitsPartial {
     const collector = this.collectors[owner];
     if (collector === undefined) return { type: 'top_hits', total: 0, maxScore: null, hits: [] };
-    const withSource = this.spec.source !== false && this.spec.source !== 'false' || this.spec.highlight !== undefined;
+    const withSource = (this.spec.source !== false && this.spec.source !== 'false') || this.spec.highlight !== undefined || Object.keys(this.spec.hitFields).length > 0;
     const shardHits = collector.hits();
     const hits = shardHits.map((hit): TopHit => {
       const document = this.context.loadDocument(hit.leaf, hit.doc, withSource);
