@@ -86,6 +86,6 @@ export function topHitRenderer(collections: readonly HostedCollection[], query: 
     if (known.hitFields.storedFields === 'none') delete (rendered as { _id?: string })._id;
     const fields = hitFieldValues(hit.source, known.hitFields, collection.fields, collection.meta.mapping);
     if (fields !== undefined) rendered.fields = fields;
-    return rendered;
+    return { ...rendered };
   };
 }
