@@ -259,6 +259,11 @@ export class PhraseScorer extends Scorer {
     return term < 0 ? Infinity : this.adjusted(term);
   }
 
+  /** The phrase frequency of the current doc (sloppy matches weigh 1 / (1 + match length)). */
+  get freq(): number {
+    return this.phraseFreq;
+  }
+
   score(): number {
     if (this.scoring === null) return 0;
     return this.scoring.score(this.phraseFreq, this.leaf.norm(this.field, this.doc));
