@@ -224,6 +224,17 @@ test('top_hits under terms and date_histogram buckets, merged across shards', as
     const [bare] = bucket.bare.hits.hits;
     assert.deepEqual([bare._id, bare._source, bare.fields], [undefined, undefined, undefined]);
   }
+  // explain: each top hit says how the search's query scored it.
+  const explained = await call(server, 'POST', '/three/_search', {
+    json: { size: 0, query: { bool: { should: [{ term: { genre: 'novel' } }, { range: { pages: { gte: 300 } } }] } }, aggs: { best: { top_hits: { size: 5, explain: true } } } },
+  });
+  assert.equal(explained.status, 200, explained.text);
+  const explainedHits = explained.body.aggregations.best.hits.hits;
+  assert.equal(explainedHits.length, 5);
+  for (const hit of explainedHits) {
+    assert.ok(Math.abs(hit._explanation.value - hit._score) < 1e-9, JSON.stringify(hit));
+    assert.equal(hit._explanation.description, 'sum of:');
+  }
 });
 
 test('composite pages through every bucket once on 1 and 3 shards', async () => {

@@ -6,6 +6,7 @@
 import type { HostedCollection } from '../cluster/local-shards.ts';
 import { displaySortValues } from '../engine/collect/sort-spec.ts';
 import type { TopHitRenderer, TopHitsSpec } from '../engine/collect/top-hits.ts';
+import type { Explanation } from '../engine/query/explain.ts';
 import { highlight } from '../engine/query/highlight.ts';
 import { documentSeqNo } from '../engine/shard/seq-no.ts';
 import type { RawJson } from './raw-json.ts';
@@ -82,10 +83,11 @@ export function topHitRenderer(collections: readonly HostedCollection[], query: 
     }
     const options: HitOptions = { version: spec.version, seqNoPrimaryTerm: spec.seqNoPrimaryTerm, source: known.source, highlight: spec.highlight, query, sort: spec.sortRequest };
     const collection = byName.get(hit.index)!;
-    const rendered: SearchHit & { fields?: Record<string, unknown[]> } = renderSearchHit(collection, hit, hit.score, hit.sort, options);
+    const rendered: SearchHit & { fields?: Record<string, unknown[]>; _explanation?: Explanation } = renderSearchHit(collection, hit, hit.score, hit.sort, options);
     if (known.hitFields.storedFields === 'none') delete (rendered as { _id?: string })._id;
     const fields = hitFieldValues(hit.source, known.hitFields, collection.fields, collection.meta.mapping);
     if (fields !== undefined) rendered.fields = fields;
+    if (hit.explanation !== undefined) rendered._explanation = hit.explanation;
     return { ...rendered };
   };
 }

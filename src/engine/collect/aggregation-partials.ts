@@ -4,6 +4,7 @@
  * (bucket counts and metrics summed, value sets unioned). Rendering into the Elasticsearch
  * response shape happens once, after the merge (render-aggregations.ts).
  */
+import type { Explanation } from '../query/explain.ts';
 import { setKey } from '../mapping/json-value.ts';
 import { mergeComposite } from './composite-aggregator.ts';
 import { mergeHdr } from './hdr-percentiles.ts';
@@ -146,6 +147,8 @@ export interface TopHit {
   source?: Record<string, unknown>;
   /** `source` as the JSON text the response shows (stored bytes as sent), when loaded. */
   sourceText?: string;
+  /** How the query scored the hit (`explain`). */
+  explanation?: Explanation;
 }
 
 /** `top_hits`: each shard's best `from + size` hits of the bucket, and the bucket's doc count. */

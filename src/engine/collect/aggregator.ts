@@ -5,6 +5,7 @@
  * the buckets it builds against the request's bucket budget.
  */
 import type { LeafReader } from '../segment/leaf-reader.ts';
+import type { Explanation } from '../query/explain.ts';
 import { putPartial, type AggregationPartial, type AggregationPartials } from './aggregation-partials.ts';
 import type { BucketBudget } from './bucket-budget.ts';
 
@@ -61,6 +62,8 @@ export class AggregationContext {
     readonly loadDocument: DocumentLoader,
     /** Every leaf of the shard, in search order (the background of `significant_terms`). */
     readonly leaves: readonly LeafReader[],
+    /** How the search's query scored a doc (`top_hits` with `explain`); null: not available. */
+    readonly explain: ((leafIndex: number, doc: number) => Explanation | null) | null = null,
   ) {}
 }
 

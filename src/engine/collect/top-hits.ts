@@ -37,6 +37,8 @@ export interface TopHitsSpec {
   source: unknown;
   /** The request's `highlight` object. */
   highlight: Record<string, unknown> | undefined;
+  /** Each hit carries how the search's query scored it. */
+  explain: boolean;
   /** The request's `fields`, `docvalue_fields` and `stored_fields`, read by the search service's renderer (they need the mapping). */
   hitFields: { fields?: unknown; docvalue_fields?: unknown; stored_fields?: unknown };
 }
@@ -61,7 +63,6 @@ export function parseTopHits(name: string, options: Record<string, unknown>, fie
       `Top hits result window is too large, the top hits aggregator [${name}]'s from + size must be less than or equal to: [${MAX_INNER_RESULT_WINDOW}] but was [${from + size}]. This limit can be set by changing the [index.max_inner_result_window] index level setting.`,
     );
   }
-  if (options.explain !== undefined && readBoolean(options.explain, 'explain', 'top_hits')) throw dslError('[top_hits] [explain] is not supported');
   const source = options._source;
   if (source !== undefined && typeof source !== 'boolean' && typeof source !== 'string' && !Array.isArray(source) && !isDslObject(source)) {
     throw dslError(`[top_hits] [_source] must be a boolean, a string, an array or an object, got ${describe(source)}`);
@@ -81,6 +82,7 @@ export function parseTopHits(name: string, options: Record<string, unknown>, fie
     seqNoPrimaryTerm: options.seq_no_primary_term === undefined ? false : readBoolean(options.seq_no_primary_term, 'seq_no_primary_term', 'top_hits'),
     source,
     highlight: options.highlight as Record<string, unknown> | undefined,
+    explain: options.explain === undefined ? false : readBoolean(options.explain, 'explain', 'top_hits'),
     hitFields,
   };
 }
@@ -140,6 +142,7 @@ export class TopHitsAggregator implements Aggregator {
       const loaded: TopHit = { index: '', id: document.id, score, version: document.version, seqNo: document.seqNo, primaryTerm: document.primaryTerm };
       if (document.source !== undefined) loaded.source = document.source;
       if (document.sourceText !== undefined) loaded.sourceText = document.sourceText;
+      if (this.spec.explain) loaded.explanation = this.context.explain?.(hit.leaf, hit.doc) ?? { value: 0, description: 'no matching clause', details: [] };
       if (hit.sort !== undefined) loaded.sort = hit.sort as SortValue[];
       // An explicit `_score` sort shows the score as the hit's sort value, as the search does.
       else if (this.spec.sortRequest !== undefined && score !== null) loaded.sort = [score];
@@ -190,6 +193,7 @@ export function plainTopHit(hit: TopHit, spec: TopHitsSpec): Record<string, unkn
   }
   if (hit.source !== undefined && spec.source !== false) rendered._source = hit.source;
   if (hit.sort !== undefined) rendered.sort = hit.sort;
+  if (hit.explanation !== undefined) rendered._explanation = hit.explanation;
   return rendered;
 }
 

@@ -124,7 +124,11 @@ export function startQuery(
   if (aggregationSpecs !== null) assertColumnExact(numericTermsFields(aggregationSpecs), 'A terms aggregation', fields, leaves);
   const aggregationProfile: AggregationProfileNode[] | null = profiled === null ? null : [];
   const aggregators =
-    aggregationSpecs === null ? null : createAggregators(aggregationSpecs, new AggregationContext(options.loadDocument ?? leafDocumentLoader(leaves), leaves), aggregationProfile);
+    aggregationSpecs === null ? null : createAggregators(
+          aggregationSpecs,
+          new AggregationContext(options.loadDocument ?? leafDocumentLoader(leaves), leaves, (leafIndex, doc) => explainDocument(parsed, leaves, fields, leafIndex, doc)),
+          aggregationProfile,
+        );
   const needsScores =
     options.countOnly !== true &&
     (scoreOrder || needsScore(sortKeys!) || request.minScore !== undefined || (aggregationSpecs !== null && aggregationsNeedScores(aggregationSpecs)));
