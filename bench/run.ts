@@ -15,6 +15,7 @@ import { multiSearchSuite } from './msearch.ts';
 import { rangeSuite } from './ranges.ts';
 import { replicationSuite } from './replication.ts';
 import { scrollSuite } from './scroll.ts';
+import { sphinxComparison } from './sphinx.ts';
 import { updatesSuite } from './updates.ts';
 import { workersSuite } from './workers.ts';
 import { ENGINE_PEERS, type EnginePeer } from './report/engine-report.ts';
@@ -72,7 +73,7 @@ interface BenchOptions {
 
 const program = new Command('bench')
   .description('Trove benchmarks: engine vs SQLite FTS5 vs MiniSearch, and one node over HTTP')
-  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'field-updates', 'compaction', 'changes', 'workers', 'cluster', 'ranges', 'fetch', 'msearch', 'replication', 'scroll', 'all']).default('all'))
+  .addArgument(new Argument('[suite]', 'suite to run').choices(['engine', 'http', 'updates', 'field-updates', 'compaction', 'changes', 'workers', 'cluster', 'ranges', 'fetch', 'msearch', 'replication', 'scroll', 'sphinx', 'all']).default('all'))
   .addOption(new Option('--docs <n>', 'e-mail documents (engine growth run uses a tenth)').argParser(positiveInteger).default(100_000))
   .addOption(new Option('--cities <n>', 'city documents for the HTTP suite').argParser(positiveInteger).default(ALL_CITIES, 'all'))
   .addOption(new Option('--peers <list>', 'engine suite peers, comma-separated').argParser(peerList).default([...ENGINE_PEERS], ENGINE_PEERS.join(',')))
@@ -90,7 +91,7 @@ const program = new Command('bench')
   .addOption(new Option('--recovery-docs <n>', 'documents loaded before a replica is added (replication suite)').argParser(positiveInteger).default(100_000))
   .addOption(new Option('--failovers <n>', 'failover rounds of the replication suite').argParser(positiveInteger).default(3))
   .addOption(new Option('--scroll-docs <n>', 'documents the scroll suite reads').argParser(positiveInteger).default(100_000))
-  .action(async (suite: 'engine' | 'http' | 'updates' | 'field-updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'ranges' | 'fetch' | 'msearch' | 'replication' | 'scroll' | 'all', options: BenchOptions) => {
+  .action(async (suite: 'engine' | 'http' | 'updates' | 'field-updates' | 'compaction' | 'changes' | 'workers' | 'cluster' | 'ranges' | 'fetch' | 'msearch' | 'replication' | 'scroll' | 'sphinx' | 'all', options: BenchOptions) => {
     const started = performance.now();
     process.stdout.write(`${machineLine('start')}\n`);
     if (suite === 'engine' || suite === 'all') {
@@ -105,6 +106,9 @@ const program = new Command('bench')
         warmupMs: options.warmup * 1000,
         durationMs: options.duration * 1000,
       });
+    }
+    if (suite === 'http' || suite === 'sphinx' || suite === 'all') {
+      await sphinxComparison({ docs: options.docs, warmupMs: options.warmup * 1000, classBudgetMs: options.classBudget * 1000, bulkConcurrency: options.bulkConcurrency });
     }
     if (suite === 'updates' || suite === 'all') {
       await updatesSuite({ sizes: options.updateSizes, maxLargeDocs: options.maxLargeDocs, updates: 3000 });

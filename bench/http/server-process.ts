@@ -29,7 +29,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-function logTail(logFile: string): string {
+/** The last lines of a log file, for an error message ('' if it cannot be read). */
+export function logTail(logFile: string): string {
   try {
     return readFileSync(logFile, 'utf8').trim().split('\n').slice(-15).join('\n');
   } catch {
@@ -88,13 +89,16 @@ export async function startServer(dataDir: string, settings: Record<string, stri
   return {
     origin,
     logFile,
-    async stop(): Promise<void> {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopChild(child),
   };
+}
+
+/** Sends SIGTERM to a child process (SIGKILL if it has not exited after a while) and waits for its exit. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
 }
