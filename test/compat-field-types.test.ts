@@ -341,7 +341,7 @@ test('root _source: excludes and includes hide fields from reads; enabled: false
   assert.deepEqual(mapping.body.no_src.mappings._source, { enabled: false });
 });
 
-test('long: exact beyond 2^53 in term, terms and range queries; sorting and terms keys refuse such a field', async () => {
+test('long: exact beyond 2^53 in term, terms and range queries, sort values, search_after and terms keys', async () => {
   const created = await call(server, 'PUT', '/longs', { json: { settings: { number_of_shards: 3 }, mappings: { properties: { id: { type: 'long' }, small: { type: 'long' } } } } });
   assert.equal(created.status, 200, created.text);
   const lines = [
@@ -378,11 +378,31 @@ test('long: exact beyond 2^53 in term, terms and range queries; sorting and term
   assert.equal(outOfRange.status, 400);
   assert.equal(outOfRange.body.error.type, 'mapper_parsing_exception');
   assert.match(outOfRange.body.error.reason, /\[id\].*out of range for a long/);
-  const sort = await call(server, 'POST', '/longs/_search', { json: { sort: [{ id: 'asc' }] } });
-  assert.equal(sort.status, 400);
-  assert.match(sort.body.error.reason, /Sorting on long field \[id\] is not supported while it holds values beyond/);
-  const keys = await call(server, 'POST', '/longs/_search', { json: { size: 0, aggs: { ids: { terms: { field: 'id' } } } } });
-  assert.equal(keys.status, 400);
+  // Sorting and terms keys read the exact values: the raw answer carries every digit.
+  const sorted = async (body: string): Promise<{ ids: string[]; text: string }> => {
+    const response = await call(server, 'POST', '/longs/_search', { body, headers: { 'content-type': 'application/json' } });
+    assert.equal(response.status, 200, response.text);
+    return { ids: response.body.hits.hits.map((hit: any) => hit._id), text: response.text };
+  };
+  const ascending = ['min', 'zero', 'safe', 'edge0', 'edge', 'max1', 'max'];
+  const asc = await sorted('{"size": 20, "_source": false, "sort": [{"id": "asc"}]}');
+  assert.deepEqual(asc.ids, ascending);
+  for (const digits of ['-9223372036854775808', '9007199254740993', '9223372036854775806', '9223372036854775807']) {
+    assert.ok(asc.text.includes(`"sort":[${digits}]`), `sort value ${digits} as sent: ${asc.text}`);
+  }
+  assert.deepEqual((await sorted('{"size": 20, "sort": [{"id": "desc"}]}')).ids, [...ascending].reverse());
+  assert.deepEqual((await sorted('{"size": 20, "sort": [{"id": "desc"}], "search_after": [9223372036854775807]}')).ids, ['max1', 'edge', 'edge0', 'safe', 'zero', 'min'], 'a search_after number keeps its digits');
+  assert.deepEqual((await sorted('{"size": 20, "sort": [{"id": "asc"}], "search_after": ["9007199254740992"]}')).ids, ['edge', 'max1', 'max'], 'a search_after string is exact');
+  assert.deepEqual((await sorted('{"size": 2, "sort": [{"id": {"order": "asc", "mode": "max"}}], "search_after": [9007199254740991]}')).ids, ['edge0', 'edge']);
+  const averaged = await call(server, 'POST', '/longs/_search', { json: { sort: [{ id: { mode: 'avg' } }] } });
+  assert.equal(averaged.status, 400, 'an average would round them');
+  assert.match(averaged.body.error.reason, /Sorting with mode \[avg\] on long field \[id\] is not supported while it holds values beyond/);
+  const keys = await call(server, 'POST', '/longs/_search', { json: { size: 0, aggs: { ids: { terms: { field: 'id', size: 20, order: { _key: 'asc' } } } } } });
+  assert.equal(keys.status, 200, keys.text);
+  const keyTexts = [...keys.text.matchAll(/"key":(-?\d+)/g)].map((match) => match[1]);
+  assert.deepEqual(keyTexts, ['-9223372036854775808', '0', '9007199254740991', '9007199254740992', '9007199254740993', '9223372036854775806', '9223372036854775807']);
+  const byCount = await call(server, 'POST', '/longs/_search', { json: { size: 0, aggs: { ids: { terms: { field: 'id', size: 2, order: { _key: 'desc' } } } } } });
+  assert.deepEqual([...byCount.text.matchAll(/"key":(-?\d+)/g)].map((match) => match[1]), ['9223372036854775807', '9223372036854775806']);
   const stats = await call(server, 'POST', '/longs/_search', { json: { size: 0, aggs: { top: { max: { field: 'id' } } } } });
   assert.equal(stats.status, 200, 'statistics stay float64, as in ES');
   const fine = await call(server, 'POST', '/longs/_search', { json: { sort: [{ small: 'desc' }], size: 1 } });

@@ -16,7 +16,7 @@ const VENDOR_JSON = /^application\/vnd\.(opensearch|elasticsearch)\+(json|x-ndjs
 
 /** Replaces Fastify's default parsers with the JSON parsers described above. */
 export function installJsonParsers(app: FastifyInstance): void {
-  installParsers(app, 'string', (body) => parseJsonText(body as string));
+  installParsers(app, 'string', (body) => remembered(parseJsonText(body as string), body as string));
 }
 
 /**
@@ -30,16 +30,22 @@ export function installDocumentParsers(instance: FastifyInstance, maxDocumentByt
     const refused = oversizedDocument(bytes.length, maxDocumentBytes());
     if (refused) throw refused;
     const text = bytes.toString('utf8');
-    const value = parseJsonText(text);
-    if (typeof value === 'object' && value !== null) receivedTexts.set(value, text);
-    return value;
+    return remembered(parseJsonText(text), text);
   });
 }
 
-/** The JSON text each parsed document body was read from (see `receivedText`). */
+/** The JSON text each parsed body was read from (see `receivedText`). */
 const receivedTexts = new WeakMap<object, string>();
 
-/** The text a document body arrived as (its stored `_source` keeps it byte for byte), or undefined. */
+function remembered(value: unknown, text: string): unknown {
+  if (typeof value === 'object' && value !== null) receivedTexts.set(value, text);
+  return value;
+}
+
+/**
+ * The text a JSON body arrived as, or undefined: a document's stored `_source` keeps it byte for
+ * byte, and a search reads the digits of its `search_after` integers beyond 2^53 from it.
+ */
 export function receivedText(body: unknown): string | undefined {
   return typeof body === 'object' && body !== null ? receivedTexts.get(body) : undefined;
 }

@@ -1,5 +1,6 @@
 import { ApiError } from './errors.ts';
 import { MAX_JSON_DEPTH } from '../node/documents.ts';
+import { exactIntegerLiterals } from '../engine/mapping/exact-long.ts';
 
 export { MAX_JSON_DEPTH };
 
@@ -26,6 +27,21 @@ export function parseJsonText(text: string, what = 'request body', maxDepth = MA
   } catch (error) {
     throw new ApiError('invalid_json', `Failed to parse ${what}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * A search body whose `search_after` integers beyond ±(2^53 − 1), which `JSON.parse` rounded,
+ * are replaced by their literals from the body's text as strings (a long sort key reads a numeric
+ * string exactly, as Elasticsearch does). Other bodies are returned as they are.
+ */
+export function withExactSearchAfter<T>(body: T, text: string | undefined): T {
+  if (text === undefined || body === null || typeof body !== 'object') return body;
+  const after = (body as { search_after?: unknown }).search_after;
+  if (!Array.isArray(after) || !after.some((value) => typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value))) return body;
+  const literals = exactIntegerLiterals(text).get('search_after') ?? [];
+  let next = 0;
+  const exact = after.map((value) => (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value) && next < literals.length ? literals[next++]! : value));
+  return { ...body, search_after: exact };
 }
 
 /** True when the text holds only JSON whitespace. */

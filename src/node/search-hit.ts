@@ -9,7 +9,7 @@ import type { TopHitRenderer, TopHitsSpec } from '../engine/collect/top-hits.ts'
 import type { Explanation } from '../engine/query/explain.ts';
 import { highlight } from '../engine/query/highlight.ts';
 import { documentSeqNo } from '../engine/shard/seq-no.ts';
-import type { RawJson } from './raw-json.ts';
+import { RawJson } from './raw-json.ts';
 import { hitFieldValues, parseHitFields, type HitFieldsSpec } from './hit-fields.ts';
 import { mappedSourceView, parseSourceFilter, responseSource, type SourceFilter } from './source-filter.ts';
 
@@ -60,7 +60,7 @@ export function renderSearchHit(collection: HostedCollection, document: HitDocum
   }
   const source = responseSource(document, collection.meta.mapping._source, options.source);
   if (source !== undefined) rendered._source = source;
-  if (sortValues !== undefined) rendered.sort = displaySortValues(sortValues, options.sort, collection.fields);
+  if (sortValues !== undefined) rendered.sort = displaySortValues(sortValues, options.sort, collection.fields, exactJsonNumber);
   const visible = options.highlight && document.source !== undefined ? mappedSourceView(document.source, collection.meta.mapping._source) : undefined;
   if (options.highlight && visible) {
     const fragments = highlight(visible, options.highlight, options.query, collection.fields);
@@ -90,4 +90,9 @@ export function topHitRenderer(collections: readonly HostedCollection[], query: 
     if (hit.explanation !== undefined) rendered._explanation = hit.explanation;
     return { ...rendered };
   };
+}
+
+/** A JSON integer written with all its digits (a long beyond ±(2^53 − 1) in sort values and bucket keys). */
+export function exactJsonNumber(digits: string): RawJson {
+  return new RawJson(digits);
 }

@@ -17,7 +17,7 @@ import { searchLimitsOf } from './index-limits.ts';
 import { NodeError } from './node-error.ts';
 import { parseCount, parseSearch, type QueryStringParams, type SearchParams } from './search-body.ts';
 import { addInnerHits, checkCollapseField, collapsePhases, decorateHits, featuresNeedSource, parseSearchFeatures, renderProfile } from './search-features.ts';
-import { renderSearchHit, topHitRenderer, type HitOptions, type SearchHit } from './search-hit.ts';
+import { exactJsonNumber, renderSearchHit, topHitRenderer, type HitOptions, type SearchHit } from './search-hit.ts';
 
 /** `_shards` section of search and count responses. */
 export interface SearchShardsHeader {
@@ -181,6 +181,7 @@ export async function search(context: NodeContext, target: string, body: unknown
     response.aggregations = renderAggregations(mergeAggregations(shardPartials), request.aggs, {
       typedKeys: params.typedKeys,
       renderTopHit: topHitRenderer(targets.map((target) => target.collection), request.query),
+      exactNumber: exactJsonNumber,
     });
   }
   if (features.profile) response.profile = renderProfile(results, targets, fetchNanos, nodeOf);

@@ -11,7 +11,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AuthScope } from '../auth/auth-scope.ts';
 import { installRawTextParser } from '../content-types.ts';
 import { ApiError, renderError } from '../errors.ts';
-import { isBlank, parseJsonText } from '../json-body.ts';
+import { isBlank, parseJsonText, withExactSearchAfter } from '../json-body.ts';
 import type { MultiSearchItem } from '../../node/multi-search.ts';
 import { readsPointInTime } from '../../node/point-in-time.ts';
 import type { SearchService } from '../../node/search-service.ts';
@@ -71,7 +71,7 @@ function parseMultiSearchBody(text: unknown): SearchPair[] {
     }
     const body = nextLine();
     if (body === null) throw new ApiError('bad_request', `msearch header on line [${header.number}] has no body line after it`);
-    pairs.push({ header: parsed, body: parseJsonText(body.text, `the search body on line [${body.number}]`) });
+    pairs.push({ header: parsed, body: withExactSearchAfter(parseJsonText(body.text, `the search body on line [${body.number}]`), body.text) });
   }
   if (pairs.length === 0) throw new ApiError('bad_request', 'msearch request must contain at least one search');
   return pairs;

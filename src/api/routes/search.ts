@@ -13,6 +13,8 @@ import type { SearchService } from '../../node/search-service.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
 import { EngineError } from '../../engine/errors.ts';
 import { AnyObject, CollectionParams, FlagParam, SOURCE_QUERY, commaList, flagSet, optionalBody, querySchema } from '../params.ts';
+import { receivedText } from '../content-types.ts';
+import { withExactSearchAfter } from '../json-body.ts';
 
 const TARGET_QUERY = {
   routing: Type.Optional(Type.String()),
@@ -137,7 +139,7 @@ export async function searchRoutes(instance: FastifyInstance, options: SearchRou
     url: '/_search',
     config: { role: 'read' },
     schema: { querystring: SearchQuery, body: optionalBody(SearchBody) },
-    handler: async (request) => readerSearch(request.authScope, null, request.body ?? {}, searchParams(request.query)),
+    handler: async (request) => readerSearch(request.authScope, null, exactBody(request.body), searchParams(request.query)),
   });
 
   app.route({
@@ -145,8 +147,13 @@ export async function searchRoutes(instance: FastifyInstance, options: SearchRou
     url: '/:collection/_search',
     config: { role: 'read', collectionTarget: true },
     schema: { params: CollectionParams, querystring: SearchQuery, body: optionalBody(SearchBody) },
-    handler: async (request) => readerSearch(request.authScope, request.params.collection, request.body ?? {}, searchParams(request.query)),
+    handler: async (request) => readerSearch(request.authScope, request.params.collection, exactBody(request.body), searchParams(request.query)),
   });
+
+  /** The search body (an empty one when none was sent), its `search_after` integers beyond 2^53 as sent. */
+  function exactBody(body: Record<string, unknown> | null | undefined): Record<string, unknown> {
+    return body === undefined || body === null ? {} : withExactSearchAfter(body, receivedText(body));
+  }
 
   /** A search, a search on a point in time (`pit` in the body) or the first page of a scroll (`?scroll=`); `target` null for `/_search`. */
   function readerSearch(scope: AuthScope, target: string | null, body: Record<string, unknown>, params: SearchParams): Promise<unknown> {

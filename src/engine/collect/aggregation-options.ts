@@ -2,6 +2,7 @@
 import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import { COLUMN_NUMERIC_TYPES, DATE_TYPES } from '../mapping/mapping.ts';
+import { isExactIntegerType, type ExactIntegerType } from '../mapping/exact-long.ts';
 import { assertDocValues } from '../query/typed-values.ts';
 import { parseDateValue } from '../query/date-math.ts';
 import { TimeZone } from '../query/time-zone.ts';
@@ -14,6 +15,8 @@ export interface ValueSource {
   /** `none`: the field is not mapped, so no doc has a value. */
   kind: 'keyword' | 'numeric' | 'none';
   format: ValueFormat;
+  /** A `long`/`unsigned_long` field: where its exact values beyond ±(2^53 − 1) are (`terms` keys them exactly). */
+  exact?: { path: string; type: ExactIntegerType };
 }
 
 /** Bucket order: by count, key, or a single-value metric sub-aggregation (`name` or `name.stat`). */
@@ -84,7 +87,9 @@ export function valueSource(options: Record<string, unknown>, fields: ReadonlyMa
   if (mapped.storage === 'keyword') return { field, kind: 'keyword', format: mapped.type === 'ip' ? 'ip' : 'string' };
   if (!COLUMN_NUMERIC_TYPES.has(mapped.type)) throw dslError(`[${type}] field [${field}] of type [${mapped.type}] cannot be aggregated`);
   const format: ValueFormat = DATE_TYPES.has(mapped.type) ? 'date' : mapped.type === 'boolean' ? 'boolean' : 'number';
-  return { field, kind: 'numeric', format };
+  const source: ValueSource = { field, kind: 'numeric', format };
+  if (mapped.exactPath !== undefined && isExactIntegerType(mapped.type)) source.exact = { path: mapped.exactPath, type: mapped.type };
+  return source;
 }
 
 /** A date, number or date-math bound of a date aggregation option (dates without an offset and rounding in `zone`). */

@@ -17,7 +17,7 @@ import { mergeTopHitsPartials } from './top-hits.ts';
 /** How bucket keys and metric values render (`key_as_string`, `value_as_string`). */
 export type ValueFormat = 'number' | 'date' | 'boolean' | 'string' | 'ip';
 
-/** A bucket key: a keyword term or a number (numeric terms, histogram keys). */
+/** A bucket key: a keyword term or a number (numeric terms, histogram keys; a long beyond ±(2^53 − 1) as an exact string, exact-sort-values.ts). */
 export type BucketKey = string | number;
 
 /**

@@ -280,16 +280,3 @@ function parseRange(
   return { type: 'range', requestedAs: type, name, subs, source: rangeSource, ranges, keyed, missing, datePattern, timeZone };
 }
 
-
-/** Fields of the `terms` aggregations (at any depth) that read a numeric column. */
-export function numericTermsFields(specs: readonly AggregationSpec[]): string[] {
-  const found: string[] = [];
-  const visit = (list: readonly AggregationSpec[]): void => {
-    for (const spec of list) {
-      if (spec.type === 'terms' && spec.source.kind === 'numeric') found.push(spec.source.field);
-      if ('subs' in spec && Array.isArray(spec.subs)) visit(spec.subs);
-    }
-  };
-  visit(specs);
-  return found;
-}

@@ -6,6 +6,7 @@ import type { BucketOrder } from './aggregation-options.ts';
 import type { AggregationPartial, BucketKey, KeyedBucketPartial } from './aggregation-partials.ts';
 import { cardinalityValue, partialNamed } from './aggregation-partials.ts';
 import { extendedStatValue } from './extended-stats.ts';
+import { compareExactAware } from './exact-sort-values.ts';
 
 /** Value of a metric partial for ordering and rendering (null when it has no value). */
 export function metricValue(partial: AggregationPartial | undefined, stat: string): number | null {
@@ -39,6 +40,8 @@ export function metricValue(partial: AggregationPartial | undefined, stat: strin
 
 function compareKeys(left: BucketKey, right: BucketKey): number {
   if (typeof left === 'number' && typeof right === 'number') return left - right;
+  const exact = compareExactAware(left, right);
+  if (exact !== null) return exact;
   const leftText = String(left);
   const rightText = String(right);
   return leftText < rightText ? -1 : leftText > rightText ? 1 : 0;

@@ -37,6 +37,7 @@ import { compareBuckets } from './bucket-order.ts';
 import type { HistogramSpec } from './histogram-spec.ts';
 import { histogramKey, histogramKeyText, nextHistogramKey } from './histogram-spec.ts';
 import { rangeBucketKey } from './numeric-bucket-aggregators.ts';
+import { exactDigits, isExactString } from './exact-sort-values.ts';
 import { compareCompositeKeys, renderCompositeKey, type CompositeSpec } from './composite-spec.ts';
 import type { PipelineSpec } from './pipeline-spec.ts';
 import { applyParentPipelines, isPipeline, pipelineResultType, recordOutput, siblingPipelineOutput, type OutputName } from './pipelines.ts';
@@ -52,6 +53,7 @@ interface RenderContext {
   /** ES `typed_keys`: each name is written `<type>#<name>`. */
   typedKeys: boolean;
   renderTopHit: TopHitRenderer;
+  exactNumber: (digits: string) => unknown;
 }
 
 /** Rendering options of `renderAggregations`. */
@@ -60,6 +62,8 @@ export interface RenderAggregationsOptions {
   typedKeys?: boolean;
   /** How `top_hits` hits render (the search service filters `_source` and highlights); the whole source by default. */
   renderTopHit?: TopHitRenderer;
+  /** How a `terms` key of a long beyond ±(2^53 − 1) renders from its digits (the response writes a JSON number as is); its digits by default. */
+  exactNumber?: (digits: string) => unknown;
 }
 
 /** Renders merged partials for the request's `aggs` (ES response `aggregations` object); throws past MAX_BUCKETS buckets. */
@@ -68,6 +72,7 @@ export function renderAggregations(partials: AggregationPartials, aggsRequest: u
     budget: new BucketBudget(),
     typedKeys: options.typedKeys === true,
     renderTopHit: options.renderTopHit ?? plainTopHit,
+    exactNumber: options.exactNumber ?? ((digits: string) => digits),
   });
 }
 
@@ -232,7 +237,7 @@ function renderKeyedBucket(
   if (typeof bucket.key === 'number' && format === 'date' && printDate !== null) keyAsString = printDate(bucket.key);
   else if (typeof bucket.key === 'number' && (format === 'date' || format === 'boolean')) keyAsString = formatValue(bucket.key, format);
   if (keyAsStringFirst && keyAsString !== null) rendered.key_as_string = keyAsString;
-  rendered.key = format === 'ip' && typeof bucket.key === 'string' ? decodeIp(bucket.key) : bucket.key;
+  rendered.key = format === 'ip' && typeof bucket.key === 'string' ? decodeIp(bucket.key) : isExactString(bucket.key) ? context.exactNumber(exactDigits(bucket.key)) : bucket.key;
   if (!keyAsStringFirst && keyAsString !== null) rendered.key_as_string = keyAsString;
   rendered.doc_count = bucket.docCount;
   return renderSpecs(rendered, subs, bucket.aggs, context);

@@ -8,6 +8,8 @@ import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import { COLUMN_NUMERIC_TYPES, DATE_TYPES } from '../mapping/mapping.ts';
 import { decodeIp, encodeIp } from '../mapping/ip.ts';
+import { isExactIntegerType, type ExactIntegerType } from '../mapping/exact-long.ts';
+import { compareExactAware, exactDigits, exactSearchAfter, isExactString } from './exact-sort-values.ts';
 import { assertDocValues } from '../query/typed-values.ts';
 import { parseDateValue } from '../query/date-math.ts';
 import {
@@ -36,9 +38,11 @@ export interface SortKey {
   mode: SortMode;
   /** Placement of docs without a value, or the value used in their place. */
   missing: 'first' | 'last' | number | string;
+  /** A `long`/`unsigned_long` key: where its exact values beyond ±(2^53 − 1) are (exact-sort-values.ts). */
+  exact?: { path: string; type: ExactIntegerType };
 }
 
-/** A sort value as hits carry it. */
+/** A sort value as hits carry it (a long key's value beyond ±(2^53 − 1) is an exact string, exact-sort-values.ts). */
 export type SortValue = number | string | null;
 
 /** The sort Elasticsearch uses when none is given. */
@@ -105,7 +109,9 @@ function sortKey(field: string, options: Record<string, unknown>, fields: Readon
   } else {
     throw dslError(`[sort] cannot sort on field [${field}] of type [${mapped.type}]`);
   }
-  return { kind, field, order, mode, missing: parseMissing(options.missing, kind, mapped, field) };
+  const key: SortKey = { kind, field, order, mode, missing: parseMissing(options.missing, kind, mapped, field) };
+  if (kind === 'numeric' && mapped !== undefined && mapped.exactPath !== undefined && isExactIntegerType(mapped.type)) key.exact = { path: mapped.exactPath, type: mapped.type };
+  return key;
 }
 
 function parseMissing(
@@ -159,6 +165,8 @@ export function parseSearchAfter(
       if (key.kind === 'unmapped') return null;
       throw dslError(`[search_after] value ${describe(value)} for [${key.field}] must be a string`);
     }
+    const exact = exactSearchAfter(value);
+    if (exact !== null && key.kind === 'numeric') return exact;
     const number = coerceNumericSortValue(value, fields.get(key.field));
     if (number === null) throw dslError(`[search_after] value ${describe(value)} for [${key.field}] must be a number`);
     return number;
@@ -166,13 +174,20 @@ export function parseSearchAfter(
 }
 
 /**
- * Sort values as a hit shows them: the addresses of `ip` keys (which sort by their 16-byte terms);
- * other values as they are.
+ * Sort values as a hit shows them: the addresses of `ip` keys (which sort by their 16-byte terms),
+ * exact strings as `exactNumber` makes of their digits (a JSON number written as is); other
+ * values as they are.
  */
-export function displaySortValues(values: readonly unknown[], sort: unknown, fields: ReadonlyMap<string, FlatField>): unknown[] {
+export function displaySortValues(
+  values: readonly unknown[],
+  sort: unknown,
+  fields: ReadonlyMap<string, FlatField>,
+  exactNumber: (digits: string) => unknown = (digits) => digits,
+): unknown[] {
   if (sort === undefined || !values.some((value) => typeof value === 'string')) return [...values];
   const keys = parseSort(sort, null);
   return values.map((value, index) => {
+    if (isExactString(value)) return exactNumber(exactDigits(value));
     const key = keys[index];
     return typeof value === 'string' && key !== undefined && fields.get(key.field)?.type === 'ip' ? decodeIp(value) : value;
   });
@@ -185,14 +200,16 @@ export function compareSortValue(key: SortKey, left: SortValue, right: SortValue
     const nullFirst = key.missing === 'first';
     return left === null ? (nullFirst ? -1 : 1) : nullFirst ? 1 : -1;
   }
-  let result: number;
+  let result: number | null;
   if (typeof left === 'number' && typeof right === 'number') result = left < right ? -1 : left > right ? 1 : 0;
-  else {
-    const leftText = String(left);
-    const rightText = String(right);
-    result = leftText < rightText ? -1 : leftText > rightText ? 1 : 0;
-  }
+  else result = compareExactAware(left, right) ?? compareAsText(left, right);
   return key.order === 'asc' ? result : -result;
+}
+
+function compareAsText(left: number | string, right: number | string): number {
+  const leftText = String(left);
+  const rightText = String(right);
+  return leftText < rightText ? -1 : leftText > rightText ? 1 : 0;
 }
 
 /** Compares two hits' sort values key by key (negative: `left` comes first). */

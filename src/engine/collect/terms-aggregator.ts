@@ -11,6 +11,7 @@ import type { BucketBudget } from './bucket-budget.ts';
 import { compareBuckets, ordersByMetric } from './bucket-order.ts';
 import { BucketOrdinals, GrowableFloats, KeyDictionary } from './bucket-ordinals.ts';
 import { acceptsValue, type TermsValueFilter } from './terms-include.ts';
+import { ExactLongColumn } from './exact-sort-values.ts';
 
 /** `leafKeyIds` entry of an ordinal whose term `include` / `exclude` leaves out. */
 const REJECTED = -2;
@@ -23,6 +24,8 @@ export class TermsAggregator implements Aggregator {
   private readonly docCounts = new GrowableFloats(0);
   private keywordColumn: KeywordColumn | null = null;
   private numericColumn: NumericColumn | null = null;
+  /** The current leaf's exact values of a long field beyond ±(2^53 − 1), keyed exactly (exact-sort-values.ts). */
+  private exactColumn: ExactLongColumn | null = null;
   /** Key id of each ordinal of the current leaf's keyword column; -1 until first seen, REJECTED when filtered out. */
   private leafKeyIds = new Int32Array(0);
   private readonly missingKeyId: number;
@@ -52,6 +55,7 @@ export class TermsAggregator implements Aggregator {
     const { source } = this.spec;
     this.keywordColumn = source.kind === 'keyword' ? leaf.keywordColumn(source.field) : null;
     this.numericColumn = source.kind === 'numeric' ? leaf.numericColumn(source.field) : null;
+    this.exactColumn = source.kind === 'numeric' && source.exact !== undefined ? ExactLongColumn.of(leaf.keywordColumn(source.exact.path), source.exact.type) : null;
     const column = this.keywordColumn;
     this.leafKeyIds = new Int32Array(column === null ? 0 : column.ordinalCount).fill(-1);
     if (column !== null && this.spec.minDocCount === 0) {
@@ -64,7 +68,7 @@ export class TermsAggregator implements Aggregator {
         const count = numeric.count(doc);
         for (let i = 0; i < count; i++) {
           const value = numeric.value(doc, i);
-          if (this.valueFilter === null || acceptsValue(this.valueFilter, value)) this.keys.idOf(value);
+          if (this.valueFilter === null || acceptsValue(this.valueFilter, value)) for (const key of this.keysOf(doc, value)) this.keys.idOf(key);
         }
       }
     }
@@ -95,8 +99,16 @@ export class TermsAggregator implements Aggregator {
       if (value === previous) continue;
       previous = value;
       if (this.valueFilter !== null && !acceptsValue(this.valueFilter, value)) continue;
-      this.collectBucket(doc, owner, this.keys.idOf(value));
+      if (this.exactColumn === null || Number.isSafeInteger(value)) this.collectBucket(doc, owner, this.keys.idOf(value));
+      else for (const key of this.keysOf(doc, value)) this.collectBucket(doc, owner, this.keys.idOf(key));
     }
+  }
+
+  /** Bucket keys of a numeric value of the doc: its exact values when the float rounds them, else the value. */
+  private keysOf(doc: number, value: number): BucketKey[] {
+    if (this.exactColumn === null || Number.isSafeInteger(value)) return [value];
+    const exact = this.exactColumn.valuesRoundedTo(doc, value);
+    return exact.length === 0 ? [value] : exact;
   }
 
   private collectMissing(doc: number, owner: number): void {

@@ -8,6 +8,7 @@ import type { KeywordColumn, LeafReader, NumericColumn } from '../segment/leaf-r
 import type { ShardHit } from '../query/search-request.ts';
 import type { SortKey, SortValue } from './sort-spec.ts';
 import { compareSortValues } from './sort-spec.ts';
+import { ExactLongColumn } from './exact-sort-values.ts';
 
 interface FieldEntry {
   values: SortValue[];
@@ -22,6 +23,8 @@ export class TopFieldCollector {
   private readonly scratch: SortValue[];
   private readonly numericColumns: (NumericColumn | null)[];
   private readonly keywordColumns: (KeywordColumn | null)[];
+  /** Per key: the exact values of a long key in this leaf, when it holds any beyond ±(2^53 − 1). */
+  private readonly exactColumns: (ExactLongColumn | null)[];
   private leafIndex = 0;
   private docBase = 0;
   private readonly tracksMaxScore: boolean;
@@ -39,6 +42,7 @@ export class TopFieldCollector {
     this.scratch = new Array<SortValue>(keys.length).fill(null);
     this.numericColumns = new Array<NumericColumn | null>(keys.length).fill(null);
     this.keywordColumns = new Array<KeywordColumn | null>(keys.length).fill(null);
+    this.exactColumns = new Array<ExactLongColumn | null>(keys.length).fill(null);
     this.tracksMaxScore = scoresNeeded && keys.some((key) => key.kind === 'score');
   }
 
@@ -50,6 +54,7 @@ export class TopFieldCollector {
       const key = this.keys[i]!;
       this.numericColumns[i] = key.kind === 'numeric' ? leaf.numericColumn(key.field) : null;
       this.keywordColumns[i] = key.kind === 'keyword' ? leaf.keywordColumn(key.field) : null;
+      this.exactColumns[i] = key.exact !== undefined && (key.mode === 'min' || key.mode === 'max') ? ExactLongColumn.of(leaf.keywordColumn(key.exact.path), key.exact.type) : null;
     }
   }
 
@@ -94,7 +99,10 @@ export class TopFieldCollector {
         const column = this.numericColumns[keyIndex]!;
         const count = column === null ? 0 : column.count(doc);
         if (count === 0) return missingValue(key);
-        return numericModeValue(column!, doc, count, key.mode);
+        const value = numericModeValue(column!, doc, count, key.mode);
+        const exact = this.exactColumns[keyIndex]!;
+        if (exact === null || Number.isSafeInteger(value)) return value;
+        return exact.extreme(doc, key.mode === 'min') ?? value;
       }
       case 'keyword': {
         const column = this.keywordColumns[keyIndex]!;

@@ -7,8 +7,9 @@
  * (`"9223372036854775807"`); a JSON number beyond 2^53 was rounded by the request's JSON parser
  * and is taken as the integer it became.
  *
- * Sorting and `terms` keys on a long field read the float64 column, so they refuse (400) on a
- * shard that holds unsafe values of the field, rather than order or bucket them by rounded values.
+ * Sorting (modes min and max) and `terms` keys read exact values (collect/exact-sort-values.ts);
+ * a sort that sums or averages a long field refuses (400) on a shard holding unsafe values of it,
+ * rather than order by rounded values.
  */
 import { EngineError } from '../errors.ts';
 import { encodeExact, EXACT_INTEGER_TYPES, integerOfText, isExactIntegerType, isUnsafeLong, type ExactIntegerType } from '../mapping/exact-long.ts';
@@ -87,8 +88,8 @@ function holdsUnsafeValues(field: FlatField, leaves: readonly LeafReader[]): boo
 }
 
 /**
- * Refuses (400) sorting or `terms` keys on long fields of `paths` when this shard holds values of
- * them beyond ±(2^53 − 1), which the float64 column would order and bucket rounded.
+ * Refuses (400) a use (an averaging sort) of the long fields of `paths` when this shard holds
+ * values of them beyond ±(2^53 − 1), which the float64 column would round.
  */
 export function assertColumnExact(paths: Iterable<string>, use: string, fields: ReadonlyMap<string, FlatField>, leaves: readonly LeafReader[]): void {
   for (const path of paths) {

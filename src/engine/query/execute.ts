@@ -25,7 +25,6 @@ import { profileQuery, type ProfiledQuery } from './profile.ts';
 import type { AggregationProfileNode } from '../collect/aggregation-profile.ts';
 import { SearchContext } from './search-context.ts';
 import { assertColumnExact } from './exact-long-queries.ts';
-import { numericTermsFields } from '../collect/aggregation-spec.ts';
 import { DEFAULT_TRACK_TOTAL_HITS, MAX_RESULT_WINDOW, type ShardQueryResult, type ShardSearchRequest } from './search-request.ts';
 
 export { parseQuery } from './parse-query.ts';
@@ -120,8 +119,11 @@ export function startQuery(
   const searchAfter = request.searchAfter === undefined ? null : parseSearchAfter(request.searchAfter, sortKeys!, fields);
   const aggsRequest = request.aggs ?? request.aggregations;
   const aggregationSpecs = aggsRequest === undefined ? null : parseAggregations(aggsRequest, fields, now);
-  if (sortKeys !== null) assertColumnExact(sortKeys.filter((key) => key.kind === 'numeric').map((key) => key.field), 'Sorting', fields, leaves);
-  if (aggregationSpecs !== null) assertColumnExact(numericTermsFields(aggregationSpecs), 'A terms aggregation', fields, leaves);
+  // Keys of mode min or max sort such values exactly (exact-sort-values.ts); a sum, average or median would round them.
+  if (sortKeys !== null) {
+    const averaged = sortKeys.filter((key) => key.kind === 'numeric' && key.mode !== 'min' && key.mode !== 'max');
+    assertColumnExact(averaged.map((key) => key.field), `Sorting with mode [${averaged[0]?.mode}]`, fields, leaves);
+  }
   const aggregationProfile: AggregationProfileNode[] | null = profiled === null ? null : [];
   const aggregators =
     aggregationSpecs === null ? null : createAggregators(
