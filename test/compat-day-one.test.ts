@@ -99,11 +99,22 @@ test('the first write to a missing name creates the collection (action.auto_crea
   const upserted = await call(server, 'POST', '/auto-upsert/_update/1', { json: { doc: { n: 1 }, doc_as_upsert: true } });
   assert.equal(upserted.status, 201, upserted.text);
   assert.equal((await call(server, 'DELETE', '/auto-none/_doc/1')).status, 404);
+  // Integers beyond 2^53 keep their digits in a new collection too (the creation check reads the body's text).
+  const exact = await call(server, 'PUT', '/auto-long/_doc/1', { body: '{"n": 9223372036854775807}', headers: { 'content-type': 'application/json' } });
+  assert.equal(exact.status, 201, exact.text);
+  const exactBulk = await call(server, 'POST', '/_bulk', { body: '{"index":{"_index":"auto-long-bulk","_id":"1"}}\n{"n": 72057594037927937}\n', headers: NDJSON });
+  assert.equal(exactBulk.body.items[0].index.status, 201, exactBulk.text);
+  for (const [name, digits] of [['auto-long', '9223372036854775807'], ['auto-long-bulk', '72057594037927937']]) {
+    const got = await call(server, 'GET', `/${name}/_doc/1`);
+    assert.ok(got.text.includes(`"n": ${digits}`) || got.text.includes(`"n":${digits}`), got.text);
+    const found = await call(server, 'POST', `/${name}/_search`, { json: { query: { term: { n: digits } } } });
+    assert.equal(found.body.hits.total.value, 1, `${name}: term on the exact value`);
+  }
   // A write that fails creates nothing (PRODUCT.md principle 5), unlike OpenSearch.
-  const refused = await call(server, 'PUT', '/auto-bad/_doc/1', { body: '{"n": 9223372036854775807}', headers: { 'content-type': 'application/json' } });
+  const refused = await call(server, 'PUT', '/auto-bad/_doc/1', { body: '{"n": {"_id": 1}, "_id": "x"}', headers: { 'content-type': 'application/json' } });
   assert.equal(refused.status, 400, refused.text);
   assert.equal((await call(server, 'POST', '/auto-none/_update/1', { json: { doc: { n: 1 } } })).status, 404);
-  const badBulk = await call(server, 'POST', '/auto-bad-bulk/_bulk', { body: '{"index":{"_id":"1"}}\n{"n": 9223372036854775807}\n', headers: NDJSON });
+  const badBulk = await call(server, 'POST', '/auto-bad-bulk/_bulk', { body: '{"index":{"_id":"1"}}\n{"_id": "x"}\n', headers: NDJSON });
   assert.equal(badBulk.body.items[0].index.status, 400, badBulk.text);
   assert.equal(badBulk.body.items[0].index.error.type, 'mapper_parsing_exception');
   for (const name of ['auto-bad', 'auto-none', 'auto-bad-bulk']) assert.equal((await call(server, 'HEAD', `/${name}`)).status, 404, name);

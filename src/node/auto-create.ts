@@ -46,6 +46,14 @@ export interface BulkWrite {
   collection: string | undefined;
   /** The document an index/create stores, or an update's upsert document; undefined for a delete, an update without upsert, or a line that does not parse. */
   document: unknown;
+  /** The document's JSON text, when known (its integers beyond 2^53 keep their digits). */
+  text?: string | Uint8Array;
+}
+
+/** A document a write would store, with its JSON text when known (integers beyond 2^53 are read from it). */
+export interface DocumentToWrite {
+  source: unknown;
+  text?: string | Uint8Array;
 }
 
 /**
@@ -55,10 +63,10 @@ export interface BulkWrite {
  * index_not_found; the other items of a missing collection fail as index_not_found in the bulk.
  */
 export async function createBulkCollections(context: NodeContext, writes: readonly BulkWrite[], requireNamespace?: NamespaceCheck): Promise<Map<number, TroveError>> {
-  const documents = new Map<string, unknown[]>();
+  const documents = new Map<string, DocumentToWrite[]>();
   writes.forEach((write) => {
     if (write.collection === undefined || write.document === undefined) return;
-    documents.set(write.collection, [...(documents.get(write.collection) ?? []), write.document]);
+    documents.set(write.collection, [...(documents.get(write.collection) ?? []), { source: write.document, text: write.text }]);
   });
   for (const [name, stored] of documents) {
     await collectionForWrite(context, name, { documents: stored, requireNamespace }).catch(() => undefined);
@@ -69,7 +77,7 @@ export async function createBulkCollections(context: NodeContext, writes: readon
     const { collection, document } = write;
     if (collection === undefined || document === undefined || context.router.findCollection(collection) || !autoCreateAllows(setting, collection)) return;
     try {
-      checkFitsNewCollection(document);
+      checkFitsNewCollection({ source: document, text: write.text });
     } catch (error) {
       if (error instanceof TroveError) refused.set(position, error);
     }
@@ -77,18 +85,18 @@ export async function createBulkCollections(context: NodeContext, writes: readon
   return refused;
 }
 
-/** Throws the error a new collection (empty dynamic mapping) would give `source`; returns when it fits. */
-function checkFitsNewCollection(source: unknown): void {
+/** Throws the error a new collection (empty dynamic mapping) would give the document; returns when it fits. */
+function checkFitsNewCollection({ source, text }: DocumentToWrite): void {
   const empty: Mapping = { properties: {} };
   if (source === null || typeof source !== 'object' || Array.isArray(source)) throw notAnObjectError();
   const document = source as Record<string, unknown>;
-  parseDocument(document, flattenMapping(dynamicMappingUpdate(empty, document) ?? empty), { strictNumbers: true });
+  parseDocument(document, flattenMapping(dynamicMappingUpdate(empty, document) ?? empty), { strictNumbers: true, sourceText: text });
 }
 
 /** What a write that may create its collection tells `collectionForWrite`. */
 export interface WriteTarget {
   /** The documents the write would store (index and create: the source; upserts: the upsert document); none for the others. */
-  documents: readonly unknown[];
+  documents: readonly DocumentToWrite[];
   /** The caller's check of the namespace a new collection goes to. */
   requireNamespace?: NamespaceCheck;
 }

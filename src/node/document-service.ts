@@ -57,7 +57,7 @@ export class DocumentService {
    */
   index(collection: string, id: string | undefined, source: unknown, params: IndexParams = {}, requireNamespace?: NamespaceCheck): Promise<WriteResponse> {
     return this.requests.track(async () => {
-      const hosted = await collectionForWrite(this.context, collection, { documents: [source], requireNamespace });
+      const hosted = await collectionForWrite(this.context, collection, { documents: [{ source, text: params.sourceJson }], requireNamespace });
       return executeWrite(this.context, prepareIndex(this.context.router, hosted, id, source, this.routed(collection, params)));
     });
   }
@@ -76,7 +76,7 @@ export class DocumentService {
   /** `POST /{collection}/_update/{id}` with the body `{doc?, ops?, upsert?, doc_as_upsert?, detect_noop?, _source?}`. */
   update(collection: string, id: string, body: unknown, params: UpdateParams = {}, requireNamespace?: NamespaceCheck): Promise<UpdateResponse> {
     return this.requests.track(async () => {
-      const hosted = await collectionForWrite(this.context, collection, { documents: upsertDocuments(body), requireNamespace });
+      const hosted = await collectionForWrite(this.context, collection, { documents: upsertDocuments(body).map((source) => ({ source })), requireNamespace });
       return executeWrite(this.context, prepareUpdate(this.context.router, hosted, id, body, this.routed(collection, params)));
     });
   }
@@ -104,7 +104,8 @@ export class DocumentService {
         }
         const missing = collection !== undefined && item.action !== 'delete' && !this.exists(collection);
         if (!missing) return { collection, document: undefined };
-        return { collection, document: item.action === 'update' ? upsertDocuments(item.body)[0] : (item.body ?? parsedText(item)) };
+        if (item.action === 'update') return { collection, document: upsertDocuments(item.body)[0] };
+        return { collection, document: item.body ?? parsedText(item), text: item.text?.bytes };
       });
       const refused = new Map([...(await createBulkCollections(this.context, writes, requireNamespace)), ...notAliases]);
       if (refused.size === 0) return bulk(this.context, items, defaults);
