@@ -409,7 +409,7 @@ test('long: exact beyond 2^53 in term, terms and range queries, sort values, sea
   assert.equal(fine.body.hits.hits[0]._id, 'zero', 'other long fields sort as before');
 });
 
-test('index settings: max_result_window and max_docvalue_fields_search (dynamic), number_of_routing_shards (static)', async () => {
+test('index settings: max_result_window, max_docvalue_fields_search and max_script_fields (dynamic), number_of_routing_shards (static)', async () => {
   const created = await call(server, 'PUT', '/limited', {
     json: { settings: { index: { number_of_shards: 3, number_of_routing_shards: 6, max_result_window: 5, max_docvalue_fields_search: 1 } } },
   });
@@ -454,6 +454,16 @@ test('index settings: max_result_window and max_docvalue_fields_search (dynamic)
   const after = await call(server, 'GET', '/limited/_settings');
   assert.equal(after.body.limited.settings.index.max_docvalue_fields_search, undefined);
   assert.equal(after.body.limited.settings.index.max_result_window, '20');
+  // index.max_script_fields: kept, shown and counted; script_fields itself is refused (no scripts).
+  const scripts = { a: { script: '1' }, b: { script: '1' }, c: { script: '1' } };
+  await call(server, 'PUT', '/limited/_settings', { json: { 'index.max_script_fields': 2 } });
+  assert.equal((await call(server, 'GET', '/limited/_settings')).body.limited.settings.index.max_script_fields, '2');
+  const tooMany = await searchError({ script_fields: scripts }, 'limited');
+  assert.equal(tooMany.status, 400);
+  assert.match(tooMany.reason, /Trying to retrieve too many script_fields\. Must be less than or equal to: \[2\] but was \[3\]\. This limit can be set by changing the \[index\.max_script_fields\] index level setting\./);
+  const one = await searchError({ script_fields: { a: { script: '1' } } }, 'limited');
+  assert.equal(one.status, 400);
+  assert.match(one.reason, /script_fields\] are not supported/);
 });
 
 test('after a merge into segments and a restart the mapping, its parameters and the indexed values are all still there', async () => {

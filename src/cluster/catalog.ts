@@ -26,6 +26,7 @@ export interface CollectionSettings {
   max_result_window?: number;
   /** Dynamic: most `docvalue_fields` entries of a search; absent: 100. */
   max_docvalue_fields_search?: number;
+  max_script_fields?: number;
 }
 
 /** One shard of a collection: its number within the collection and its UUID, fixed for life. */

@@ -4,7 +4,8 @@
  * (`"index.number_of_shards"`) or bare, as a JSON integer or a string of digits; and
  * `refresh_interval`, accepted for client compatibility with no effect (writes are visible to
  * search at once); the index limits `max_result_window` (from + size of a search, and the page of
- * a scroll) and `max_docvalue_fields_search` (entries of `docvalue_fields`), both dynamic; and
+ * a scroll), `max_docvalue_fields_search` (entries of `docvalue_fields`) and `max_script_fields`
+ * (entries of `script_fields`, which Trove refuses past that check: it runs no scripts), all dynamic; and
  * `number_of_routing_shards` (static, a multiple of `number_of_shards`, kept and shown: shards
  * are never split, so it does not change routing). Anything else, and any count out of range, fractional, or not a number, is an
  * illegal_argument error naming the setting: a count is never trusted to size an allocation.
@@ -25,10 +26,11 @@ export interface IndexLimits {
   number_of_routing_shards?: number;
   max_result_window?: number;
   max_docvalue_fields_search?: number;
+  max_script_fields?: number;
 }
 
 /** The dynamic index limits (`PUT _settings` may change them). */
-export const DYNAMIC_LIMITS = ['max_result_window', 'max_docvalue_fields_search'] as const;
+export const DYNAMIC_LIMITS = ['max_result_window', 'max_docvalue_fields_search', 'max_script_fields'] as const;
 
 /** A count setting's name (without the `index.` prefix). */
 export type CountSetting = 'number_of_shards' | 'number_of_replicas' | keyof IndexLimits;
@@ -43,6 +45,7 @@ export const COUNT_SETTINGS: Readonly<Record<CountSetting, { min: number; max: n
   number_of_routing_shards: { min: 1, max: 1_048_576, default: 1 },
   max_result_window: { min: 1, max: INT_MAX, default: 10_000 },
   max_docvalue_fields_search: { min: 0, max: INT_MAX, default: 100 },
+  max_script_fields: { min: 0, max: INT_MAX, default: 32 },
 };
 
 /** Names of the index limits. */

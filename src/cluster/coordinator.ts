@@ -51,6 +51,7 @@ export interface DynamicCollectionSettings {
   /** A new value, or null to go back to the default. */
   max_result_window?: number | null;
   max_docvalue_fields_search?: number | null;
+  max_script_fields?: number | null;
 }
 
 /** Options of `putMapping`. */

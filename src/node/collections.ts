@@ -134,7 +134,7 @@ export function indexSettingsOf(meta: CollectionMeta): Record<string, string> {
 /** The index limits a collection sets, as strings (those left at their defaults are not shown, as in ES). */
 function indexLimitStrings(meta: CollectionMeta): Record<string, string> {
   const shown: Record<string, string> = {};
-  for (const name of ['number_of_routing_shards', 'max_result_window', 'max_docvalue_fields_search'] as const) {
+  for (const name of ['number_of_routing_shards', 'max_result_window', 'max_docvalue_fields_search', 'max_script_fields'] as const) {
     const value = meta.settings[name];
     if (value !== undefined) shown[name] = String(value);
   }

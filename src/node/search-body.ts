@@ -106,6 +106,8 @@ const SEARCH_KEYS = new Set([
   'stored_fields',
   'docvalue_fields',
   'fields',
+  // Counted against index.max_script_fields, then refused: Trove runs no scripts.
+  'script_fields',
 ]);
 
 const TIME_UNITS: Record<string, number> = { nanos: 1e-6, micros: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -161,6 +163,16 @@ export function parseSearch(body: unknown, params: SearchParams, defaultTimeoutM
       'illegal_argument',
       `Trying to retrieve too many docvalue_fields. Must be less than or equal to: [${limits.maxDocvalueFields}] but was [${docvalueFields}]. This limit can be set by changing the [index.max_docvalue_fields_search] index level setting.`,
     );
+  }
+  if (request.script_fields !== undefined) {
+    const scriptFields = isPlainObject(request.script_fields) ? Object.keys(request.script_fields).length : 0;
+    if (scriptFields > limits.maxScriptFields) {
+      throw new EngineError(
+        'illegal_argument',
+        `Trying to retrieve too many script_fields. Must be less than or equal to: [${limits.maxScriptFields}] but was [${scriptFields}]. This limit can be set by changing the [index.max_script_fields] index level setting.`,
+      );
+    }
+    throw new EngineError('illegal_argument', '[script_fields] are not supported: Trove runs no scripts; use [fields] or [docvalue_fields]');
   }
   const query = params.q !== undefined ? queryFromQ(params.q, params.qOptions) : request.query;
   if (query !== undefined && !isPlainObject(query)) throw new EngineError('parsing', '[query] must be an object');

@@ -88,6 +88,7 @@ const SearchBody = Type.Object(
     stored_fields: Type.Optional(Type.Unknown()),
     docvalue_fields: Type.Optional(Type.Array(Type.Unknown())),
     fields: Type.Optional(Type.Array(Type.Unknown())),
+    script_fields: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: false },
 );
