@@ -161,3 +161,27 @@ test('version_type=external|external_gte on index, delete and bulk', async () =>
   assert.equal(viaClient.body._version, 20);
   await call(server, 'DELETE', '/films/_doc/v2');
 });
+
+test('get and mget: stored_fields returns stored fields under fields (and _source only when listed); get with version is a 409 on another version', async () => {
+  const created = await call(server, 'PUT', '/stored', { json: { mappings: { properties: { foo: { type: 'keyword', store: true }, count: { type: 'integer', store: true }, other: { type: 'keyword' } } } } });
+  assert.equal(created.status, 200, created.text);
+  assert.equal((await call(server, 'PUT', '/stored/_doc/1', { json: { foo: 'bar', count: 1, other: 'x' } })).status, 201);
+  const one = await call(server, 'GET', '/stored/_doc/1?stored_fields=foo');
+  assert.deepEqual(one.body.fields, { foo: ['bar'] });
+  assert.equal(one.body._source, undefined, 'stored_fields without _source leaves the source out');
+  const withSource = await call(server, 'GET', '/stored/_doc/1?stored_fields=foo,count,_source');
+  assert.deepEqual(withSource.body.fields, { foo: ['bar'], count: [1] });
+  assert.deepEqual(withSource.body._source, { foo: 'bar', count: 1, other: 'x' });
+  const notStored = await call(server, 'GET', '/stored/_doc/1?stored_fields=other');
+  assert.equal(notStored.body.fields, undefined, 'a field without store: true is not returned');
+  const many = await call(server, 'POST', '/stored/_mget?stored_fields=count', { json: { docs: [{ _id: '1', stored_fields: ['foo'] }, { _id: '1' }] } });
+  assert.deepEqual(many.body.docs[0].fields, { foo: ['bar'] });
+  assert.deepEqual(many.body.docs[1].fields, { count: [1] }, 'the URL stored_fields applies to entries without their own');
+  assert.equal(many.body.docs[1]._source, undefined);
+  const conflict = await call(server, 'GET', '/stored/_doc/1?version=2');
+  assert.equal(conflict.status, 409);
+  assert.equal(conflict.body.error.type, 'version_conflict_engine_exception');
+  assert.equal((await call(server, 'GET', '/stored/_doc/1?version=1')).status, 200);
+  const viaClient = await client.get({ index: 'stored', id: '1', stored_fields: ['foo'] });
+  assert.deepEqual(viaClient.body.fields, { foo: ['bar'] });
+});

@@ -16,6 +16,8 @@ import type { NodeContext } from './node-context.ts';
 import type { SourceOptions as MappingSourceOptions } from '../engine/mapping/mapping.ts';
 import { parseSourceFilter, responseSource, WHOLE_SOURCE, type SourceFilter, type SourceOptions } from './source-filter.ts';
 import type { RawJson } from './raw-json.ts';
+import { hitFieldValues } from './hit-fields.ts';
+import type { FlatField, Mapping } from '../engine/mapping/mapping.ts';
 
 /** Longest `_id` accepted, in UTF-8 bytes (as Elasticsearch). */
 export const MAX_ID_BYTES = 512;
@@ -50,6 +52,15 @@ export interface UpdateParams extends WriteParams {
 export interface GetParams {
   routing?: string;
   source?: SourceOptions;
+  /** `stored_fields`: names and patterns of stored fields to return under `fields`. */
+  storedFields?: readonly string[];
+  /** `version` (internal versioning): the get is a 409 unless the document has this version. */
+  version?: number;
+}
+
+/** Refuses (409) a get whose `version` differs from the document's, as Elasticsearch. */
+function checkGetVersion(id: string, current: number, expected: number): void {
+  if (current !== expected) throw new EngineError('version_conflict', `[${id}]: version conflict, current version [${current}] is different than the one provided [${expected}]`);
 }
 
 /** The `_shards` header of write responses. */
@@ -86,8 +97,32 @@ export type GetResponse =
       _primary_term: number;
       /** The stored text as sent (RawJson), or the filtered source. */
       _source?: Record<string, unknown> | RawJson;
+      /** The `stored_fields` asked for that the document holds (fields mapped with `store: true`). */
+      fields?: Record<string, unknown[]>;
     }
   | { _index: string; _id: string; found: false };
+
+/** How a get shows a found document: its source filter, the mapping's `_source` options, and the `stored_fields` asked for. */
+export interface GetView {
+  filter: SourceFilter;
+  mappingSource?: MappingSourceOptions;
+  /** `stored_fields` (names and patterns) with the collection's fields and mapping; undefined when none were asked for. */
+  stored?: { names: string[]; fields: ReadonlyMap<string, FlatField>; mapping: Mapping };
+}
+
+/**
+ * The view of a get on `hosted`: `source` filters `_source`; `storedFields` adds the values of
+ * the listed stored fields under `fields` and, unless it lists `_source` or `source` asks for it,
+ * leaves `_source` out (as Elasticsearch).
+ */
+export function getView(hosted: HostedCollection, source: SourceOptions | undefined, storedFields?: readonly string[]): GetView {
+  const mappingSource = hosted.meta.mapping._source;
+  if (storedFields === undefined) return { filter: source ? parseSourceFilter(source) : WHOLE_SOURCE, mappingSource };
+  const names = storedFields.filter((name) => name !== '_source');
+  const keepSource = storedFields.includes('_source') || (source !== undefined && Object.values(source).some((value) => value !== undefined));
+  const filter = keepSource ? (source ? parseSourceFilter(source) : WHOLE_SOURCE) : parseSourceFilter({ source: false });
+  return { filter, mappingSource, stored: { names, fields: hosted.fields, mapping: hosted.meta.mapping } };
+}
 
 /** A validated write routed (once) to its shard copy, ready for the mapping step and the shard. */
 export interface PreparedWrite<Op extends BatchOp = WriteOp> {
@@ -355,7 +390,7 @@ export async function executeWrite(context: NodeContext, prepared: PreparedWrite
 }
 
 /** Renders a stored document as a get response. */
-export function renderGet(collection: string, id: string, document: StoredDocument | null, filter: SourceFilter, mappingSource?: MappingSourceOptions): GetResponse {
+export function renderGet(collection: string, id: string, document: StoredDocument | null, view: GetView): GetResponse {
   if (!document) return { _index: collection, _id: id, found: false };
   const response: GetResponse = {
     _index: collection,
@@ -365,8 +400,12 @@ export function renderGet(collection: string, id: string, document: StoredDocume
     _seq_no: documentSeqNo(document.seqNo),
     _primary_term: document.primaryTerm,
   };
-  const source = responseSource(document, mappingSource, filter);
+  const source = responseSource(document, view.mappingSource, view.filter);
   if (source !== undefined) response._source = source;
+  if (view.stored !== undefined && view.stored.names.length > 0) {
+    const fields = hitFieldValues(document.source, { fields: [], docvalueFields: [], storedFields: view.stored.names }, view.stored.fields, view.stored.mapping);
+    if (fields !== undefined) response.fields = fields;
+  }
   return response;
 }
 
@@ -374,9 +413,11 @@ export function renderGet(collection: string, id: string, document: StoredDocume
 export async function getDocument(context: NodeContext, collection: string, id: string, params: GetParams = {}): Promise<GetResponse> {
   const hosted = context.router.collection(collection);
   checkId(id);
-  const filter = params.source ? parseSourceFilter(params.source) : WHOLE_SOURCE;
+  const view = getView(hosted, params.source, params.storedFields);
   const { handle } = context.router.document(hosted, id, context.router.writeRouting(collection, params.routing));
-  return renderGet(hosted.meta.name, id, await handle.get(id), filter, hosted.meta.mapping._source);
+  const document = await handle.get(id);
+  if (document !== null && params.version !== undefined) checkGetVersion(id, document.version, params.version);
+  return renderGet(hosted.meta.name, id, document, view);
 }
 
 /** A stored document's JSON text as the text of a bulk index or create item (a copy keeps the source as it was sent). */

@@ -20,6 +20,7 @@ import {
   DocumentParams,
   SOURCE_QUERY,
   WRITE_QUERY,
+  commaList,
   forcedRefreshField,
   querySchema,
   sourceOptions,
@@ -40,6 +41,9 @@ const GetQuery = querySchema({
   preference: Type.Optional(Type.String()),
   realtime: Type.Optional(Type.String()),
   refresh: Type.Optional(Type.String()),
+  stored_fields: Type.Optional(Type.String()),
+  version: Type.Optional(Type.Integer({ minimum: 0 })),
+  version_type: Type.Optional(Type.Literal('internal')),
 });
 
 const DeleteQuery = querySchema({ ...WRITE_QUERY, ...CONCURRENCY_QUERY, ...VERSION_QUERY });
@@ -134,7 +138,8 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     { config: { role: 'read' }, schema: { params: DocumentParams, querystring: GetQuery } },
     async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await documents.get(collection, id, { routing: request.query.routing, source: sourceOptions(request.query) });
+      const { query } = request;
+      const response = await documents.get(collection, id, { routing: query.routing, source: sourceOptions(query), storedFields: commaList(query.stored_fields), version: query.version });
       return reply.status(response.found ? 200 : 404).send(response);
     },
   );

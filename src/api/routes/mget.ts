@@ -6,7 +6,7 @@ import type { MultiGetResponse } from '../../node/node-service.ts';
 import { EngineError } from '../../engine/errors.ts';
 import { classifyError, errorCause } from '../errors.ts';
 import type { DocumentService } from '../../node/document-service.ts';
-import { CollectionParams, SOURCE_QUERY, querySchema, sourceOptions } from '../params.ts';
+import { CollectionParams, SOURCE_QUERY, commaList, querySchema, sourceOptions } from '../params.ts';
 
 const MgetQuery = querySchema({
   ...SOURCE_QUERY,
@@ -14,6 +14,7 @@ const MgetQuery = querySchema({
   preference: Type.Optional(Type.String()),
   realtime: Type.Optional(Type.String()),
   refresh: Type.Optional(Type.String()),
+  stored_fields: Type.Optional(Type.String()),
 });
 
 const MgetBody = Type.Object(
@@ -26,6 +27,7 @@ const MgetBody = Type.Object(
             _id: Type.String({ minLength: 1 }),
             routing: Type.Optional(Type.String({ minLength: 1 })),
             _source: Type.Optional(Type.Unknown()),
+            stored_fields: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
           },
           { additionalProperties: false },
         ),
@@ -56,7 +58,7 @@ export async function mgetRoutes(instance: FastifyInstance, options: MultiGetRou
       if (missing >= 0) throw new EngineError('action_request_validation', `Validation Failed: 1: index is missing for doc ${missing};`);
       if (request.body.ids !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: [ids] needs a collection in the URL;');
       for (const doc of request.body.docs ?? []) request.authScope.requireCollection(doc._index!);
-      return render(await documents.mget(request.body, { routing: request.query.routing, source: sourceOptions(request.query) }));
+      return render(await documents.mget(request.body, { routing: request.query.routing, source: sourceOptions(request.query), storedFields: commaList(request.query.stored_fields) }));
     },
   });
 
@@ -72,6 +74,7 @@ export async function mgetRoutes(instance: FastifyInstance, options: MultiGetRou
           collection: request.params.collection,
           routing: request.query.routing,
           source: sourceOptions(request.query),
+          storedFields: commaList(request.query.stored_fields),
         }),
       );
     },
