@@ -185,6 +185,17 @@ test('collapse on a keyword and a numeric field, with inner_hits', async () => {
     const bob = byAuthor.hits.hits.find((hit: { fields: { author: unknown[] } }) => hit.fields.author[0] === 'bob');
     assert.deepEqual(bob.inner_hits.others.hits.hits.map((hit: { _id: string }) => hit._id), ['b2', 'b5']);
     assert.equal(bob.inner_hits.others.hits.total.value, 2);
+    const detailed = await search(
+      { query: { match: { title: 'quick' } }, collapse: { field: 'author', inner_hits: { name: 'more', size: 5, sort: [{ year: 'asc' }], version: true, seq_no_primary_term: true, fields: ['year'], _source: false } } },
+      collection,
+    );
+    const bobDetailed = detailed.hits.hits.find((hit: { fields: { author: unknown[] } }) => hit.fields.author[0] === 'bob');
+    const [first] = bobDetailed.inner_hits.more.hits.hits;
+    assert.equal(first._version, 1, 'inner hits take version');
+    assert.equal(typeof first._seq_no, 'number', 'and seq_no_primary_term');
+    assert.equal(first._primary_term, 1);
+    assert.deepEqual(first.fields, { year: [first.fields.year[0]] }, 'and fields');
+    assert.equal(first._source, undefined);
     const paged = await search({ query: { match_all: {} }, collapse: { field: 'rating' }, sort: [{ year: 'desc' }], from: 1, size: 2 }, collection);
     assert.deepEqual(paged.hits.hits.map((hit: { _id: string }) => hit._id), ['b5', 'b4']);
   }

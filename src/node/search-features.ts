@@ -28,7 +28,13 @@ export interface InnerHitsSpec {
   size: number;
   sort: unknown;
   source: unknown;
+  /** Hit options passed to each group's search as they are (`version`, `fields`, `highlight`...). */
+  hitOptions: Record<string, unknown>;
 }
+
+/** `inner_hits` keys that shape each inner hit, passed to the group's search (which validates them). */
+const INNER_HIT_OPTIONS = ['version', 'seq_no_primary_term', 'fields', 'docvalue_fields', 'stored_fields', 'explain', 'highlight'];
+const INNER_HIT_KEYS = ['name', 'from', 'size', 'sort', '_source', ...INNER_HIT_OPTIONS];
 
 /** `collapse`: the field whose value groups hits, and its inner hits. */
 export interface CollapseSpec {
@@ -73,13 +79,15 @@ function parseInnerHits(value: unknown, field: string): InnerHitsSpec[] {
   const names = new Set<string>();
   return list.map((entry) => {
     if (!isObject(entry)) throw new EngineError('parsing', '[inner_hits] must be an object or an array of objects');
-    const unknown = Object.keys(entry).find((key) => !['name', 'from', 'size', 'sort', '_source'].includes(key));
-    if (unknown !== undefined) throw new EngineError('parsing', `[inner_hits] unknown field [${unknown}] (supported: name, from, size, sort, _source)`);
+    const unknown = Object.keys(entry).find((key) => !INNER_HIT_KEYS.includes(key));
+    if (unknown !== undefined) throw new EngineError('parsing', `[inner_hits] unknown field [${unknown}] (supported: ${INNER_HIT_KEYS.join(', ')})`);
     const name = entry.name === undefined ? field : entry.name;
     if (typeof name !== 'string') throw new EngineError('parsing', '[inner_hits] [name] must be a string');
     if (names.has(name)) throw new EngineError('illegal_argument', `[inner_hits] already contains an entry for key [${name}]`);
     names.add(name);
-    const spec: InnerHitsSpec = { name, from: count(entry.from, 'inner_hits.from', 0), size: count(entry.size, 'inner_hits.size', 3), sort: entry.sort, source: entry._source };
+    const hitOptions: Record<string, unknown> = {};
+    for (const key of INNER_HIT_OPTIONS) if (entry[key] !== undefined) hitOptions[key] = entry[key];
+    const spec: InnerHitsSpec = { name, from: count(entry.from, 'inner_hits.from', 0), size: count(entry.size, 'inner_hits.size', 3), sort: entry.sort, source: entry._source, hitOptions };
     if (spec.from + spec.size > 100) throw new EngineError('illegal_argument', `Inner result window is too large, the inner hit definition's [${name}]'s from + size must be less than or equal to: [100] but was [${spec.from + spec.size}]`);
     return spec;
   });
@@ -246,7 +254,7 @@ export async function addInnerHits(hits: SearchHit[], keys: readonly unknown[], 
     hits.map(async (hit, position) => {
       const innerHits: Record<string, unknown> = {};
       for (const inner of spec.innerHits) {
-        const body: Record<string, unknown> = { query: groupQuery(query, spec.field, keys[position]), from: inner.from, size: inner.size };
+        const body: Record<string, unknown> = { ...inner.hitOptions, query: groupQuery(query, spec.field, keys[position]), from: inner.from, size: inner.size };
         if (inner.sort !== undefined) body.sort = inner.sort;
         if (inner.source !== undefined) body._source = inner.source;
         innerHits[inner.name] = { hits: (await innerSearch(body)).hits };
