@@ -163,6 +163,19 @@ test('writes through an alias go to its one collection or its write index; sever
   assert.match(requireAlias.body.items[1].index.error.reason, /\[require_alias\] request flag is \[true\] and \[not-an-alias\] is not an alias/);
   assert.equal(requireAlias.body.items[2].index.status, 201);
   assert.equal((await call(server, 'DELETE', '/not-an-alias')).status, 200);
+  for (const [method, path, json] of [
+    ['PUT', '/not-an-alias/_doc/w8?require_alias=true', { title: 'z' }],
+    ['POST', '/not-an-alias/_doc?require_alias=true', { title: 'z' }],
+    ['PUT', '/not-an-alias/_create/w8?require_alias=true', { title: 'z' }],
+    ['POST', '/not-an-alias/_update/w8?require_alias=true', { doc: { title: 'z' }, doc_as_upsert: true }],
+  ] as const) {
+    const single = await call(server, method, path, { json });
+    assert.equal(single.status, 404, `${method} ${path}: ${single.text}`);
+    assert.match(single.body.error.reason, /\[require_alias\] request flag is \[true\] and \[not-an-alias\] is not an alias/);
+  }
+  assert.equal((await call(server, 'HEAD', '/not-an-alias')).status, 404, 'a refused write creates nothing');
+  assert.equal((await call(server, 'PUT', '/one-film/_doc/w9?require_alias=true', { json: { title: 'z' } })).status, 201, 'an alias takes it');
+  assert.equal((await call(server, 'DELETE', '/films-a/_doc/w9')).status, 200);
   assert.equal((await call(server, 'DELETE', '/films-a/_doc/w5')).status, 200);
   const writer = await call(server, 'PUT', '/films-b/_alias/all-films', { json: { is_write_index: true } });
   assert.equal(writer.status, 200, writer.text);

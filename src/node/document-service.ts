@@ -43,6 +43,11 @@ function parsedText(item: BulkItem): unknown {
   }
 }
 
+/** The error of a write with `require_alias` to a name that is not an alias. */
+function notAnAlias(name: string): NodeError {
+  return new NodeError('index_not_found', `no such index [${name}] and [require_alias] request flag is [true] and [${name}] is not an alias`);
+}
+
 /** Document operations of the node; see the module comment. */
 export class DocumentService {
   constructor(
@@ -57,6 +62,7 @@ export class DocumentService {
    */
   index(collection: string, id: string | undefined, source: unknown, params: IndexParams = {}, requireNamespace?: NamespaceCheck): Promise<WriteResponse> {
     return this.requests.track(async () => {
+      if (params.requireAlias === true) this.requireAlias(collection);
       const hosted = await collectionForWrite(this.context, collection, { documents: [{ source, text: params.sourceJson }], requireNamespace });
       return executeWrite(this.context, prepareIndex(this.context.router, hosted, id, source, this.routed(collection, params)));
     });
@@ -76,6 +82,7 @@ export class DocumentService {
   /** `POST /{collection}/_update/{id}` with the body `{doc?, ops?, upsert?, doc_as_upsert?, detect_noop?, _source?}`. */
   update(collection: string, id: string, body: unknown, params: UpdateParams = {}, requireNamespace?: NamespaceCheck): Promise<UpdateResponse> {
     return this.requests.track(async () => {
+      if (params.requireAlias === true) this.requireAlias(collection);
       const hosted = await collectionForWrite(this.context, collection, { documents: upsertDocuments(body).map((source) => ({ source })), requireNamespace });
       return executeWrite(this.context, prepareUpdate(this.context.router, hosted, id, body, this.routed(collection, params)));
     });
@@ -99,7 +106,7 @@ export class DocumentService {
       const writes = items.map((item, position) => {
         const collection = item.collection ?? defaults.collection;
         if (collection !== undefined && (item.requireAlias ?? defaults.requireAlias) === true && !this.context.router.aliases().has(collection)) {
-          notAliases.set(position, new NodeError('index_not_found', `no such index [${collection}] and [require_alias] request flag is [true] and [${collection}] is not an alias`));
+          notAliases.set(position, notAnAlias(collection));
           return { collection, document: undefined };
         }
         const missing = collection !== undefined && item.action !== 'delete' && !this.exists(collection);
@@ -116,6 +123,11 @@ export class DocumentService {
       );
       return { took: rest.took, errors: true, items: results };
     });
+  }
+
+  /** Throws index_not_found unless `name` is an alias (a write with `require_alias`). */
+  private requireAlias(name: string): void {
+    if (!this.context.router.aliases().has(name)) throw notAnAlias(name);
   }
 
   /** Whether a write to `name` has a collection to go to (an alias without a write index has one: its items fail in the bulk). */

@@ -30,6 +30,8 @@ export interface WriteParams {
   /** ES `version` with `versionType` `external` or `external_gte` (index and delete only). */
   version?: number;
   versionType?: 'internal' | 'external' | 'external_gte';
+  /** `require_alias` (index, create, update): the target must be an alias, else index_not_found. */
+  requireAlias?: boolean;
 }
 
 /** Parameters of an index request. */

@@ -20,7 +20,9 @@ import {
   DocumentParams,
   SOURCE_QUERY,
   WRITE_QUERY,
+  FlagParam,
   commaList,
+  flagSet,
   forcedRefreshField,
   querySchema,
   sourceOptions,
@@ -31,9 +33,10 @@ const IndexQuery = querySchema({
   ...CONCURRENCY_QUERY,
   ...VERSION_QUERY,
   op_type: Type.Optional(Type.Union([Type.Literal('index'), Type.Literal('create')])),
+  require_alias: Type.Optional(FlagParam),
 });
 
-const CreateQuery = querySchema({ ...WRITE_QUERY });
+const CreateQuery = querySchema({ ...WRITE_QUERY, require_alias: Type.Optional(FlagParam) });
 
 const GetQuery = querySchema({
   ...SOURCE_QUERY,
@@ -53,6 +56,7 @@ const UpdateQuery = querySchema({
   ...CONCURRENCY_QUERY,
   ...SOURCE_QUERY,
   retry_on_conflict: Type.Optional(Type.Integer({ minimum: 0 })),
+  require_alias: Type.Optional(FlagParam),
 });
 
 const UpdateBody = Type.Object(
@@ -80,6 +84,11 @@ function writeParams(query: IndexQueryType) {
   return { routing: query.routing, ifSeqNo: query.if_seq_no, ifPrimaryTerm: query.if_primary_term, version: query.version, versionType: query.version_type };
 }
 
+/** `require_alias` of an index, create or update request. */
+function requireAliasParam(query: { require_alias?: string }): { requireAlias?: boolean } {
+  return query.require_alias === undefined ? {} : { requireAlias: flagSet(query.require_alias) };
+}
+
 /** The caller's namespace check, for a write that may create its collection (`action.auto_create_index`). */
 function namespaceCheck(scope: AuthScope): NamespaceCheck {
   return (namespace) => scope.requireNamespace(namespace);
@@ -103,7 +112,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     schema: { params: DocumentParams, querystring: IndexQuery, body: AnyObject },
     handler: async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await documents.index(collection, id, request.body, { ...writeParams(request.query), opType: request.query.op_type, sourceJson: receivedText(request.body) }, namespaceCheck(request.authScope));
+      const response = await documents.index(collection, id, request.body, { ...writeParams(request.query), ...requireAliasParam(request.query), opType: request.query.op_type, sourceJson: receivedText(request.body) }, namespaceCheck(request.authScope));
       return reply.status(response.result === 'created' ? 201 : 200).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   });
@@ -114,6 +123,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     async (request, reply) => {
       const response = await documents.index(request.params.collection, undefined, request.body, {
         ...writeParams(request.query),
+        ...requireAliasParam(request.query),
         opType: request.query.op_type,
         sourceJson: receivedText(request.body),
       }, namespaceCheck(request.authScope));
@@ -128,7 +138,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     schema: { params: DocumentParams, querystring: CreateQuery, body: AnyObject },
     handler: async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await documents.index(collection, id, request.body, { routing: request.query.routing, opType: 'create', sourceJson: receivedText(request.body) }, namespaceCheck(request.authScope));
+      const response = await documents.index(collection, id, request.body, { routing: request.query.routing, ...requireAliasParam(request.query), opType: 'create', sourceJson: receivedText(request.body) }, namespaceCheck(request.authScope));
       return reply.status(201).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   });
@@ -182,6 +192,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
       const { collection, id } = request.params;
       const response = await documents.update(collection, id, request.body, {
         ...writeParams(request.query),
+        ...requireAliasParam(request.query),
         retryOnConflict: request.query.retry_on_conflict,
         source: sourceOptions(request.query),
       }, namespaceCheck(request.authScope));
