@@ -17,7 +17,8 @@
  *   `parseDate` accepts), indexed as epoch millis; `date_nanos` must lie within 1970 to 2262.
  * - `text`, `keyword` and `wildcard` accept strings, numbers and booleans (converted with `String`);
  *   `ip` accepts an IPv4 or IPv6 address string (indexed as its 16-byte term, see ip.ts);
- *   `binary` accepts a base64 string (not indexed).
+ *   `binary` accepts a base64 string (not indexed; with `doc_values: true` kept as a keyword column).
+ * - `geo_point` values are read by geo-point.ts, not here.
  */
 import { EngineError } from '../errors.ts';
 import { parseDateWithFormats } from './date.ts';

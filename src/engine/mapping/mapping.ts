@@ -20,6 +20,7 @@ export type FieldType =
   | 'date_nanos'
   | 'ip'
   | 'binary'
+  | 'geo_point'
   | 'flattened'
   | 'flat_object'
   | 'object';
@@ -56,6 +57,12 @@ export interface FieldMapping {
   null_value?: unknown;
   /** Other fields each value is also indexed into. */
   copy_to?: string[];
+  /** Numeric, date, ip and geo_point fields: a value that does not parse is skipped (listed in `_ignored`) instead of refusing the document. */
+  ignore_malformed?: boolean;
+  /** `text` / `match_only_text`: accepted and kept (Elasticsearch's prefix index; Trove answers prefixes from the terms). */
+  index_prefixes?: { min_chars?: number; max_chars?: number };
+  /** `text` / `match_only_text`: accepted and kept (Elasticsearch's shingle index; Trove answers phrases from positions). */
+  index_phrases?: boolean;
 }
 
 /** The root `_source` options of a mapping: whether and which parts of documents come back. */
@@ -78,8 +85,10 @@ export interface Mapping {
 
 /**
  * How a field's values are held: an inverted index with positions (`text`), an inverted index
- * plus ordinal doc values (`keyword`), a float64 column (`numeric`), or not at all (`none`: the
- * value lives only in the source, as for `binary`).
+ * plus ordinal doc values (`keyword`, also a `binary` field with doc values), a float64 column
+ * (`numeric`), or not in the field itself (`none`: a `binary` field without doc values, whose
+ * value lives in the source and a presence mark, and a `geo_point`, whose points live in its
+ * hidden companions).
  */
 export type FieldStorage = 'text' | 'keyword' | 'numeric' | 'none';
 
@@ -92,9 +101,9 @@ export interface FlatField {
   ignoreAbove?: number;
   /** How values are held (derived from the type). */
   storage: FieldStorage;
-  /** False for `index: false` and `binary`: a query on the field is a 400. */
+  /** False for `index: false` and `binary`: a query on the field is a 400 (a `geo_point` takes only geo queries). */
   searchable: boolean;
-  /** False for `doc_values: false` and `binary`: sorting and aggregating on the field is a 400. */
+  /** False for `doc_values: false`, `binary` without `doc_values: true` and `geo_point`: sorting and aggregating on the field is a 400. */
   docValues: boolean;
   scalingFactor?: number;
   /** Date formats (`format` split on `||`); absent: `strict_date_optional_time||epoch_millis`. */
@@ -110,6 +119,22 @@ export interface FlatField {
   displayPath?: string;
   /** `long` and `unsigned_long` fields: the hidden companion holding the exact terms of values beyond ±(2^53 − 1) (exact-long.ts). */
   exactPath?: string;
+  /** A value that does not parse is skipped and the field named in the document's `_ignored` (ES `ignore_malformed`). */
+  ignoreMalformed?: boolean;
+  /** `geo_point` fields: the hidden companions of their points (geo-point.ts). */
+  geo?: GeoPaths;
+  /** `binary` fields without doc values: the hidden keyword companion marking the docs that hold a value (for `exists`). */
+  presencePath?: string;
+}
+
+/** The hidden companions of a `geo_point` field. */
+export interface GeoPaths {
+  /** Numeric column of the latitudes. */
+  lat: string;
+  /** Numeric column of the longitudes. */
+  lon: string;
+  /** Keyword column of `lat,lon` terms, written for docs holding several points (their columns are sorted apart, so pairs come from here). */
+  points: string;
 }
 
 /** Numeric field types (stored as float64 in columns; longs are exact up to 2^53). */
@@ -145,6 +170,20 @@ export function storageOf(type: Exclude<FieldType, 'object'>): FieldStorage {
   return 'none';
 }
 
+/** The hidden keyword field that lists, per document, the fields whose malformed values were skipped (`_ignored`). */
+export const IGNORED_FIELD = '_ignored';
+
+/** The `_ignored` companion: a keyword field every mapping has (written only by documents that skipped a value). */
+const IGNORED_COMPANION: FlatField = {
+  path: IGNORED_FIELD,
+  type: 'keyword',
+  analyzer: 'keyword',
+  inplace: false,
+  storage: 'keyword',
+  searchable: true,
+  docValues: true,
+};
+
 /** Path of the hidden field holding the `key\0value` terms of a flattened field. */
 export function keyedCompanionPath(path: string): string {
   return `${path}\u0000keyed`;
@@ -155,7 +194,8 @@ export const KEYED_SEPARATOR = '\u0000';
 
 /**
  * Leaf fields by dotted path. `get` also answers the hidden companions (the keyed terms of a
- * `flattened` field), which iteration leaves out so that field patterns, highlighting and field
+ * `flattened` field, the exact terms of a long, the columns of a `geo_point`, the presence marks
+ * of a `binary` field, `_ignored`), which iteration leaves out so that field patterns, highlighting and field
  * listings never show them, and the keys of `flattened` fields: `tags.color`, with `tags`
  * flattened, is a keyword view of the companion restricted to the key `color`.
  */
@@ -204,7 +244,8 @@ export class FieldMap extends Map<string, FlatField> {
 /**
  * The fields a segment writes: the mapped leaves and multi-fields, and the hidden companions of a
  * FieldMap that `holds` (some source has values of it), so that a segment of documents without
- * flattened fields or longs beyond 2^53 carries no empty companion.
+ * flattened fields, longs beyond 2^53, geo points, binary values or skipped values carries no
+ * empty companion.
  */
 export function segmentFieldList(fields: ReadonlyMap<string, FlatField>, holds: (path: string) => boolean): FlatField[] {
   if (!(fields instanceof FieldMap)) return [...fields.values()];
@@ -214,7 +255,8 @@ export function segmentFieldList(fields: ReadonlyMap<string, FlatField>, holds: 
 /** The leaf view of one field mapping at `path`; `multiField` fields are never inplace. */
 export function flatField(path: string, field: FieldMapping, multiField = false): FlatField {
   const type = field.type as Exclude<FieldType, 'object'>;
-  const storage = storageOf(type);
+  // A binary field with doc values keeps its base64 text in a keyword column (never searchable).
+  const storage = type === 'binary' && field.doc_values === true ? 'keyword' : storageOf(type);
   const flat: FlatField = {
     path,
     type,
@@ -222,9 +264,12 @@ export function flatField(path: string, field: FieldMapping, multiField = false)
     inplace: !multiField && field.inplace === true,
     ignoreAbove: field.ignore_above,
     storage,
-    searchable: storage !== 'none' && field.index !== false,
+    searchable: type === 'geo_point' ? field.index !== false : storage !== 'none' && type !== 'binary' && field.index !== false,
     docValues: storage !== 'none' && storage !== 'text' && field.doc_values !== false,
   };
+  if (field.ignore_malformed === true) flat.ignoreMalformed = true;
+  if (type === 'geo_point') flat.geo = { lat: `${path}\u0000lat`, lon: `${path}\u0000lon`, points: `${path}\u0000points` };
+  if (type === 'binary' && storage === 'none') flat.presencePath = `${path}\u0000present`;
   if (field.scaling_factor !== undefined) flat.scalingFactor = field.scaling_factor;
   if (field.format !== undefined) flat.dateFormats = field.format.split('||');
   if (field.null_value !== undefined) flat.nullValue = field.null_value;
@@ -233,14 +278,35 @@ export function flatField(path: string, field: FieldMapping, multiField = false)
   return flat;
 }
 
-/** The hidden keyword companion of a field (`exactPath` of a long, the keyed terms of a flattened field). */
-function companionOf(owner: FlatField, path: string, keyPrefix?: string): FlatField {
-  const companion: FlatField = { ...owner, path, type: 'keyword', storage: 'keyword', analyzer: 'keyword', inplace: false, docValues: true };
+/**
+ * The hidden keyword companion of a field (`exactPath` of a long, the keyed terms of a flattened
+ * field, the points of a geo_point, the presence marks of a binary field), or its numeric one
+ * (`numeric`: the latitudes or longitudes of a geo_point).
+ */
+function companionOf(owner: FlatField, path: string, keyPrefix?: string, numeric = false): FlatField {
+  const companion: FlatField = numeric
+    ? { ...owner, path, type: 'double', storage: 'numeric', analyzer: 'keyword', inplace: false, docValues: true, searchable: true }
+    : { ...owner, path, type: 'keyword', storage: 'keyword', analyzer: 'keyword', inplace: false, docValues: true };
   delete companion.exactPath;
   delete companion.copyTo;
   delete companion.nullValue;
+  delete companion.geo;
+  delete companion.presencePath;
+  delete companion.ignoreMalformed;
   if (keyPrefix !== undefined) companion.keyPrefix = keyPrefix;
   return companion;
+}
+
+/** Adds the hidden companions a leaf field needs (none for most types). */
+function addCompanions(out: FieldMap, flat: FlatField): void {
+  if (FLATTENED_TYPES.has(flat.type)) out.addCompanion(companionOf(flat, keyedCompanionPath(flat.path), ''));
+  if (flat.exactPath !== undefined) out.addCompanion(companionOf(flat, flat.exactPath));
+  if (flat.presencePath !== undefined) out.addCompanion(companionOf(flat, flat.presencePath));
+  if (flat.geo !== undefined) {
+    out.addCompanion(companionOf(flat, flat.geo.lat, undefined, true));
+    out.addCompanion(companionOf(flat, flat.geo.lon, undefined, true));
+    out.addCompanion(companionOf(flat, flat.geo.points));
+  }
 }
 
 /** Flattens a mapping into leaf fields keyed by dotted path (multi-fields as `path.sub`). */
@@ -255,16 +321,16 @@ export function flattenMapping(mapping: Mapping): FieldMap {
       }
       const flat = flatField(path, field, false);
       out.set(path, flat);
-      if (FLATTENED_TYPES.has(field.type)) out.addCompanion(companionOf(flat, keyedCompanionPath(path), ''));
-      if (flat.exactPath !== undefined) out.addCompanion(companionOf(flat, flat.exactPath));
+      addCompanions(out, flat);
       for (const [sub, subField] of Object.entries(field.fields ?? {})) {
         if (subField.type === 'object') continue;
         const multi = flatField(`${path}.${sub}`, subField, true);
         out.set(multi.path, multi);
-        if (multi.exactPath !== undefined) out.addCompanion(companionOf(multi, multi.exactPath));
+        addCompanions(out, multi);
       }
     }
   };
   walk(mapping.properties, '');
+  out.addCompanion(IGNORED_COMPANION);
   return out;
 }

@@ -2,8 +2,9 @@
  * Merging mappings (`PUT /{collection}/_mapping`): new fields are added, existing fields keep
  * their type, analyzer and `inplace` flag. As in Elasticsearch, a parameter left out of the
  * update means its default, so re-sending a field without its analyzer conflicts when the field
- * has a non-default one. `index`, `doc_values`, `store`, `scaling_factor`, `format` and
- * `null_value` may not change either; `ignore_above`, `meta` and `copy_to` may (the update's
+ * has a non-default one. `index`, `doc_values`, `store`, `scaling_factor`, `format`,
+ * `null_value`, `index_prefixes` and `index_phrases` may not change either; `ignore_above`,
+ * `meta`, `copy_to` and `ignore_malformed` may (the update's
  * value, or none, wins); multi-fields and object properties merge recursively; `dynamic` and the
  * root `_source` change only when given.
  */
@@ -62,7 +63,10 @@ export function mergeFieldInto(
   checkUnchanged(path, 'analyzer', existing.analyzer ?? defaultAnalyzer, incoming.analyzer ?? defaultAnalyzer, code);
   checkUnchanged(path, 'inplace', existing.inplace === true, incoming.inplace === true, code);
   checkUnchanged(path, 'index', existing.index !== false, incoming.index !== false, code);
-  checkUnchanged(path, 'doc_values', existing.doc_values !== false, incoming.doc_values !== false, code);
+  const docValuesOf = (field: FieldMapping): boolean => (field.type === 'binary' ? field.doc_values === true : field.doc_values !== false);
+  checkUnchanged(path, 'doc_values', docValuesOf(existing), docValuesOf(incoming), code);
+  checkUnchanged(path, 'index_phrases', existing.index_phrases === true, incoming.index_phrases === true, code);
+  checkUnchanged(path, 'index_prefixes', JSON.stringify(existing.index_prefixes ?? null), JSON.stringify(incoming.index_prefixes ?? null), code);
   checkUnchanged(path, 'store', existing.store === true, incoming.store === true, code);
   checkUnchanged(path, 'scaling_factor', String(existing.scaling_factor), String(incoming.scaling_factor), code);
   checkUnchanged(path, 'format', existing.format ?? 'strict_date_optional_time||epoch_millis', incoming.format ?? 'strict_date_optional_time||epoch_millis', code);
@@ -70,6 +74,7 @@ export function mergeFieldInto(
   replaceUpdatable(existing, incoming, 'ignore_above');
   replaceUpdatable(existing, incoming, 'meta');
   replaceUpdatable(existing, incoming, 'copy_to');
+  replaceUpdatable(existing, incoming, 'ignore_malformed');
   const subFields = incoming.fields ?? {};
   for (const sub of Object.keys(subFields)) {
     if (existing.fields === undefined) existing.fields = {};
@@ -78,7 +83,7 @@ export function mergeFieldInto(
 }
 
 /** Sets an updatable parameter to the update's value, or removes it when the update leaves it out. */
-function replaceUpdatable<K extends 'ignore_above' | 'meta' | 'copy_to'>(existing: FieldMapping, incoming: FieldMapping, parameter: K): void {
+function replaceUpdatable<K extends 'ignore_above' | 'meta' | 'copy_to' | 'ignore_malformed'>(existing: FieldMapping, incoming: FieldMapping, parameter: K): void {
   if (incoming[parameter] === undefined) delete existing[parameter];
   else existing[parameter] = incoming[parameter];
 }

@@ -173,3 +173,56 @@ test('a numeric string of many digits is checked in linear time (the old pattern
   assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
   assert.deepEqual(parseDocument({ score: ['1.', '.5', '-2.5e1', '+3'] }, fields).numeric.get('score'), [1, 0.5, -25, 3]);
 });
+
+test('geo_point values go to the latitude and longitude columns; several points also as pair terms', () => {
+  const geoFields = flattenMapping({ properties: { place: { type: 'geo_point' }, spot: { type: 'geo_point', null_value: '1,2' } } });
+  const one = parseDocument({ place: { lat: 10, lon: 20 }, spot: null }, geoFields);
+  assert.deepEqual(one.numeric.get('place\u0000lat'), [10]);
+  assert.deepEqual(one.numeric.get('place\u0000lon'), [20]);
+  assert.equal(one.keyword.has('place\u0000points'), false, 'a single point needs no pair terms');
+  assert.deepEqual([one.numeric.get('spot\u0000lat'), one.numeric.get('spot\u0000lon')], [[1], [2]], 'null_value');
+  const many = parseDocument({ place: [[20, 10], '30,40', null] }, geoFields);
+  assert.deepEqual(many.numeric.get('place\u0000lat'), [10, 30]);
+  assert.deepEqual(many.numeric.get('place\u0000lon'), [20, 40]);
+  assert.deepEqual(many.keyword.get('place\u0000points'), ['10,20', '30,40']);
+  assert.throws(() => parseDocument({ place: [[20, 10], [[1, 2]]] }, geoFields), mapperError(/\[place\] of type \[geo_point\]/));
+  assert.throws(() => parseDocument({ place: { lat: -91, lon: 0 } }, geoFields), mapperError(/illegal latitude/));
+  assert.throws(() => checkFieldValue('place', 'nowhere', geoFields), mapperError(/geohash/));
+});
+
+test('ignore_malformed skips values that do not fit and names their fields in _ignored', () => {
+  const lenient = flattenMapping({
+    properties: {
+      count: { type: 'integer', ignore_malformed: true, fields: { raw: { type: 'keyword' } } },
+      when: { type: 'date', ignore_malformed: true },
+      addr: { type: 'ip', ignore_malformed: true },
+      place: { type: 'geo_point', ignore_malformed: true },
+      strict: { type: 'integer' },
+    },
+  });
+  const parsed = parseDocument({ count: ['x', 5, { a: 1 }], when: 'soon', addr: 'nowhere', place: [[0, 0], [500, 0]], strict: 3 }, lenient);
+  assert.deepEqual(parsed.numeric.get('count'), [5]);
+  assert.deepEqual(parsed.keyword.get('count.raw'), ['x', '5'], 'multi-fields still take what fits them');
+  assert.equal(parsed.numeric.has('when'), false);
+  assert.equal(parsed.keyword.has('addr'), false);
+  assert.deepEqual(parsed.numeric.get('place\u0000lat'), [0], 'the good point of the field is kept');
+  assert.deepEqual(parsed.numeric.get('strict'), [3]);
+  assert.deepEqual(parsed.keyword.get('_ignored'), ['count', 'when', 'addr', 'place']);
+  assert.equal(parseDocument({ count: 1 }, lenient).keyword.has('_ignored'), false);
+  assert.throws(() => parseDocument({ strict: 'x' }, lenient), mapperError(/\[strict\]/));
+  assert.equal(lenient.get('_ignored')?.storage, 'keyword', 'every mapping answers the _ignored field');
+  assert.equal([...lenient.keys()].includes('_ignored'), false, 'hidden from field listings');
+});
+
+test('binary with doc values keeps its base64 text in a column; without, a presence mark', () => {
+  const binaryFields = flattenMapping({ properties: { kept: { type: 'binary', doc_values: true }, plain: { type: 'binary' } } });
+  const parsed = parseDocument({ kept: 'aGVsbG8=', plain: ['d29y', 'bGQ='] }, binaryFields);
+  assert.deepEqual(parsed.keyword.get('kept'), ['aGVsbG8=']);
+  assert.equal(parsed.keyword.has('plain'), false);
+  assert.deepEqual(parsed.keyword.get('plain\u0000present'), ['', '']);
+  const kept = binaryFields.get('kept')!;
+  assert.deepEqual([kept.storage, kept.searchable, kept.docValues], ['keyword', false, true]);
+  const plain = binaryFields.get('plain')!;
+  assert.deepEqual([plain.storage, plain.searchable, plain.docValues], ['none', false, false]);
+  assert.throws(() => parseDocument({ kept: 'not base64!' }, binaryFields), mapperError(/\[kept\] of type \[binary\]/));
+});

@@ -11,7 +11,11 @@
  * is also indexed into the field's `copy_to` targets (mapped leaves; others are skipped). A
  * `flattened` field takes any JSON below it: every scalar is indexed as a keyword value of the
  * field and as `key\0value` in its keyed companion (`key` the dotted path below the field).
- * A `binary` value is checked (base64) and not indexed.
+ * A `binary` value is checked (base64); with doc values its text goes into a keyword column, else
+ * an empty term into its presence companion (for `exists`). A `geo_point` takes one point in any
+ * format of geo-point.ts or an array of them (addGeoValues). A field with `ignore_malformed`
+ * skips a value that does not fit instead of refusing the document, and the document's hidden
+ * `_ignored` keyword field names it.
  * New writes parse with `strictNumbers` (a `long` must be a safe integer); the WAL replay of a
  * shard parses without it, so that a document admitted before that rule never stops a shard opening.
  */
@@ -22,7 +26,8 @@ import { isPlainObject, type JsonObject } from './json-value.ts';
 import { assertNotMetadataField } from './limits.ts';
 import { encodeExact, EXACT_INTEGER_TYPES, exactIntegerLiterals, integerOfText, isExactIntegerType, isUnsafeLong } from './exact-long.ts';
 import { DEPTH_LIMIT } from './limits.ts';
-import { FLATTENED_TYPES, KEYED_SEPARATOR, keyedCompanionPath, type FlatField } from './mapping.ts';
+import { FLATTENED_TYPES, IGNORED_FIELD, KEYED_SEPARATOR, keyedCompanionPath, type FlatField } from './mapping.ts';
+import { encodePointTerm, GeoPointError, isCoordinateArray, parseGeoPoint, type GeoPoint } from './geo-point.ts';
 
 /** The values a document contributes to each mapped field, grouped by how they are indexed. */
 export interface ParsedDocument {
@@ -102,6 +107,10 @@ function walkValue(path: string, value: unknown, walk: Walk): void {
       addFlattenedValues(leaf, value, '', 1, walk);
       return;
     }
+    if (leaf.geo !== undefined) {
+      addGeoValues(leaf, value, walk);
+      return;
+    }
     const count = addLeafValues(leaf, value, index.subFields.get(path), walk, 0);
     if (leaf.inplace && count > 1) {
       throw fieldValueError(leaf, value, 'has several values, an inplace field holds a single value');
@@ -143,18 +152,24 @@ function addLeafValues(leaf: FlatField, value: unknown, subFields: readonly Flat
     for (const element of value) count = addLeafValues(leaf, element, subFields, walk, count);
     return count;
   }
-  if (typeof value === 'object') throw fieldValueError(leaf, value, 'is an object, the field is not mapped as [object]');
+  if (typeof value === 'object') {
+    if (leaf.ignoreMalformed === true) {
+      markIgnored(leaf, walk);
+      return count;
+    }
+    throw fieldValueError(leaf, value, 'is an object, the field is not mapped as [object]');
+  }
   const exact = exactIntegerOf(value, leaf.path, walk);
-  if (addScalar(leaf, value, walk, exact)) count++;
+  if (addScalarOrIgnore(leaf, value, walk, exact)) count++;
   if (subFields !== undefined) {
-    for (const subField of subFields) addScalar(subField, value, walk, exact);
+    for (const subField of subFields) addScalarOrIgnore(subField, value, walk, exact);
   }
   if (leaf.copyTo !== undefined) {
     for (const target of leaf.copyTo) {
       const targetLeaf = walk.index.leaves.get(target);
       if (targetLeaf === undefined || FLATTENED_TYPES.has(targetLeaf.type)) continue;
-      addScalar(targetLeaf, value, walk, exact);
-      for (const subField of walk.index.subFields.get(target) ?? []) addScalar(subField, value, walk, exact);
+      addScalarOrIgnore(targetLeaf, value, walk, exact);
+      for (const subField of walk.index.subFields.get(target) ?? []) addScalarOrIgnore(subField, value, walk, exact);
     }
   }
   return count;
@@ -205,6 +220,58 @@ function addFlattenedValues(leaf: FlatField, value: unknown, key: string, depth:
   if (key !== '') append(walk.parsed.keyword, keyedCompanionPath(leaf.path), `${key}${KEYED_SEPARATOR}${text}`);
 }
 
+/** Names the field in the document's `_ignored` (once). */
+function markIgnored(field: FlatField, walk: Walk): void {
+  if (walk.parsed === null) return;
+  const list = walk.parsed.keyword.get(IGNORED_FIELD);
+  if (list === undefined) walk.parsed.keyword.set(IGNORED_FIELD, [field.path]);
+  else if (!list.includes(field.path)) list.push(field.path);
+}
+
+/** `addScalar`, except that a field with `ignore_malformed` skips a value that does not fit (and names the field in `_ignored`). */
+function addScalarOrIgnore(field: FlatField, value: unknown, walk: Walk, exact: bigint | null): boolean {
+  if (field.ignoreMalformed !== true) return addScalar(field, value, walk, exact);
+  try {
+    return addScalar(field, value, walk, exact);
+  } catch (error) {
+    if (!(error instanceof EngineError) || error.code !== 'mapper_parsing') throw error;
+    markIgnored(field, walk);
+    return false;
+  }
+}
+
+/**
+ * Indexes the points of a geo_point value (one point in any format, or an array of them): their
+ * latitudes and longitudes in the field's numeric companions and, when there are several, the
+ * `lat,lon` pairs in its points companion. A malformed point is refused, or skipped with
+ * `ignore_malformed` (the field's other points are kept).
+ */
+function addGeoValues(leaf: FlatField, value: unknown, walk: Walk): void {
+  const points: GeoPoint[] = [];
+  const visit = (item: unknown, depth: number): void => {
+    if (item === null) item = leaf.nullValue;
+    if (item === null || item === undefined) return;
+    if (Array.isArray(item) && !isCoordinateArray(item) && depth === 0) {
+      for (const element of item) visit(element, depth + 1);
+      return;
+    }
+    try {
+      points.push(parseGeoPoint(item));
+    } catch (error) {
+      if (!(error instanceof GeoPointError)) throw error;
+      if (leaf.ignoreMalformed !== true) throw fieldValueError(leaf, item, error.message);
+      markIgnored(leaf, walk);
+    }
+  };
+  visit(value, 0);
+  if (walk.parsed === null || points.length === 0 || leaf.geo === undefined) return;
+  for (const point of points) {
+    append(walk.parsed.numeric, leaf.geo.lat, point.lat);
+    append(walk.parsed.numeric, leaf.geo.lon, point.lon);
+    if (points.length > 1) append(walk.parsed.keyword, leaf.geo.points, encodePointTerm(point));
+  }
+}
+
 /**
  * Coerces one scalar for a field and records it; returns false when the value counts as missing.
  * `exact` is the value's exact integer when it lies beyond ±(2^53 − 1) (see `exactIntegerOf`).
@@ -220,14 +287,19 @@ function addScalar(field: FlatField, value: unknown, walk: Walk, exact: bigint |
     }
     return true;
   }
+  if (field.geo !== undefined) {
+    addGeoValues(field, value, walk);
+    return true;
+  }
+  if (field.type === 'binary') {
+    checkBinaryValue(field, value);
+    if (parsed !== null) append(parsed.keyword, field.presencePath ?? field.path, field.presencePath === undefined ? (value as string) : '');
+    return true;
+  }
   if (field.storage === 'text' || field.storage === 'keyword') {
     const text = coerceStringValue(field, exact !== null && typeof value === 'number' ? exact.toString() : value);
     if (field.storage === 'keyword' && field.ignoreAbove !== undefined && text.length > field.ignoreAbove) return true;
     if (parsed !== null) append(field.storage === 'text' ? parsed.text : parsed.keyword, field.path, text);
-    return true;
-  }
-  if (field.storage === 'none') {
-    checkBinaryValue(field, value);
     return true;
   }
   const number = coerceColumnValue(field, value, walk.strictNumbers);

@@ -81,7 +81,7 @@ test('inplace only on numeric, boolean and date fields', () => {
 
 test('unknown types, parameters and analyzers are rejected', () => {
   const cases: [unknown, RegExp][] = [
-    [{ properties: { a: { type: 'geo_point' } } }, /No handler for type \[geo_point\] declared on field \[a\]/],
+    [{ properties: { a: { type: 'geo_shape' } } }, /No handler for type \[geo_shape\] declared on field \[a\]/],
     [{ properties: { a: {} } }, /No type specified for field \[a\]/],
     [{ properties: { a: { type: 'text', similarity: 'BM25' } } }, /unknown parameter \[similarity\] on mapper \[a\] of type \[text\]/],
     [{ properties: { a: { type: 'text', analyzer: 'klingon' } } }, /analyzer \[klingon\] has not been configured/],
@@ -211,4 +211,46 @@ test('reserved names (__proto__, constructor, prototype) are refused as any fiel
   const ordinary = validateMapping({ properties: { toString: { type: 'long' }, 'a.valueOf': { type: 'keyword' } } });
   assert.deepEqual(Object.keys(flattenMapping(ordinary)).length, 0, 'a Map: no enumerable keys');
   assert.deepEqual([...flattenMapping(ordinary).keys()].sort(), ['a.valueOf', 'toString'], 'other Object.prototype names are ordinary fields');
+});
+
+test('geo_point, binary doc_values, ignore_malformed, index_prefixes and index_phrases', () => {
+  const mapping = validateMapping({
+    properties: {
+      place: { type: 'geo_point', ignore_malformed: true, doc_values: false, null_value: [0, 0] },
+      blob: { type: 'binary', doc_values: true },
+      count: { type: 'long', ignore_malformed: false },
+      body: { type: 'text', index_prefixes: { min_chars: 1, max_chars: 19 }, index_phrases: true },
+      notes: { type: 'match_only_text', index_prefixes: {}, index_phrases: false },
+    },
+  });
+  assert.deepEqual(mapping.properties.place, { type: 'geo_point', ignore_malformed: true, doc_values: false, null_value: [0, 0] });
+  assert.deepEqual(mapping.properties.body, { type: 'text', index_prefixes: { min_chars: 1, max_chars: 19 }, index_phrases: true });
+  assert.deepEqual(mapping.properties.notes, { type: 'match_only_text', index_prefixes: {}, index_phrases: false });
+  const cases: [unknown, RegExp][] = [
+    [{ properties: { a: { type: 'keyword', ignore_malformed: true } } }, /\[ignore_malformed\] is not allowed on field \[a\] of type \[keyword\]/],
+    [{ properties: { a: { type: 'long', ignore_malformed: 'yes' } } }, /\[ignore_malformed\] on field \[a\] must be a boolean/],
+    [{ properties: { a: { type: 'keyword', index_phrases: true } } }, /\[index_phrases\] is not allowed/],
+    [{ properties: { a: { type: 'text', index_prefixes: true } } }, /\[index_prefixes\] on field \[a\] must be an object/],
+    [{ properties: { a: { type: 'text', index_prefixes: { min_chars: 1.5 } } } }, /must be an integer/],
+    [{ properties: { a: { type: 'text', index_prefixes: { min_chars: 0 } } } }, /min_chars \[0\] must be greater than zero/],
+    [{ properties: { a: { type: 'text', index_prefixes: { max_chars: 20 } } } }, /max_chars \[20\] must be less than 20/],
+    [{ properties: { a: { type: 'text', index_prefixes: { min_chars: 4, max_chars: 3 } } } }, /min_chars \[4\] must be less than max_chars \[3\]/],
+    [{ properties: { a: { type: 'geo_point', copy_to: 'b' } } }, /\[copy_to\] is not allowed/],
+    [{ properties: { a: { type: 'geo_point', null_value: 'x!' } } }, /\[null_value\] of field \[a\]/],
+    [{ properties: { a: { type: 'text', fields: { g: { type: 'geo_point' } } } } }, /multi-field \[a.g\] cannot be of type \[geo_point\]/],
+    [{ properties: { a: { type: 'binary', index: true } } }, /\[index\] is not allowed/],
+  ];
+  for (const [body, pattern] of cases) {
+    assert.throws(() => validateMapping(body), errorWith('mapper_parsing', pattern), JSON.stringify(body));
+  }
+});
+
+test('mergeMappings: binary doc_values, index_prefixes and index_phrases are fixed; ignore_malformed may change', () => {
+  const current = validateMapping({ properties: { blob: { type: 'binary' }, body: { type: 'text', index_phrases: true }, n: { type: 'long' } } });
+  assert.throws(() => mergeMappings(current, validateMapping({ properties: { blob: { type: 'binary', doc_values: true } } })), errorWith('illegal_argument', /doc_values/));
+  assert.throws(() => mergeMappings(current, validateMapping({ properties: { body: { type: 'text' } } })), errorWith('illegal_argument', /index_phrases/));
+  assert.throws(() => mergeMappings(current, validateMapping({ properties: { body: { type: 'text', index_phrases: true, index_prefixes: {} } } })), errorWith('illegal_argument', /index_prefixes/));
+  mergeMappings(current, validateMapping({ properties: { blob: { type: 'binary', doc_values: false } } }));
+  const merged = mergeMappings(current, validateMapping({ properties: { n: { type: 'long', ignore_malformed: true } } }));
+  assert.equal(merged.properties.n?.ignore_malformed, true);
 });

@@ -6,7 +6,9 @@
  * mapping field types; `object` when omitted and `properties` is given), and the parameters of
  * PARAMETER_TYPES by type (`fields` are multi-fields: no dots in their names, no `inplace`,
  * `copy_to` or nested `fields`); `scaled_float` requires `scaling_factor`; a `null_value` must
- * fit the field's type. Anything else is a mapper_parsing error
+ * fit the field's type; `ignore_malformed` is a boolean on numeric, date, ip and geo_point
+ * fields; `index_prefixes` (`min_chars` 1..`max_chars`, `max_chars` ≤ 19) and `index_phrases`
+ * are kept on text fields; `doc_values` on `binary` (off by default) gives it a column. Anything else is a mapper_parsing error
  * naming the parameter and the field, and so is a field or multi-field name with a reserved
  * segment (`__proto__`, `constructor`, `prototype`; see limits.ts). Field names containing dots
  * expand into objects, as in Elasticsearch: `{"a.b": {"type": "long"}}` is
@@ -16,7 +18,7 @@ import { EngineError } from '../errors.ts';
 import { parseDateFormat } from './date.ts';
 import { cloneJson, getOwn, isPlainObject, previewJson, setKey, type JsonObject } from './json-value.ts';
 import { assertDepth, assertNotReserved, assertValidFieldName, checkMappingLimits, METADATA_FIELDS } from './limits.ts';
-import { flattenMapping, type AnalyzerName, type DynamicPolicy, type FieldMapping, type FieldType, type Mapping, type SourceOptions } from './mapping.ts';
+import { flattenMapping, NUMERIC_TYPES, type AnalyzerName, type DynamicPolicy, type FieldMapping, type FieldType, type Mapping, type SourceOptions } from './mapping.ts';
 import { checkFieldValue } from './parse-document.ts';
 import { mergeFieldInto } from './merge.ts';
 
@@ -45,6 +47,7 @@ const FIELD_TYPES: Record<FieldType, true> = {
   date_nanos: true,
   ip: true,
   binary: true,
+  geo_point: true,
   flattened: true,
   flat_object: true,
   object: true,
@@ -61,17 +64,24 @@ const PARAMETER_TYPES: Record<string, ReadonlySet<FieldType>> = {
   analyzer: new Set(['text', 'match_only_text']),
   ignore_above: new Set(['keyword', 'wildcard', 'flattened', 'flat_object']),
   inplace: new Set(['long', 'integer', 'double', 'float', 'boolean', 'date']),
-  fields: except('binary', 'flattened', 'flat_object'),
+  fields: except('binary', 'flattened', 'flat_object', 'geo_point'),
   properties: new Set(['object']),
   scaling_factor: new Set(['scaled_float']),
   format: new Set(['date', 'date_nanos']),
   store: except(),
   meta: except(),
   index: except('binary'),
-  doc_values: except('text', 'match_only_text', 'binary'),
+  doc_values: except('text', 'match_only_text'),
   null_value: except('text', 'match_only_text', 'binary'),
-  copy_to: except('binary', 'flattened', 'flat_object'),
+  copy_to: except('binary', 'flattened', 'flat_object', 'geo_point'),
+  ignore_malformed: new Set([...NUMERIC_TYPES, 'date', 'date_nanos', 'ip', 'geo_point']),
+  index_prefixes: new Set(['text', 'match_only_text']),
+  index_phrases: new Set(['text', 'match_only_text']),
 };
+
+/** Bounds of `index_prefixes` (as Elasticsearch: 1 ≤ min_chars ≤ max_chars ≤ 19; defaults 2 and 5). */
+const PREFIX_CHARS_MIN = 1;
+const PREFIX_CHARS_MAX = 19;
 
 /** Parameters a multi-field may not carry. */
 const TOP_LEVEL_ONLY = new Set(['inplace', 'fields', 'copy_to']);
@@ -171,8 +181,8 @@ function parseField(raw: unknown, path: string, depth: number, isMultiField: boo
     throw new EngineError('mapper_parsing', `No handler for type [${String(declared)}] declared on field [${path}]`);
   }
   const type = declared as FieldType;
-  if (isMultiField && type === 'object') {
-    throw new EngineError('mapper_parsing', `multi-field [${path}] cannot be of type [object]`);
+  if (isMultiField && (type === 'object' || type === 'geo_point')) {
+    throw new EngineError('mapper_parsing', `multi-field [${path}] cannot be of type [${type}]`);
   }
   const field: FieldMapping = { type };
   for (const parameter of Object.keys(raw)) {
@@ -239,7 +249,12 @@ function applyParameter(field: FieldMapping, parameter: string, value: unknown, 
     case 'store':
     case 'index':
     case 'doc_values':
+    case 'ignore_malformed':
+    case 'index_phrases':
       field[parameter] = readBooleanParameter(parameter, value, path);
+      return;
+    case 'index_prefixes':
+      field.index_prefixes = parseIndexPrefixes(value, path);
       return;
     case 'scaling_factor':
       if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -282,6 +297,28 @@ function applyParameter(field: FieldMapping, parameter: string, value: unknown, 
       field.properties = parseProperties(value, path, depth + 1);
       return;
   }
+}
+
+/** `index_prefixes`: an object with optional integer `min_chars` and `max_chars` within the Elasticsearch bounds. */
+function parseIndexPrefixes(raw: unknown, path: string): { min_chars?: number; max_chars?: number } {
+  if (!isPlainObject(raw)) throw new EngineError('mapper_parsing', `[index_prefixes] on field [${path}] must be an object, got ${previewJson(raw)}`);
+  const prefixes: { min_chars?: number; max_chars?: number } = {};
+  for (const key of Object.keys(raw)) {
+    const value = raw[key];
+    if (key !== 'min_chars' && key !== 'max_chars') {
+      throw new EngineError('mapper_parsing', `unknown parameter [${key}] in [index_prefixes] of field [${path}]`);
+    }
+    if (typeof value !== 'number' || !Number.isInteger(value)) {
+      throw new EngineError('mapper_parsing', `[index_prefixes.${key}] on field [${path}] must be an integer, got ${previewJson(value)}`);
+    }
+    prefixes[key] = value;
+  }
+  const min = prefixes.min_chars ?? 2;
+  const max = prefixes.max_chars ?? 5;
+  if (min < PREFIX_CHARS_MIN) throw new EngineError('mapper_parsing', `min_chars [${min}] must be greater than zero (field [${path}])`);
+  if (max > PREFIX_CHARS_MAX) throw new EngineError('mapper_parsing', `max_chars [${max}] must be less than 20 (field [${path}])`);
+  if (min > max) throw new EngineError('mapper_parsing', `min_chars [${min}] must be less than max_chars [${max}] (field [${path}])`);
+  return prefixes;
 }
 
 function parseMeta(raw: unknown, path: string): Record<string, string> {

@@ -20,6 +20,7 @@ import {
 import { parseMatch, parseMatchBoolPrefix, parseMatchPhrase, parseMatchPhrasePrefix, readBoost } from './parse-full-text.ts';
 import { parseMultiMatch } from './parse-multi-match.ts';
 import { parseFuzzyQuery, parseRegexpQuery, parseWildcardQuery } from './parse-pattern-queries.ts';
+import { parseGeoBoundingBox, parseGeoDistance } from './geo-queries.ts';
 import { parseExists, parseIds, parsePrefix, parseRange, parseTerm, parseTerms } from './parse-term-level.ts';
 import { checkClauseCount, MAX_QUERY_DEPTH, queryTooDeep } from './query-limits.ts';
 import type { Query } from './scorer.ts';
@@ -40,6 +41,8 @@ export const QUERY_TYPES = [
   'terms',
   'range',
   'exists',
+  'geo_bounding_box',
+  'geo_distance',
   'ids',
   'prefix',
   'wildcard',
@@ -100,6 +103,10 @@ function parseNode(dsl: unknown, context: ParseContext, depth: number): Query {
       return parseRange(options, fields, now);
     case 'exists':
       return parseExists(options, fields);
+    case 'geo_bounding_box':
+      return parseGeoBoundingBox(options, fields);
+    case 'geo_distance':
+      return parseGeoDistance(options, fields);
     case 'ids':
       return parseIds(options);
     case 'prefix':

@@ -193,13 +193,18 @@ export function parseExists(body: DslObject, fields: ReadonlyMap<string, FlatFie
   if (METADATA_FIELDS_OF_EVERY_DOCUMENT.has(path)) return new MatchAllQuery(boost);
   const direct = fields.get(path);
   if (direct?.keyPrefix !== undefined) return new PrefixQuery(direct.path, direct.keyPrefix, boost);
-  if (direct?.storage === 'none') throw dslError(`[exists] field [${path}] of type [${direct.type}] is not indexed and has no doc values`);
-  const targets = direct !== undefined ? [direct] : [...fields.values()].filter((field) => field.path.startsWith(`${path}.`) && field.storage !== 'none');
-  const sources: ExistsSource[] = targets.map((field) => ({
-    field: field.path,
-    kind: field.storage === 'text' ? 'norms' : field.storage === 'keyword' ? 'keyword' : 'numeric',
-  }));
+  if (direct !== undefined && existsSourceOf(direct) === null) throw dslError(`[exists] field [${path}] of type [${direct.type}] is not indexed and has no doc values`);
+  const targets = direct !== undefined ? [direct] : [...fields.values()].filter((field) => field.path.startsWith(`${path}.`));
+  const sources = targets.map(existsSourceOf).filter((source): source is ExistsSource => source !== null);
   return sources.length === 0 ? new MatchNoneQuery() : new ExistsQuery(sources, boost);
+}
+
+/** Where `exists` finds a field's values: its norms, its column, a geo_point's latitudes, a binary field's presence marks; null when nowhere. */
+function existsSourceOf(field: FlatField): ExistsSource | null {
+  if (field.geo !== undefined) return { field: field.geo.lat, kind: 'numeric' };
+  if (field.presencePath !== undefined) return { field: field.presencePath, kind: 'keyword' };
+  if (field.storage === 'none') return null;
+  return { field: field.path, kind: field.storage === 'text' ? 'norms' : field.storage === 'keyword' ? 'keyword' : 'numeric' };
 }
 
 /** `{ids: {values: [...], boost}}`. */

@@ -113,7 +113,7 @@ export function parseQueryString(body: DslObject, fields: ReadonlyMap<string, Fl
 function everyQueryableField(fields: ReadonlyMap<string, FlatField>): BoostedFields {
   const all: BoostedFields = { fields: [], boosts: [] };
   for (const field of fields.values()) {
-    if (field.searchable === false || field.keyPrefix !== undefined || field.type === 'binary') continue;
+    if (field.searchable === false || field.keyPrefix !== undefined || field.type === 'binary' || field.type === 'geo_point') continue;
     all.fields.push(field);
     all.boosts.push(1);
   }

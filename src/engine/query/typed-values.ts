@@ -18,6 +18,9 @@ export function shownPath(field: FlatField): string {
 /** Throws the Elasticsearch error for a query on a field that is not indexed (`index: false`, `binary`). */
 export function assertSearchable(field: FlatField): void {
   if (field.type === 'binary') throw new EngineError('illegal_argument', `Binary fields do not support searching (field [${shownPath(field)}])`);
+  if (field.type === 'geo_point') {
+    throw new EngineError('illegal_argument', `Geo fields do not support exact searching, use dedicated geo queries instead: [${shownPath(field)}]`);
+  }
   if (!field.searchable) throw new EngineError('illegal_argument', `Cannot search on field [${shownPath(field)}] since it is not indexed.`);
 }
 

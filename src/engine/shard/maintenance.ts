@@ -317,7 +317,7 @@ function isDirty(segment: SegmentReader): boolean {
 
 /** How each mapped field is written into a segment. */
 export function segmentFields(fields: ReadonlyMap<string, FlatField>, sources: readonly LeafReader[]): SegmentFieldInfo[] {
-  const present = new Set(sources.flatMap((source) => source.keywordFields()));
+  const present = new Set(sources.flatMap((source) => [...source.keywordFields(), ...source.numericFields()]));
   const infos: SegmentFieldInfo[] = [];
   for (const field of segmentFieldList(fields, (path) => present.has(path))) {
     if (field.storage === 'none') continue;
