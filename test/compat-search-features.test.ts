@@ -154,13 +154,21 @@ test('profile: per shard query tree with nanosecond timings, rewrite, collector 
   assert.equal(single.profile.shards[0].searches[0].collector[0].name, 'TopFieldCollector');
   assert.equal((await search({ query: { match_all: {} } })).profile, undefined);
   // Aggregations: one node per aggregator, its sub-aggregators as children; collect calls add up to the hits.
+  const named = await search(
+    { size: 0, profile: true, aggs: { h: { histogram: { field: 'year', interval: 10 } }, d: { date_histogram: { field: 'published', calendar_interval: 'year' } }, n: { terms: { field: 'year' } }, m: { terms: { field: 'author', execution_hint: 'map' } } } },
+    'books',
+  );
+  assert.deepEqual(
+    named.profile.shards[0].aggregations.map((node: { type: string }) => node.type),
+    ['NumericHistogramAggregator', 'DateHistogramAggregator', 'NumericTermsAggregator', 'MapStringTermsAggregator'],
+  );
   const aggregated = await search({ query: { match_all: {} }, profile: true, aggs: { by_author: { terms: { field: 'author' }, aggs: { first: { min: { field: 'year' } } } } } }, 'books3');
   let collected = 0;
   let withAuthor = 0;
   for (const shard of aggregated.profile.shards) {
     const [terms] = shard.aggregations;
     assert.equal(shard.aggregations.length, 1);
-    assert.deepEqual([terms.type, terms.description], ['TermsAggregator', 'by_author']);
+    assert.deepEqual([terms.type, terms.description], ['GlobalOrdinalsStringTermsAggregator', 'by_author'], 'named as Elasticsearch names the collector');
     assert.equal(terms.breakdown.build_aggregation_count, 1);
     assert.ok(terms.breakdown.build_leaf_collector_count >= 1);
     const [min] = terms.children;

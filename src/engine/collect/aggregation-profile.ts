@@ -7,6 +7,7 @@
  */
 import type { AggregationPartial } from './aggregation-partials.ts';
 import type { Aggregator } from './aggregator.ts';
+import type { AggregationSpec } from './aggregation-spec.ts';
 import type { BucketBudget } from './bucket-budget.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import { ProfileNode, type ProfileTree } from '../query/profile-node.ts';
@@ -23,6 +24,18 @@ export class AggregationProfileNode extends ProfileNode<(typeof TIMED)[number]> 
   }
 }
 
+/**
+ * The `type` Elasticsearch's profile gives the collector of an aggregation, where clients and
+ * tests read it (histograms and terms); null: the collector's own class name.
+ */
+export function profileType(spec: AggregationSpec): string | null {
+  if (spec.type === 'histogram') return 'NumericHistogramAggregator';
+  if (spec.type === 'date_histogram') return 'DateHistogramAggregator';
+  if (spec.type !== 'terms') return null;
+  if (spec.source.kind === 'numeric') return 'NumericTermsAggregator';
+  return spec.mapHint ? 'MapStringTermsAggregator' : 'GlobalOrdinalsStringTermsAggregator';
+}
+
 /** An aggregator that times its calls into a profile node. */
 export class ProfiledAggregator implements Aggregator {
   readonly name: string;
@@ -30,9 +43,11 @@ export class ProfiledAggregator implements Aggregator {
   constructor(
     private readonly inner: Aggregator,
     private readonly node: AggregationProfileNode,
+    /** The collector's name as Elasticsearch's profile shows it (`profileType`); the class name by default. */
+    type: string = inner.constructor.name,
   ) {
     this.name = inner.name;
-    node.type = inner.constructor.name;
+    node.type = type;
   }
 
   setLeaf(leaf: LeafReader): void {

@@ -53,6 +53,8 @@ export interface TermsSpec extends SpecBase {
   missing: BucketKey | null;
   /** `include` / `exclude`; null when every value gets a bucket. */
   valueFilter: TermsValueFilter | null;
+  /** `execution_hint: map`: how the profile names the collector (Trove collects keyword terms by ordinals either way). */
+  mapHint: boolean;
 }
 
 /** `range` and `date_range`. */
@@ -233,7 +235,8 @@ function parseTerms(
   ]);
   const missing = parseMissingValue(options.missing, source, 'terms', now);
   const valueFilter = parseTermsValueFilter(options, name, source, now);
-  return { type: 'terms', name, subs, source, size, shardSize, minDocCount, order, missing, valueFilter };
+  const hint = options.execution_hint === undefined ? null : readEnum(options.execution_hint, ['map', 'global_ordinals', 'global_ordinals_hash', 'global_ordinals_low_cardinality'] as const, 'execution_hint', 'terms');
+  return { type: 'terms', name, subs, source, size, shardSize, minDocCount, order, missing, valueFilter, mapHint: hint === 'map' };
 }
 
 function parseRange(

@@ -1,5 +1,5 @@
 /** Builds the shard aggregator tree for parsed aggregation specs (pipelines have none). */
-import { AggregationProfileNode, ProfiledAggregator } from './aggregation-profile.ts';
+import { AggregationProfileNode, ProfiledAggregator, profileType } from './aggregation-profile.ts';
 import type { AggregationSpec } from './aggregation-spec.ts';
 import type { Aggregator } from './aggregator.ts';
 import { AggregatorGroup, type AggregationContext } from './aggregator.ts';
@@ -27,7 +27,8 @@ export function createAggregators(specs: readonly AggregationSpec[], context: Ag
       const node = new AggregationProfileNode(spec.name);
       profile.push(node);
       const started = performance.now();
-      const aggregator = new ProfiledAggregator(createAggregator(spec, context, node.children), node);
+      const inner = createAggregator(spec, context, node.children);
+      const aggregator = new ProfiledAggregator(inner, node, profileType(spec) ?? inner.constructor.name);
       node.add('initialize', started);
       return aggregator;
     }),
