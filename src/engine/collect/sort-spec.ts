@@ -67,6 +67,7 @@ function parseSortEntry(entry: unknown, fields: ReadonlyMap<string, FlatField> |
   }
   if (!isDslObject(entry)) throw dslError(`[sort] expected a field name or an object, got ${describe(entry)}`);
   const [field, options] = singleEntry(entry, 'sort');
+  if (field === '_geo_distance') throw dslError('[sort] sorting by [_geo_distance] is not supported; filter with a [geo_distance] query instead');
   if (typeof options === 'string') return sortKey(field, { order: options }, fields);
   if (!isDslObject(options)) throw dslError(`[sort] options of [${field}] must be an object or an order`);
   checkKeys(options, SORT_OPTIONS, 'sort');

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { parseSort } from '../collect/sort-spec.ts';
 import { EngineError } from '../errors.ts';
 import { executeQuery } from './execute.ts';
 import { normalizePoint } from './geo-queries.ts';
@@ -76,4 +77,9 @@ test('coerce folds latitudes and wraps longitudes', () => {
   assert.deepEqual(normalizePoint({ lat: -95, lon: 10 }), { lat: -85, lon: -170 });
   assert.deepEqual(normalizePoint({ lat: 10, lon: -540 }), { lat: 10, lon: 180 });
   assert.deepEqual(normalizePoint({ lat: 10, lon: -180 }), { lat: 10, lon: -180 }, 'in range: kept');
+});
+
+test('sorting by _geo_distance is a clear 400, as is sorting on the geo_point field itself', () => {
+  assert.throws(() => parseSort([{ _geo_distance: { place: '0,0', order: 'asc' } }], fields), /sorting by \[_geo_distance\] is not supported/);
+  assert.throws(() => parseSort([{ place: 'asc' }], fields), /geo_point/);
 });
