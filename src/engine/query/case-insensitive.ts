@@ -11,6 +11,7 @@ import { describe, dslError, readBoolean, type DslObject } from './dsl-reader.ts
 import { isInvertedField } from './field-queries.ts';
 import { AutomatonQuery } from './multi-term-query.ts';
 import { parseWildcard } from './regexp-syntax.ts';
+import { assertSearchable } from './typed-values.ts';
 import type { Query } from './scorer.ts';
 
 /** The `case_insensitive` option (default false). */
@@ -25,6 +26,8 @@ function literalPattern(text: string): string {
 
 /** Docs whose `field` holds `value` (or, with `prefix`, a term starting with it) in any letter case. */
 export function caseInsensitiveQuery(field: FlatField, keyPrefix: string, value: unknown, prefix: boolean, boost: number, owner: string): Query {
+  // A binary field with doc values holds its text in a keyword column, but is never searchable.
+  if (field.type === 'binary') assertSearchable(field);
   if (!isInvertedField(field)) {
     throw dslError(`[${owner}] field [${field.path}] which is of type [${field.type}] does not support case insensitive term queries`);
   }

@@ -6,10 +6,10 @@ import { executeQuery } from './execute.ts';
 import { normalizePoint } from './geo-queries.ts';
 import { buildLeaf, fieldsOf, hitIds, type CorpusDoc } from './test-corpus.fixture.ts';
 
-const fields = fieldsOf({ properties: { place: { type: 'geo_point' }, name: { type: 'keyword' }, raw: { type: 'binary' } } });
+const fields = fieldsOf({ properties: { place: { type: 'geo_point' }, name: { type: 'keyword' }, raw: { type: 'binary' }, kept: { type: 'binary', doc_values: true } } });
 
 const docs: CorpusDoc[] = [
-  { id: 'origin', source: { place: '0,0', raw: 'YWJj' } },
+  { id: 'origin', source: { place: '0,0', raw: 'YWJj', kept: 'YWJj' } },
   { id: 'east', source: { place: { lat: 0, lon: 1 } } },
   { id: 'north', source: { place: [0, 1] } },
   { id: 'far', source: { place: 'POINT (100 45)' } },
@@ -66,6 +66,17 @@ test('geo_distance measures from any point format, in any unit, arc or plane', (
 test('exists on geo_point and on binary without doc values; exact queries on geo_point are refused', () => {
   assert.deepEqual(ids({ exists: { field: 'place' } }), ['dateline', 'east', 'far', 'north', 'origin', 'pair']);
   assert.deepEqual(ids({ exists: { field: 'raw' } }), ['origin']);
+  assert.deepEqual(ids({ exists: { field: 'kept' } }), ['origin']);
+  for (const query of [
+    { term: { kept: 'YWJj' } },
+    { term: { kept: { value: 'ywjj', case_insensitive: true } } },
+    { prefix: { kept: { value: 'y', case_insensitive: true } } },
+    { wildcard: { kept: 'Y*' } },
+    { range: { kept: { gte: 'A' } } },
+    { match: { raw: 'YWJj' } },
+  ]) {
+    fails(query, /Binary fields do not support searching/);
+  }
   fails({ term: { place: '0,0' } }, /Geo fields do not support exact searching/);
   fails({ match: { place: '0,0' } }, /Geo fields do not support exact searching/);
   assert.deepEqual(ids({ query_string: { query: 'x' } }), ['nothing'], 'query_string over every field skips geo_point');
