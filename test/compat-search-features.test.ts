@@ -286,3 +286,19 @@ test('on a two-node cluster: explain, profile and collapse over shards on both n
     await cluster.cleanup();
   }
 });
+
+test('indices_boost multiplies the scores of the collections, aliases or patterns it names (the first entry naming one applies)', async () => {
+  const order = async (boost: unknown): Promise<string[]> => {
+    const body = await search({ query: { ids: { values: ['b1'] } }, indices_boost: boost }, 'books,books3');
+    return body.hits.hits.map((hit: { _index: string; _score: number }) => `${hit._index}:${hit._score}`);
+  };
+  assert.deepEqual(await order([{ books3: 2 }]), ['books3:2', 'books:1']);
+  assert.deepEqual(await order([{ books: 3 }, { 'books*': 0.5 }]), ['books:3', 'books3:0.5'], 'books takes its own entry, books3 the pattern');
+  assert.deepEqual(await order({ books: 0.5, books3: 1 }), ['books3:1', 'books:0.5'], 'the older object form');
+  assert.equal((await call(server, 'POST', '/_aliases', { json: { actions: [{ add: { index: 'books3', alias: 'boosted-books' } }] } })).status, 200);
+  assert.deepEqual(await order([{ 'boosted-books': 4 }]), ['books3:4', 'books:1'], 'an alias names its collections');
+  const bad = await call(server, 'POST', '/books/_search', { json: { indices_boost: [{ books: 'high' }] } });
+  assert.equal(bad.status, 400);
+  const missing = await call(server, 'POST', '/books/_search', { json: { indices_boost: [{ nope: 2 }] } });
+  assert.equal(missing.status, 404);
+});

@@ -82,6 +82,21 @@ export interface ParsedSearch {
   version: boolean;
   /** Include `_seq_no` and `_primary_term` in hits. */
   seqNoPrimaryTerm: boolean;
+  /** `indices_boost`: score factors by collection, alias or pattern, in order (the first that names a collection applies). */
+  indicesBoost: { target: string; boost: number }[];
+}
+
+/** Reads `indices_boost`: `[{name: boost}, ...]`, or the older `{name: boost, ...}`. */
+function parseIndicesBoost(value: unknown): { target: string; boost: number }[] {
+  if (value === undefined) return [];
+  const entries = Array.isArray(value) ? value : isPlainObject(value) ? Object.entries(value).map(([target, boost]) => ({ [target]: boost })) : null;
+  if (entries === null) throw new EngineError('parsing', '[indices_boost] must be an array of {index: boost} objects');
+  return entries.map((entry) => {
+    if (!isPlainObject(entry) || Object.keys(entry).length !== 1) throw new EngineError('parsing', '[indices_boost] entries must be objects with one index name and its boost');
+    const [target, boost] = Object.entries(entry)[0]!;
+    if (typeof boost !== 'number' || !Number.isFinite(boost) || boost < 0) throw new EngineError('parsing', `[indices_boost] boost of [${target}] must be a non-negative number`);
+    return { target, boost };
+  });
 }
 
 const SEARCH_KEYS = new Set([
@@ -108,6 +123,7 @@ const SEARCH_KEYS = new Set([
   'fields',
   // Counted against index.max_script_fields, then refused: Trove runs no scripts.
   'script_fields',
+  'indices_boost',
 ]);
 
 const TIME_UNITS: Record<string, number> = { nanos: 1e-6, micros: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -216,6 +232,7 @@ export function parseSearch(body: unknown, params: SearchParams, defaultTimeoutM
     highlight: highlight as Record<string, unknown> | undefined,
     version: params.version ?? request.version === true,
     seqNoPrimaryTerm: request.seq_no_primary_term === true,
+    indicesBoost: parseIndicesBoost(request.indices_boost),
   };
 }
 

@@ -15,7 +15,9 @@ import { filteredQuery, resolveReadTargets, type ResolveOptions } from './read-t
 import type { NodeContext } from './node-context.ts';
 import { searchLimitsOf } from './index-limits.ts';
 import { NodeError } from './node-error.ts';
-import { parseCount, parseSearch, type QueryStringParams, type SearchParams } from './search-body.ts';
+import { parseCount, parseSearch, type ParsedSearch, type QueryStringParams, type SearchParams } from './search-body.ts';
+import { resolveCollections } from './collections.ts';
+import type { HostedCollection } from '../cluster/local-shards.ts';
 import { addInnerHits, checkCollapseField, collapsePhases, decorateHits, featuresNeedSource, parseSearchFeatures, renderProfile } from './search-features.ts';
 import { exactJsonNumber, renderSearchHit, topHitRenderer, type HitOptions, type SearchHit } from './search-hit.ts';
 
@@ -98,6 +100,20 @@ export function openTargets(context: NodeContext, target: string, options: Resol
   return { targets, header, queryOf };
 }
 
+/** The score factor of each collection an `indices_boost` entry names (the first entry naming one wins, as Elasticsearch). */
+function indicesBoostOf(context: NodeContext, entries: ParsedSearch['indicesBoost']): Map<HostedCollection, number> {
+  const boosts = new Map<HostedCollection, number>();
+  for (const { target, boost } of entries) {
+    for (const hosted of resolveCollections(context, target)) if (!boosts.has(hosted)) boosts.set(hosted, boost);
+  }
+  return boosts;
+}
+
+/** A shard's query with its collection's `indices_boost` factor applied to every score. */
+function boostedQuery(query: unknown, boost: number | undefined): unknown {
+  return boost === undefined ? query : { bool: { must: [query ?? { match_all: {} }], boost } };
+}
+
 /** Runs `phase` on every target concurrently; if any fails, undoes the others with `undo` and throws the first failure. */
 async function everyShard<T>(targets: readonly ShardTarget[], phase: (target: ShardTarget) => Promise<T>, undo: (target: ShardTarget, value: T) => Promise<void>): Promise<T[]> {
   const settled = await Promise.allSettled(targets.map(phase));
@@ -139,8 +155,10 @@ export async function search(context: NodeContext, target: string, body: unknown
     profile: features.profile,
   };
   const fetchNanos = targets.map(() => 0);
+  const boostOf = indicesBoostOf(context, request.indicesBoost);
+  const shardQuery = (shard: ShardTarget): unknown => boostedQuery(queryOf(shard, shardRequest.query), boostOf.get(shard.collection));
   const phasesFor = (pageSize: number, from: number): Promise<SearchPhases> =>
-    searchPhases(targets, (shard) => ({ ...shardRequest, size: from + pageSize, query: queryOf(shard, shardRequest.query) }), { from, size: pageSize, sort: request.sort, profile: features.profile, fetchNanos });
+    searchPhases(targets, (shard) => ({ ...shardRequest, size: from + pageSize, query: shardQuery(shard) }), { from, size: pageSize, sort: request.sort, profile: features.profile, fetchNanos });
   const collapsed = features.collapse === null ? null : await collapsePhases(features.collapse, request.from, request.size, (pageSize) => phasesFor(pageSize, 0));
   const { results, page, documents } = collapsed ?? (await phasesFor(request.size, request.from));
   const hitOptions: HitOptions = {

@@ -89,6 +89,7 @@ const SearchBody = Type.Object(
     docvalue_fields: Type.Optional(Type.Array(Type.Unknown())),
     fields: Type.Optional(Type.Array(Type.Unknown())),
     script_fields: Type.Optional(Type.Unknown()),
+    indices_boost: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: false },
 );
