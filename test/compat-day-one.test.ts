@@ -185,3 +185,10 @@ test('get and mget: stored_fields returns stored fields under fields (and _sourc
   const viaClient = await client.get({ index: 'stored', id: '1', stored_fields: ['foo'] });
   assert.deepEqual(viaClient.body.fields, { foo: ['bar'] });
 });
+
+test('search accepts the execution-tuning parameters clients send (request_cache, max_concurrent_shard_requests, pre_filter_shard_size, batched_reduce_size, ccs_minimize_roundtrips)', async () => {
+  const tuned = await call(server, 'POST', '/films/_search?request_cache=true&max_concurrent_shard_requests=5&pre_filter_shard_size=1&batched_reduce_size=512&ccs_minimize_roundtrips=false', { json: { query: { match: { title: 'red' } } } });
+  assert.equal(tuned.status, 200, tuned.text);
+  assert.equal(tuned.body.hits.total.value, 2);
+  assert.equal((await call(server, 'POST', '/films/_search?max_concurrent_shard_requests=0', { json: {} })).status, 400, 'bounds still apply');
+});

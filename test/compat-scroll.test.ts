@@ -361,6 +361,8 @@ test('point in time: Elasticsearch and OpenSearch forms, _shard_doc paging, list
     ['POST', '/small/_search', { pit: { id: valid } }, 400, 'action_request_validation_exception'],
     ['POST', '/_search?scroll=1m', { pit: { id: valid } }, 400, 'action_request_validation_exception'],
     ['POST', '/small/_search?scroll=1m', { collapse: { field: 'tag' } }, 400, 'action_request_validation_exception'],
+    ['POST', '/small/_search?scroll=1m&request_cache=true', {}, 400, 'action_request_validation_exception'],
+    ['POST', '/small/_search?scroll=1m', { size: 0 }, 400, 'action_request_validation_exception'],
     ['POST', '/small/_search', { sort: ['_shard_doc'] }, 400, 'illegal_argument_exception'],
     ['DELETE', '/_search/point_in_time', {}, 400, 'action_request_validation_exception'],
   ];

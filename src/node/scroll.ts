@@ -47,8 +47,10 @@ export async function openScroll(context: NodeContext, target: string, body: unk
   const request = scrollBody(body);
   if ((params.from ?? request.from ?? 0) !== 0) throw new EngineError('action_request_validation', 'Validation Failed: 1: using [from] is not allowed in a scroll context;');
   if (request.search_after !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: [search_after] cannot be used in a scroll context;');
+  if (params.requestCache === true) throw new EngineError('action_request_validation', 'Validation Failed: 1: [request_cache] cannot be used in a scroll context;');
+  if ((params.size ?? request.size) === 0) throw new EngineError('action_request_validation', 'Validation Failed: 1: [size] cannot be [0] in a scroll context;');
   const userSort = params.sort !== undefined ? params.sort.split(',').map((part) => part.trim()).filter((part) => part !== '') : request.sort;
-  const { scroll: _scroll, from: _from, sort: _sort, size, ...pageParams } = params;
+  const { scroll: _scroll, from: _from, sort: _sort, size, requestCache: _cache, ...pageParams } = params;
   const pageBody: Record<string, unknown> = { ...request, sort: withTiebreaker(userSort), size: size ?? request.size ?? 10 };
   delete pageBody.from;
   const opened: { group?: ReaderGroup } = {};

@@ -31,6 +31,8 @@ export function queryFromQ(q: string, params: QueryStringParams = {}): Record<st
 export interface SearchParams {
   /** Query string in Lucene syntax, run as a `query_string` query (with `qOptions`). */
   q?: string;
+  /** `request_cache` (Trove caches no shard results; a scroll refuses `true`, as Elasticsearch). */
+  requestCache?: boolean;
   /** `df`, `default_operator`, `analyzer`, `lenient`, `analyze_wildcard` for `q`. */
   qOptions?: QueryStringParams;
   from?: number;

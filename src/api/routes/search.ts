@@ -53,6 +53,12 @@ const SearchQuery = querySchema({
   explain: Type.Optional(FlagParam),
   stored_fields: Type.Optional(Type.String()),
   docvalue_fields: Type.Optional(Type.String()),
+  // Accepted for client compatibility; they tune Elasticsearch's own execution (caches, batching, concurrency) and change no answer.
+  request_cache: Type.Optional(FlagParam),
+  max_concurrent_shard_requests: Type.Optional(Type.Integer({ minimum: 1 })),
+  pre_filter_shard_size: Type.Optional(Type.Integer({ minimum: 1 })),
+  batched_reduce_size: Type.Optional(Type.Integer({ minimum: 2 })),
+  ccs_minimize_roundtrips: Type.Optional(FlagParam),
 });
 
 const CountQuery = querySchema({ ...TARGET_QUERY, ...Q_QUERY });
@@ -120,6 +126,7 @@ function searchParams(query: Static<typeof SearchQuery>): SearchParams {
   if (query.stored_fields !== undefined) params.storedFields = commaList(query.stored_fields);
   if (query.docvalue_fields !== undefined) params.docvalueFields = commaList(query.docvalue_fields);
   if (query.scroll !== undefined) params.scroll = query.scroll;
+  if (query.request_cache !== undefined) params.requestCache = flagSet(query.request_cache);
   if (query._source !== undefined) params.source = query._source === '' ? true : query._source;
   const track = query.track_total_hits;
   if (track !== undefined) params.trackTotalHits = track === 'true' ? true : track === 'false' ? false : track;
