@@ -334,6 +334,9 @@ test('root _source: excludes and includes hide fields from reads; enabled: false
   const none = await call(server, 'GET', '/no_src/_doc/1');
   assert.equal(none.body.found, true);
   assert.equal(none.body._source, undefined);
+  const sourceOnly = await call(server, 'GET', '/no_src/_source/1');
+  assert.equal(sourceOnly.status, 404, 'GET _source of a collection without _source');
+  assert.match(sourceOnly.body.error.reason, /Source not found \[no_src\]\/\[1\]/);
   const hits = await call(server, 'POST', '/no_src/_search', { json: { query: { term: { name: 'n' } } } });
   assert.equal(hits.body.hits.hits.length, 1);
   assert.equal(hits.body.hits.hits[0]._source, undefined);

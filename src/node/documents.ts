@@ -144,6 +144,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** Throws for an index or create whose `_id` is given empty (as Elasticsearch words it), else as `checkId`. */
+function checkGivenId(id: unknown): asserts id is string {
+  if (id === '') throw new EngineError('illegal_argument', 'if _id is specified it must not be empty');
+  checkId(id);
+}
+
 /** Throws unless `id` is a usable document id. */
 export function checkId(id: unknown): asserts id is string {
   if (typeof id !== 'string' || id.length === 0) {
@@ -219,7 +225,7 @@ export function notAnObjectError(): EngineError {
  */
 export function prepareTextIndex(router: Router, hosted: HostedCollection, id: string | undefined, text: DocumentText, params: IndexParams): PreparedWrite<TextIndexOp> {
   const docId = id ?? generateId();
-  checkId(docId);
+  checkGivenId(docId);
   const condition = concurrencyCondition(params, 'index');
   let target: ShardTarget;
   try {
@@ -240,7 +246,7 @@ export function prepareTextIndex(router: Router, hosted: HostedCollection, id: s
 /** Validates and routes an index request (generating the id when absent). */
 export function prepareIndex(router: Router, hosted: HostedCollection, id: string | undefined, source: unknown, params: IndexParams): PreparedWrite {
   const docId = id ?? generateId();
-  checkId(docId);
+  checkGivenId(docId);
   const condition = concurrencyCondition(params, 'index');
   if (!isPlainObject(source)) throw notAnObjectError();
   return {

@@ -171,6 +171,8 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
       const { collection, id } = request.params;
       const response = await documents.get(collection, id, { routing: request.query.routing, source: sourceOptions(request.query) });
       if (!response.found) throw new EngineError('document_missing', `Document not found [${collection}]/[${id}]`);
+      // A collection whose mapping disables `_source` keeps none to return (as Elasticsearch: 404).
+      if (response._source === undefined && sourceOptions(request.query) === undefined) throw new EngineError('document_missing', `Source not found [${collection}]/[${id}]`);
       return response._source ?? {};
     },
   );
