@@ -38,6 +38,14 @@ test('rest_total_hits_as_int renders hits.total as a number, counted exactly', a
   assert.equal(response.body.hits.total, 2);
   const notTracked = await call(server, 'POST', '/films/_search?rest_total_hits_as_int', { json: { track_total_hits: false } });
   assert.equal(notTracked.body.hits.total, -1);
+  const bounded = await call(server, 'POST', '/films/_search?rest_total_hits_as_int=true', { json: { track_total_hits: 10 } });
+  assert.equal(bounded.status, 400, 'a bare number cannot say the count stopped at a bound');
+  assert.match(bounded.body.error.reason, /\[rest_total_hits_as_int\] cannot be used if the tracking of total hits is not accurate, got 10/);
+  const many = await call(server, 'POST', '/_msearch?rest_total_hits_as_int=true', {
+    body: '{"index": "films"}\n{"track_total_hits": 10}\n{"index": "films"}\n{}\n',
+    headers: { 'content-type': 'application/x-ndjson' },
+  });
+  assert.equal(many.status, 400, 'the whole _msearch is refused, as Elasticsearch');
 });
 
 test('version=true on search adds _version to hits', async () => {

@@ -211,6 +211,9 @@ export function parseSearch(body: unknown, params: SearchParams, defaultTimeoutM
   }
   // rest_total_hits_as_int renders a bare number, which cannot say `gte`: count exactly (as ES).
   const trackTotalHits = params.trackTotalHits ?? request.track_total_hits ?? (params.restTotalHitsAsInt ? true : undefined);
+  if (params.restTotalHitsAsInt === true && typeof trackTotalHits === 'number' && trackTotalHits < 2_147_483_647) {
+    throw new EngineError('action_request_validation', `Validation Failed: 1: [rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got ${trackTotalHits};`);
+  }
   const timeoutRaw = params.timeout ?? request.timeout;
   const timeoutMs = timeoutRaw === undefined ? (defaultTimeoutMs > 0 ? defaultTimeoutMs : undefined) : parseTimeValue(timeoutRaw, 'timeout');
   for (const flag of ['version', 'seq_no_primary_term'] as const) {

@@ -11,6 +11,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AuthScope } from '../auth/auth-scope.ts';
 import { installRawTextParser } from '../content-types.ts';
 import { ApiError, renderError } from '../errors.ts';
+import { EngineError } from '../../engine/errors.ts';
 import { isBlank, parseJsonText, withExactSearchAfter } from '../json-body.ts';
 import type { MultiSearchItem } from '../../node/multi-search.ts';
 import { readsPointInTime } from '../../node/point-in-time.ts';
@@ -99,6 +100,14 @@ export interface MultiSearchRouteOptions {
   search: SearchService;
 }
 
+/** With `rest_total_hits_as_int` the whole request is refused when a search counts hits only up to a bound (as Elasticsearch). */
+function checkAccurateTotal(body: unknown): void {
+  const track = isPlainObject(body) ? body.track_total_hits : undefined;
+  if (typeof track === 'number' && track < 2_147_483_647) {
+    throw new EngineError('action_request_validation', `Validation Failed: 1: [rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got ${track};`);
+  }
+}
+
 /** `_msearch` routes (an encapsulated context with the raw-text body parser). */
 export async function multiSearchRoutes(instance: FastifyInstance, options: MultiSearchRouteOptions): Promise<void> {
   installRawTextParser(instance);
@@ -107,6 +116,7 @@ export async function multiSearchRoutes(instance: FastifyInstance, options: Mult
 
   const run = async (collection: string | undefined, body: unknown, query: MultiSearchQueryType, scope: AuthScope) => {
     const pairs = parseMultiSearchBody(body);
+    if (flagSet(query.rest_total_hits_as_int)) for (const pair of pairs) checkAccurateTotal(pair.body);
     const refused = new Map<number, unknown>();
     const items: MultiSearchItem[] = [];
     const positions: number[] = [];
