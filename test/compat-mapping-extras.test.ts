@@ -236,6 +236,24 @@ test('mapping validation: the new parameters on the types that take them, kept i
   assert.equal(flip.status, 400, 'doc_values of a binary field cannot change');
 });
 
+test('a geo_point added by PUT _mapping takes points from new writes and partial updates', async () => {
+  const added = await call(server, 'PUT', '/extras3/_mapping', { json: { properties: { home: { type: 'geo_point' } } } });
+  assert.equal(added.status, 200, added.text);
+  const written = await call(server, 'PUT', '/extras3/_doc/homed?refresh=true', { json: { home: '10,10' } });
+  assert.equal(written.status, 201, written.text);
+  const updated = await call(server, 'POST', '/extras3/_update/paris?refresh=true', { json: { doc: { home: { lat: -10, lon: -10 } } } });
+  assert.equal(updated.status, 200, updated.text);
+  const search = async (query: unknown): Promise<string[]> => {
+    const response = await call(server, 'POST', '/extras3/_search', { json: { query } });
+    assert.equal(response.status, 200, response.text);
+    return response.body.hits.hits.map((hit: any) => hit._id).sort();
+  };
+  assert.deepEqual(await search({ geo_distance: { distance: '1km', home: '10,10' } }), ['homed']);
+  assert.deepEqual(await search({ geo_distance: { distance: '1km', home: [-10, -10] } }), ['paris']);
+  assert.deepEqual(await search({ geo_distance: { distance: '1km', place: '48.8566,2.3522' } }), ['both', 'paris'], 'the update kept the other fields');
+  assert.equal((await call(server, 'DELETE', '/extras3/_doc/homed?refresh=true')).status, 200);
+});
+
 test('after a merge into segments and a restart the geo points, binary values and _ignored are still there', async () => {
   for (const name of COLLECTIONS) {
     const merged = await call(server, 'POST', `/${name}/_forcemerge`);

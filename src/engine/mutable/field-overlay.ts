@@ -501,10 +501,12 @@ function isInplace(mapping: ReadonlyMap<string, FlatField>, path: string): boole
   return mapping.get(path)?.inplace === true;
 }
 
-/** The top-level key a field path lies under. */
+/** The top-level key a field path lies under (a hidden companion, `<path>\0<suffix>`, lies under its field's key). */
 function topKey(path: string): string {
   const dot = path.indexOf('.');
-  return dot < 0 ? path : path.slice(0, dot);
+  const companion = path.indexOf('\u0000');
+  const end = dot < 0 ? companion : companion < 0 ? dot : Math.min(dot, companion);
+  return end < 0 ? path : path.slice(0, end);
 }
 
 /** Whether one of the top-level keys covers the field path. */

@@ -246,3 +246,37 @@ test('a numeric terms query with hundreds of values reads a field that field upd
     }
   });
 });
+
+test('field updates of geo_point and flattened fields replace their hidden companions; one of an ignore_malformed field rewrites _ignored', async () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'trove-field-update-companions-'));
+  const mapping: Mapping = {
+    properties: {
+      place: { type: 'geo_point' },
+      labels: { type: 'flattened' },
+      count: { type: 'integer', ignore_malformed: true },
+      n: { type: 'long' },
+    },
+  };
+  const shard = await Shard.open({ dir: path.join(root, 's'), uuid: 's', mapping, settings: SETTINGS });
+  try {
+    await shard.write({ kind: 'index', id: 'd', source: { place: '1,1', labels: { color: 'red' }, count: 'x', n: 1 } });
+    const near = (point: string): unknown => ({ geo_distance: { distance: '1km', place: point } });
+    await shard.write({ kind: 'update', id: 'd', ops: [{ op: 'set', field: 'place', value: '5,5' }] });
+    assert.deepEqual(matches(shard, near('5,5')), ['d']);
+    assert.deepEqual(matches(shard, near('1,1')), []);
+    await shard.write({ kind: 'update', id: 'd', doc: { labels: { color: 'blue' } } });
+    assert.deepEqual(matches(shard, { term: { 'labels.color': 'blue' } }), ['d']);
+    assert.deepEqual(matches(shard, { term: { 'labels.color': 'red' } }), []);
+    await shard.write({ kind: 'update', id: 'd', ops: [{ op: 'set', field: 'n', value: 2 }] });
+    assert.deepEqual(matches(shard, { term: { _ignored: 'count' } }), ['d'], 'an update of other fields keeps _ignored');
+    await shard.write({ kind: 'update', id: 'd', ops: [{ op: 'set', field: 'count', value: 3 }] });
+    assert.deepEqual(matches(shard, { term: { _ignored: 'count' } }), []);
+    assert.deepEqual(matches(shard, { term: { count: 3 } }), ['d']);
+    await shard.write({ kind: 'update', id: 'd', doc: { count: 'y' } });
+    assert.deepEqual(matches(shard, { exists: { field: '_ignored' } }), ['d']);
+    assert.deepEqual(matches(shard, near('5,5')), ['d'], 'the whole-document plan keeps the other fields');
+  } finally {
+    await shard.close().catch(() => undefined);
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -46,6 +46,15 @@ export function copiesAcrossKeys(keys: ReadonlySet<string>, fields: ReadonlyMap<
   return false;
 }
 
+/**
+ * Whether a field under one of the keys has `ignore_malformed`: then the update is planned on the
+ * whole document, whose `_ignored` list names fields under every key.
+ */
+export function ignoresMalformedUnder(keys: ReadonlySet<string>, fields: ReadonlyMap<string, FlatField>): boolean {
+  for (const field of fields.values()) if (field.ignoreMalformed === true && keys.has(field.path.split('.')[0]!)) return true;
+  return false;
+}
+
 /** The current JSON texts of the named top-level fields of a doc: its overlay's, else the stored source's. */
 export function readFieldTexts(location: DocLocation, keys: ReadonlySet<string>): Map<string, string> {
   const { leaf, doc } = location;

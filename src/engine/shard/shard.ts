@@ -23,7 +23,7 @@ import { readSource, readSourceAndText } from './source-overlay.ts';
 import { changeOf, decodeRecord, encodeRecord, type ShardRecord } from './wal-records.ts';
 import { documentSeqNo } from './seq-no.ts';
 import { readTopLevelTexts, spliceSource, topLevelLayout } from '../update/source-splice.ts';
-import { copiesAcrossKeys, FieldPlanUnavailable, fieldReplacements, parseTexts, partialState, readFieldTexts, updateKeys } from './field-update.ts';
+import { copiesAcrossKeys, FieldPlanUnavailable, ignoresMalformedUnder, fieldReplacements, parseTexts, partialState, readFieldTexts, updateKeys } from './field-update.ts';
 
 export { DEFAULT_ENGINE_SETTINGS, type EngineSettings };
 
@@ -323,7 +323,7 @@ export class Shard {
    */
   private fieldState(op: UpdateOp, location: DocLocation): { state: Record<string, unknown>; texts: Map<string, string> } | null {
     const keys = updateKeys(op);
-    if (!keys || copiesAcrossKeys(keys, this.fieldMap)) return null;
+    if (!keys || copiesAcrossKeys(keys, this.fieldMap) || ignoresMalformedUnder(keys, this.fieldMap)) return null;
     const texts = readFieldTexts(location, keys);
     try {
       return { state: partialState(location, texts, keys, this.inplace), texts };
