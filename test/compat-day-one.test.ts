@@ -190,6 +190,10 @@ test('get and mget: stored_fields returns stored fields under fields (and _sourc
   assert.equal(conflict.status, 409);
   assert.equal(conflict.body.error.type, 'version_conflict_engine_exception');
   assert.equal((await call(server, 'GET', '/stored/_doc/1?version=1')).status, 200);
+  const noId = await call(server, 'POST', '/_mget', { json: { docs: [{ _index: 'stored', _id: '1' }, { _index: 'stored' }] } });
+  assert.equal(noId.status, 400);
+  assert.equal(noId.body.error.type, 'action_request_validation_exception');
+  assert.match(noId.body.error.reason, /1: id is missing for doc 1;/);
   const viaClient = await client.get({ index: 'stored', id: '1', stored_fields: ['foo'] });
   assert.deepEqual(viaClient.body.fields, { foo: ['bar'] });
 });

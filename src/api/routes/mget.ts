@@ -24,7 +24,7 @@ const MgetBody = Type.Object(
         Type.Object(
           {
             _index: Type.Optional(Type.String({ minLength: 1 })),
-            _id: Type.String({ minLength: 1 }),
+            _id: Type.Optional(Type.String({ minLength: 1 })),
             routing: Type.Optional(Type.String({ minLength: 1 })),
             _source: Type.Optional(Type.Unknown()),
             stored_fields: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
@@ -37,6 +37,12 @@ const MgetBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** Refuses entries without an `_id`, naming them as Elasticsearch does. */
+function checkIds(docs: readonly { _id?: string }[] | undefined): void {
+  const missing = (docs ?? []).flatMap((doc, position) => (doc._id === undefined ? [position] : []));
+  if (missing.length > 0) throw new EngineError('action_request_validation', `Validation Failed: ${missing.map((position, index) => `${index + 1}: id is missing for doc ${position};`).join(' ')}`);
+}
 
 /** What the multi-get routes need: the document service. */
 export interface MultiGetRouteOptions {
@@ -54,6 +60,7 @@ export async function mgetRoutes(instance: FastifyInstance, options: MultiGetRou
     config: { role: 'read' },
     schema: { querystring: MgetQuery, body: MgetBody },
     handler: async (request) => {
+      checkIds(request.body.docs);
       const missing = (request.body.docs ?? []).findIndex((doc) => doc._index === undefined);
       if (missing >= 0) throw new EngineError('action_request_validation', `Validation Failed: 1: index is missing for doc ${missing};`);
       if (request.body.ids !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: [ids] needs a collection in the URL;');
@@ -68,6 +75,7 @@ export async function mgetRoutes(instance: FastifyInstance, options: MultiGetRou
     config: { role: 'read' },
     schema: { params: CollectionParams, querystring: MgetQuery, body: MgetBody },
     handler: async (request) => {
+      checkIds(request.body.docs);
       for (const doc of request.body.docs ?? []) if (doc._index !== undefined) request.authScope.requireCollection(doc._index);
       return render(
         await documents.mget(request.body, {

@@ -21,6 +21,7 @@ import { parseMatch, parseMatchBoolPrefix, parseMatchPhrase, parseMatchPhrasePre
 import { parseMultiMatch } from './parse-multi-match.ts';
 import { parseFuzzyQuery, parseRegexpQuery, parseWildcardQuery } from './parse-pattern-queries.ts';
 import { parseGeoBoundingBox, parseGeoDistance } from './geo-queries.ts';
+import { parseIntervalsQuery } from './intervals-query.ts';
 import { parseExists, parseIds, parsePrefix, parseRange, parseTerm, parseTerms } from './parse-term-level.ts';
 import { checkClauseCount, MAX_QUERY_DEPTH, queryTooDeep } from './query-limits.ts';
 import type { Query } from './scorer.ts';
@@ -54,6 +55,7 @@ export const QUERY_TYPES = [
   'function_score',
   'dis_max',
   'boosting',
+  'intervals',
 ];
 
 interface ParseContext {
@@ -129,6 +131,8 @@ function parseNode(dsl: unknown, context: ParseContext, depth: number): Query {
       return parseDisMax(options, context, depth);
     case 'boosting':
       return parseBoosting(options, context, depth);
+    case 'intervals':
+      return parseIntervalsQuery(options, fields);
     default:
       return parseFunctionScore(options, context, depth);
   }
