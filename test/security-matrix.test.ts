@@ -136,6 +136,9 @@ const ROUTES: Record<string, Sample> = {
   'GET /_settings': { role: 'read', scoping: 'global', request: async () => ({ path: '/_settings' }) },
   'GET /:collection/_settings': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_settings` }) },
   'PUT /:collection/_settings': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_settings`, ...json({ index: { refresh_interval: '1s' } }) }) },
+  'GET /_settings/:name': { role: 'read', scoping: 'global', request: async () => ({ path: '/_settings/index.number_of_shards' }) },
+  'GET /:collection/_settings/:name': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_settings/index.number_of_*` }) },
+  'PUT /_settings': { role: 'manage', scoping: 'global', request: async () => ({ path: '/_settings', ...json({ index: { refresh_interval: '1s' } }) }) },
   'POST /:collection/_forcemerge': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_forcemerge?wait_for_completion=false` }) },
 
   'GET /_search': { role: 'read', scoping: 'global', request: async () => ({ path: '/_search' }) },

@@ -15,7 +15,7 @@ import {
   type ShardPlacement,
 } from './catalog.ts';
 import { CatalogError } from './catalog-error.ts';
-import { COUNT_SETTINGS, DYNAMIC_LIMITS, type CountSetting } from './collection-settings.ts';
+import { COUNT_SETTINGS, DYNAMIC_LIMITS, DYNAMIC_TEXT_SETTINGS, TEXT_SETTINGS, type CountSetting, type TextSetting } from './collection-settings.ts';
 import { buildAliasIndex } from './aliases.ts';
 import { checkAliasInvariants, fitRestoredAliases } from './alias-rules.ts';
 import type { CreateCollectionRequest, DynamicCollectionSettings, PutMappingOptions, RestoreCollectionsRequest } from './coordinator.ts';
@@ -223,6 +223,15 @@ export function updateCollectionSettingsIn(draft: Catalog, name: string, update:
     collection.settings = settings;
     collection.version += 1;
   }
+  for (const name of DYNAMIC_TEXT_SETTINGS) {
+    const value = update[name];
+    if (value === undefined || (value ?? undefined) === collection.settings[name]) continue;
+    const settings = { ...collection.settings };
+    if (value === null) delete settings[name];
+    else settings[name] = value;
+    collection.settings = settings;
+    collection.version += 1;
+  }
   return collection;
 }
 
@@ -231,6 +240,12 @@ function indexLimitsOf(settings: CollectionSettings): Partial<CollectionSettings
   const limits: Partial<CollectionSettings> = {};
   for (const name of ['number_of_routing_shards', ...DYNAMIC_LIMITS] as const) {
     if (settings[name] !== undefined) limits[name] = checkCount(name, settings[name]);
+  }
+  for (const name of Object.keys(TEXT_SETTINGS) as TextSetting[]) {
+    const value = settings[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw new CatalogError('illegal_argument', `${name} must be a string, got ${typeof value}`);
+    limits[name] = value;
   }
   return limits;
 }

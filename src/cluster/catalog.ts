@@ -27,6 +27,19 @@ export interface CollectionSettings {
   /** Dynamic: most `docvalue_fields` entries of a search; absent: 100. */
   max_docvalue_fields_search?: number;
   max_script_fields?: number;
+  /** Dynamic: most slices of a sliced scroll; absent: 1024. */
+  max_slices_per_scroll?: number;
+  /** Dynamic: most tokens one `_analyze` call may produce; absent: 10000. */
+  'analyze.max_token_count'?: number;
+  /** Dynamic, kept and shown with no effect (writes are searchable at once); absent: 1s. */
+  refresh_interval?: string;
+  /** Static, only "true"; kept and shown when given. */
+  'soft_deletes.enabled'?: string;
+  /** Dynamic, kept and shown with no effect (Trove's log is not a translog). */
+  'translog.retention.age'?: string;
+  'translog.retention.size'?: string;
+  /** Dynamic, kept and shown with no effect (each shard is searched segment by segment). */
+  'search.concurrent_segment_search.mode'?: string;
 }
 
 /** One shard of a collection: its number within the collection and its UUID, fixed for life. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EngineError } from '../engine/errors.ts';
-import { COUNT_SETTINGS, parseCollectionSettings, parseCountSetting, parseSettingsUpdate } from './collection-settings.ts';
+import { COUNT_SETTINGS, parseCollectionSettings, parseCountSetting, parseSettingsUpdate, parseTextSetting } from './collection-settings.ts';
 
 function refusedNaming(setting: string): (error: unknown) => boolean {
   return (error) => error instanceof EngineError && error.code === 'illegal_argument' && error.message.includes(`[index.${setting}]`);
@@ -13,7 +13,8 @@ test('defaults, bounds, and the nested, prefixed and bare spellings', () => {
   assert.deepEqual(parseCollectionSettings({ index: {} }), { numberOfShards: 1, numberOfReplicas: 0 }, 'an empty index object is no setting');
   assert.deepEqual(parseCollectionSettings({ number_of_shards: 1024, number_of_replicas: 32 }), { numberOfShards: 1024, numberOfReplicas: 32 });
   assert.deepEqual(parseCollectionSettings({ index: { number_of_shards: '3', number_of_replicas: '2' } }), { numberOfShards: 3, numberOfReplicas: 2 });
-  assert.deepEqual(parseCollectionSettings({ 'index.number_of_shards': 2, refresh_interval: '1s' }), { numberOfShards: 2, numberOfReplicas: 0 });
+  assert.deepEqual(parseCollectionSettings({ 'index.number_of_shards': 2, refresh_interval: '1s' }), { numberOfShards: 2, numberOfReplicas: 0, limits: { refresh_interval: '1s' } });
+  assert.deepEqual(parseCollectionSettings({ refresh_interval: null }), { numberOfShards: 1, numberOfReplicas: 0 }, 'null is the default');
   assert.deepEqual(COUNT_SETTINGS.number_of_shards, { min: 1, max: 1024, default: 1 });
   assert.deepEqual(COUNT_SETTINGS.number_of_replicas, { min: 0, max: 32, default: 0 });
 });
@@ -53,6 +54,32 @@ test('index limits: kept only when given, bounded, routing shards a multiple of 
   assert.deepEqual(parseSettingsUpdate({ index: { max_result_window: 20, max_docvalue_fields_search: null } }), {
     staticSettings: [],
     limits: { max_result_window: 20, max_docvalue_fields_search: null },
+    text: {},
   });
   assert.deepEqual(parseSettingsUpdate({ 'index.number_of_routing_shards': 4 }).staticSettings, ['index.number_of_routing_shards']);
+});
+
+test('settings kept with no effect: time values, byte sizes, the concurrent search mode and soft deletes', () => {
+  for (const value of ['1s', '-1', -1, '0', '500ms', '2h', '30m']) assert.equal(parseTextSetting('refresh_interval', value), String(value));
+  for (const value of ['soon', '5', 5, '1.5s', '-2s', '', true]) assert.throws(() => parseTextSetting('refresh_interval', value), /as a time value/, String(value));
+  assert.throws(() => parseTextSetting('refresh_interval', []), refusedNaming('refresh_interval'));
+  for (const value of ['128mb', '1gb', '512b', '-1', '1.5kb']) assert.equal(parseTextSetting('translog.retention.size', value), value);
+  assert.throws(() => parseTextSetting('translog.retention.size', 'big'), /as a size in bytes/);
+  assert.equal(parseTextSetting('search.concurrent_segment_search.mode', 'auto'), 'auto');
+  assert.throws(() => parseTextSetting('search.concurrent_segment_search.mode', 'on'), /one of \[all, none, auto\]/);
+  assert.equal(parseTextSetting('soft_deletes.enabled', true), 'true');
+  assert.throws(() => parseTextSetting('soft_deletes.enabled', false), /soft-deletes disabled is no longer supported/);
+  assert.throws(() => parseTextSetting('soft_deletes.enabled', 'yes'), /only \[true\] or \[false\]/);
+  assert.deepEqual(parseCollectionSettings({ index: { soft_deletes: { enabled: 'true' }, translog: { retention: { age: '1h' } }, max_slices_per_scroll: 4, analyze: { max_token_count: 7 } } }), {
+    numberOfShards: 1,
+    numberOfReplicas: 0,
+    limits: { max_slices_per_scroll: 4, 'analyze.max_token_count': 7, 'soft_deletes.enabled': 'true', 'translog.retention.age': '1h' },
+  });
+  assert.throws(() => parseCollectionSettings({ refresh_interval: { value: '1s' } }), refusedNaming('refresh_interval'));
+  assert.throws(() => parseCollectionSettings({ 'analyze.max_token_count': 0 }), refusedNaming('analyze.max_token_count'));
+  assert.deepEqual(parseSettingsUpdate({ index: { refresh_interval: null, 'translog.retention.size': '1gb', soft_deletes: { enabled: true } } }), {
+    staticSettings: ['index.soft_deletes.enabled'],
+    limits: {},
+    text: { refresh_interval: null, 'translog.retention.size': '1gb' },
+  });
 });

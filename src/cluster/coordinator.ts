@@ -52,6 +52,12 @@ export interface DynamicCollectionSettings {
   max_result_window?: number | null;
   max_docvalue_fields_search?: number | null;
   max_script_fields?: number | null;
+  max_slices_per_scroll?: number | null;
+  'analyze.max_token_count'?: number | null;
+  refresh_interval?: string | null;
+  'translog.retention.age'?: string | null;
+  'translog.retention.size'?: string | null;
+  'search.concurrent_segment_search.mode'?: string | null;
 }
 
 /** Options of `putMapping`. */

@@ -3,8 +3,11 @@
  * named (`standard`, `english`, `whitespace`, `keyword`: Trove's four) or is the analyzer of a
  * collection's `field`; custom chains (`tokenizer`, `filter`, `char_filter`, `normalizer`) are
  * refused rather than ignored. An array of texts is analyzed as one multi-valued field: positions
- * continue with a gap of 100 and offsets with a gap of 1, as Elasticsearch does.
+ * continue with a gap of 100 and offsets with a gap of 1, as Elasticsearch does. A call producing
+ * more tokens than the collection's `index.analyze.max_token_count` (10000 by default, and
+ * without a collection) is refused with Elasticsearch's message.
  */
+import { COUNT_SETTINGS } from '../cluster/collection-settings.ts';
 import { analyze } from '../engine/analysis/analyzer.ts';
 import { EngineError } from '../engine/errors.ts';
 import type { AnalyzerName } from '../engine/mapping/mapping.ts';
@@ -46,6 +49,13 @@ function analyzerOf(context: NodeContext, collection: string | undefined, body: 
   return 'standard';
 }
 
+/** The collection's `index.analyze.max_token_count`, or its default without a collection. */
+function maxTokenCount(context: NodeContext, collection: string | undefined): number {
+  const fallback = COUNT_SETTINGS['analyze.max_token_count'].default;
+  if (collection === undefined) return fallback;
+  return context.router.collection(collection).meta.settings['analyze.max_token_count'] ?? fallback;
+}
+
 /** The token type Elasticsearch reports: `<NUM>` / `<ALPHANUM>` for word analyzers, `word` for the others. */
 function tokenType(analyzer: AnalyzerName, term: string): string {
   if (analyzer === 'whitespace' || analyzer === 'keyword') return 'word';
@@ -67,11 +77,18 @@ export function analyzeText(context: NodeContext, collection: string | undefined
     throw new EngineError('action_request_validation', 'Validation Failed: 1: text is missing;');
   }
   const analyzer = analyzerOf(context, collection, body);
+  const maxTokens = maxTokenCount(context, collection);
   const tokens: AnalyzeToken[] = [];
   let positionBase = 0;
   let offsetBase = 0;
   for (const text of texts as string[]) {
     const analyzed = analyze(analyzer, text);
+    if (tokens.length + analyzed.length > maxTokens) {
+      throw new EngineError(
+        'illegal_argument',
+        `The number of tokens produced by calling _analyze has exceeded the allowed maximum of [${maxTokens}]. This limit can be set by changing the [index.analyze.max_token_count] index level setting.`,
+      );
+    }
     for (const token of analyzed) {
       tokens.push({
         token: token.term,

@@ -4,7 +4,7 @@
  * collection or a namespace moves it to the trash (src/trash). Each runs as a tracked request.
  */
 import type { DeleteCollectionsResponse, DeleteNamespaceResponse, TrashService } from '../trash/trash-service.ts';
-import { getCollectionSettings, putCollectionSettings } from './collection-settings-api.ts';
+import { getCollectionSettings, putCollectionSettings, type GetSettingsOptions } from './collection-settings-api.ts';
 import { collectionStats, type CollectionStatsResponse } from './collection-stats.ts';
 import * as aliases from './aliases-api.ts';
 import { EngineError } from '../engine/errors.ts';
@@ -56,8 +56,8 @@ export class CollectionService {
     return this.requests.track(() => collectionStats(this.context, target, options));
   }
 
-  /** `GET /{target}/_settings`. */
-  getSettings(target: string, options: ResolveOptions = {}): Promise<ReturnType<typeof getCollectionSettings>> {
+  /** `GET /{target}/_settings[/{names}]` (flat, with defaults, as the options say). */
+  getSettings(target: string, options: GetSettingsOptions = {}): Promise<ReturnType<typeof getCollectionSettings>> {
     return this.requests.track(async () => getCollectionSettings(this.context, target, options));
   }
 

@@ -6,7 +6,7 @@
  */
 import { DEFAULT_NAMESPACE, type AliasMeta, type CollectionMeta, type NamespaceMeta } from '../cluster/catalog.ts';
 import { CatalogError } from '../cluster/catalog-error.ts';
-import { parseCollectionSettings, type IndexLimits } from '../cluster/collection-settings.ts';
+import { LIMIT_SETTINGS, TEXT_SETTINGS, parseCollectionSettings, type IndexLimits, type TextSetting } from '../cluster/collection-settings.ts';
 import { EngineError } from '../engine/errors.ts';
 import { flattenMapping, type Mapping } from '../engine/mapping/mapping.ts';
 import { checkCreateAliasFilters, parseCreateAliases } from './aliases-api.ts';
@@ -119,26 +119,45 @@ export function resolveCollections(context: NodeContext, target: string, options
   return resolveReadTargets(context, target, options).map((selected) => selected.hosted);
 }
 
-/** The `settings.index` object ES shows for a collection (values as strings, as ES renders them). */
-export function indexSettingsOf(meta: CollectionMeta): Record<string, string> {
-  return {
-    number_of_shards: String(meta.settings.number_of_shards),
-    number_of_replicas: String(meta.settings.number_of_replicas),
-    ...indexLimitStrings(meta),
-    uuid: meta.uuid,
-    creation_date: String(meta.createdAt),
-    provided_name: meta.name,
-  };
+/** The settings ES shows for a collection, by flat `index.`-prefixed name (values as strings, as ES renders them). */
+export function flatIndexSettingsOf(meta: CollectionMeta): Map<string, string> {
+  const flat = new Map<string, string>([
+    ['index.number_of_shards', String(meta.settings.number_of_shards)],
+    ['index.number_of_replicas', String(meta.settings.number_of_replicas)],
+  ]);
+  // Settings left at their defaults are not shown, as in ES.
+  for (const name of LIMIT_SETTINGS) {
+    const value = meta.settings[name];
+    if (value !== undefined) flat.set(`index.${name}`, String(value));
+  }
+  for (const name of Object.keys(TEXT_SETTINGS) as TextSetting[]) {
+    const value = meta.settings[name];
+    if (value !== undefined) flat.set(`index.${name}`, value);
+  }
+  flat.set('index.uuid', meta.uuid);
+  flat.set('index.creation_date', String(meta.createdAt));
+  flat.set('index.provided_name', meta.name);
+  return flat;
 }
 
-/** The index limits a collection sets, as strings (those left at their defaults are not shown, as in ES). */
-function indexLimitStrings(meta: CollectionMeta): Record<string, string> {
-  const shown: Record<string, string> = {};
-  for (const name of ['number_of_routing_shards', 'max_result_window', 'max_docvalue_fields_search', 'max_script_fields'] as const) {
-    const value = meta.settings[name];
-    if (value !== undefined) shown[name] = String(value);
+/** Flat dotted settings (`index.analyze.max_token_count`) as ES's nested objects. */
+export function nestSettings(flat: Iterable<[string, string]>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [name, value] of flat) {
+    const parts = name.split('.');
+    let node = root;
+    for (const part of parts.slice(0, -1)) {
+      const child = Object.hasOwn(node, part) ? node[part] : undefined;
+      node = isPlainObject(child) ? child : (node[part] = {}) as Record<string, unknown>;
+    }
+    node[parts[parts.length - 1]!] = value;
   }
-  return shown;
+  return root;
+}
+
+/** The `settings.index` object ES shows for a collection (nested, values as strings). */
+export function indexSettingsOf(meta: CollectionMeta): Record<string, unknown> {
+  return nestSettings(flatIndexSettingsOf(meta)).index as Record<string, unknown>;
 }
 
 function describe(meta: CollectionMeta): Record<string, unknown> {

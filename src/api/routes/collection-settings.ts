@@ -1,12 +1,13 @@
 /**
- * Collection settings routes (ES index settings): `GET /_settings`, `GET /{target}/_settings`
- * and `PUT /{target}/_settings`. The node applies the dynamic settings and refuses static ones
+ * Collection settings routes (ES index settings): `GET /_settings[/{names}]`,
+ * `GET /{target}/_settings[/{names}]`, `PUT /_settings` and `PUT /{target}/_settings`. The node applies the dynamic settings and refuses static ones
  * (src/node/collection-settings-api.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { CollectionService } from '../../node/collection-service.ts';
+import type { GetSettingsOptions } from '../../node/collection-settings-api.ts';
 import { AnyObject, CollectionParams, FlagParam, flagSet, querySchema } from '../params.ts';
 
 const SettingsQuery = querySchema({
@@ -22,6 +23,9 @@ const SettingsQuery = querySchema({
   preserve_existing: Type.Optional(FlagParam),
 });
 
+const NameParams = Type.Object({ name: Type.String() });
+const CollectionNameParams = Type.Object({ collection: Type.String(), name: Type.String() });
+
 /** What the settings routes need: the collection service. */
 export interface CollectionSettingsRouteOptions {
   collections: CollectionService;
@@ -32,14 +36,31 @@ export async function collectionSettingsRoutes(instance: FastifyInstance, option
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { collections } = options;
 
-  app.get('/_settings', { config: { role: 'read' }, schema: { querystring: SettingsQuery } }, async (request) =>
-    collections.getSettings(request.authScope.narrowTarget('_all'), { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
+  const readOptions = (query: Static<typeof SettingsQuery>, names?: string): GetSettingsOptions => ({
+    ignoreUnavailable: flagSet(query.ignore_unavailable),
+    flat: flagSet(query.flat_settings),
+    includeDefaults: flagSet(query.include_defaults),
+    names,
+  });
+  const getOptions = { config: { role: 'read' as const }, schema: { querystring: SettingsQuery } };
+  const getTargetOptions = { config: { role: 'read' as const, collectionTarget: true }, schema: { params: CollectionParams, querystring: SettingsQuery } };
+
+  app.get('/_settings', getOptions, async (request) => collections.getSettings(request.authScope.narrowTarget('_all'), readOptions(request.query)));
+
+  app.get('/_settings/:name', { ...getOptions, schema: { ...getOptions.schema, params: NameParams } }, async (request) =>
+    collections.getSettings(request.authScope.narrowTarget('_all'), readOptions(request.query, request.params.name)),
   );
 
-  app.get(
-    '/:collection/_settings',
-    { config: { role: 'read', collectionTarget: true }, schema: { params: CollectionParams, querystring: SettingsQuery } },
-    async (request) => collections.getSettings(request.params.collection, { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
+  app.get('/:collection/_settings', getTargetOptions, async (request) => collections.getSettings(request.params.collection, readOptions(request.query)));
+
+  app.get('/:collection/_settings/:name', { ...getTargetOptions, schema: { ...getTargetOptions.schema, params: CollectionNameParams } }, async (request) =>
+    collections.getSettings(request.params.collection, readOptions(request.query, request.params.name)),
+  );
+
+  app.put(
+    '/_settings',
+    { config: { role: 'manage' }, schema: { querystring: SettingsQuery, body: AnyObject } },
+    async (request) => collections.putSettings(request.authScope.narrowTarget('_all'), request.body),
   );
 
   app.put(
