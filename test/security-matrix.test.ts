@@ -139,6 +139,10 @@ const ROUTES: Record<string, Sample> = {
   'GET /_settings/:name': { role: 'read', scoping: 'global', request: async () => ({ path: '/_settings/index.number_of_shards' }) },
   'GET /:collection/_settings/:name': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_settings/index.number_of_*` }) },
   'PUT /_settings': { role: 'manage', scoping: 'global', request: async () => ({ path: '/_settings', ...json({ index: { refresh_interval: '1s' } }) }) },
+  'GET /_field_caps': { role: 'read', scoping: 'global', request: async () => ({ path: '/_field_caps?fields=*' }) },
+  'POST /_field_caps': { role: 'read', scoping: 'global', request: async () => ({ path: '/_field_caps', ...json({ fields: ['*'] }) }) },
+  'GET /:collection/_field_caps': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_field_caps?fields=*` }) },
+  'POST /:collection/_field_caps': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_field_caps`, ...json({ fields: 'title' }) }) },
   'POST /:collection/_forcemerge': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_forcemerge?wait_for_completion=false` }) },
 
   'GET /_search': { role: 'read', scoping: 'global', request: async () => ({ path: '/_search' }) },

@@ -38,6 +38,7 @@ import { changesRoutes } from './routes/changes.ts';
 import { collectionRoutes } from './routes/collections.ts';
 import { collectionSettingsRoutes } from './routes/collection-settings.ts';
 import { collectionStatsRoutes } from './routes/collection-stats.ts';
+import { fieldCapsRoutes } from './routes/field-caps.ts';
 import { recoveryRoutes } from './routes/recovery.ts';
 import { compactRoutes } from './routes/compact.ts';
 import { forceMergeRoutes } from './routes/forcemerge.ts';
@@ -144,6 +145,7 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(internalRecoveryRoutes, node.internalNode);
   await instance.register(collectionSettingsRoutes, { collections: node.collections });
   await instance.register(collectionStatsRoutes, { collections: node.collections });
+  await instance.register(fieldCapsRoutes, { collections: node.collections, search: node.search });
   await instance.register(recoveryRoutes, { recoveries: node.recoveries });
   await instance.register(collectionRoutes, { collections: node.collections });
   await instance.register(aliasRoutes, { collections: node.collections });

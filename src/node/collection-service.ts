@@ -5,6 +5,7 @@
  */
 import type { DeleteCollectionsResponse, DeleteNamespaceResponse, TrashService } from '../trash/trash-service.ts';
 import { getCollectionSettings, putCollectionSettings, type GetSettingsOptions } from './collection-settings-api.ts';
+import { fieldCapabilities, type CollectionMatcher, type FieldCapsRequest, type FieldCapsResponse } from './field-caps.ts';
 import { collectionStats, type CollectionStatsResponse } from './collection-stats.ts';
 import * as aliases from './aliases-api.ts';
 import { EngineError } from '../engine/errors.ts';
@@ -59,6 +60,11 @@ export class CollectionService {
   /** `GET /{target}/_settings[/{names}]` (flat, with defaults, as the options say). */
   getSettings(target: string, options: GetSettingsOptions = {}): Promise<ReturnType<typeof getCollectionSettings>> {
     return this.requests.track(async () => getCollectionSettings(this.context, target, options));
+  }
+
+  /** `_field_caps` over the collections `target` selects; `matches` answers an `index_filter`. */
+  fieldCaps(target: string, request: FieldCapsRequest, matches: CollectionMatcher, options: ResolveOptions = {}): Promise<FieldCapsResponse> {
+    return this.requests.track(() => fieldCapabilities(this.context, target, request, matches, options));
   }
 
   /** `PUT /{target}/_settings`: dynamic settings applied, static ones refused. */
