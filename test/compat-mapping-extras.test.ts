@@ -86,6 +86,11 @@ test('binary with doc_values: exists, docvalue_fields give the base64 text, term
   const term = await searchError({ query: { term: { blob: 'aGVsbG8=' } } });
   assert.equal(term.status, 400);
   assert.match(term.reason, /Binary fields do not support searching/);
+  const sort = await searchError({ sort: [{ blob: 'asc' }] });
+  assert.equal(sort.status, 400);
+  assert.match(sort.reason, /can't sort on binary field \[blob\]/);
+  const grouped = await call(server, 'POST', '/extras3/_search', { json: { size: 0, aggs: { keys: { terms: { field: 'blob' } } } } });
+  assert.deepEqual(grouped.body.aggregations.keys.buckets, [{ key: 'aGVsbG8=', doc_count: 1 }]);
 });
 
 test('binary without doc_values: exists matches the documents holding a value; docvalue_fields is a 400', async () => {

@@ -102,6 +102,7 @@ function sortKey(field: string, options: Record<string, unknown>, fields: Readon
     );
   } else if (mapped.storage === 'keyword') {
     assertDocValues(mapped, field);
+    if (mapped.type === 'binary') throw new EngineError('illegal_argument', `can't sort on binary field [${field}]`);
     kind = 'keyword';
     if (mode !== 'min' && mode !== 'max') throw dslError(`[sort] mode [${mode}] is not supported on keyword field [${field}]`);
   } else if (COLUMN_NUMERIC_TYPES.has(mapped.type)) {

@@ -90,7 +90,8 @@ test('coerce folds latitudes and wraps longitudes', () => {
   assert.deepEqual(normalizePoint({ lat: 10, lon: -180 }), { lat: 10, lon: -180 }, 'in range: kept');
 });
 
-test('sorting by _geo_distance is a clear 400, as is sorting on the geo_point field itself', () => {
+test('sorting by _geo_distance is a clear 400, as is sorting on the geo_point field itself or a binary field', () => {
   assert.throws(() => parseSort([{ _geo_distance: { place: '0,0', order: 'asc' } }], fields), /sorting by \[_geo_distance\] is not supported/);
   assert.throws(() => parseSort([{ place: 'asc' }], fields), /geo_point/);
+  assert.throws(() => parseSort([{ kept: 'asc' }], fields), /can't sort on binary field \[kept\]/, 'binary doc values do not sort (as in Elasticsearch)');
 });
