@@ -121,6 +121,16 @@ test('_explain/{id}: matched with the explanation, not matched, missing document
   const missing = await call(server, 'POST', '/books/_explain/nope', { json: { query: { match_all: {} } } });
   assert.equal(missing.status, 404);
   assert.deepEqual(missing.body, { _index: 'books', _id: 'nope', matched: false });
+  assert.equal(matched.body.get, undefined, 'no get section without a _source parameter');
+  const withSource = await call(server, 'POST', '/books/_explain/b1?_source_includes=title,year', { json: { query: { match_all: {} } } });
+  assert.deepEqual(withSource.body.get, { found: true, _source: { title: 'The Quick Brown Fox', year: 1999 } });
+  const listed = await call(server, 'POST', '/books/_explain/b1?_source=year', { json: { query: { match_all: {} } } });
+  assert.deepEqual(listed.body.get._source, { year: 1999 });
+  const whole = await call(server, 'POST', '/books/_explain/b4?_source=true', { json: { query: { match: { title: 'quick' } } } });
+  assert.equal(whole.body.matched, false);
+  assert.equal(typeof whole.body.get._source.title, 'string', 'a document that does not match still shows its source');
+  const none = await call(server, 'POST', '/books/_explain/b1?_source=false', { json: { query: { match_all: {} } } });
+  assert.deepEqual(none.body.get, { found: true });
   const noQuery = await call(server, 'POST', '/books/_explain/b1', { json: {} });
   assert.equal(noQuery.status, 400, noQuery.text);
   assert.equal(noQuery.body.error.type, 'action_request_validation_exception');

@@ -9,7 +9,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { SearchService } from '../../node/search-service.ts';
 import { explainDocument } from '../../node/explain-api.ts';
 import { Q_QUERY, qOptions } from './search.ts';
-import { AnyObject, CollectionParams, DocumentParams, FlagParam, flagSet, optionalBody, querySchema } from '../params.ts';
+import { AnyObject, CollectionParams, DocumentParams, FlagParam, SOURCE_QUERY, flagSet, optionalBody, querySchema, sourceOptions } from '../params.ts';
+import type { SourceOptions } from '../../node/source-filter.ts';
 
 const ValidateQuery = querySchema({
   ...Q_QUERY,
@@ -25,9 +26,22 @@ const ValidateBody = Type.Object({ query: Type.Optional(AnyObject) }, { addition
 
 const ExplainQuery = querySchema({
   ...Q_QUERY,
+  ...SOURCE_QUERY,
   routing: Type.Optional(Type.String()),
   preference: Type.Optional(Type.String()),
 });
+
+/** The `_source` of a search body for the URL's source options (undefined: none given). */
+function sourceBody(options: SourceOptions | undefined): unknown {
+  if (options === undefined) return undefined;
+  const { source } = options;
+  if (options.includes === undefined && options.excludes === undefined) {
+    if (source === true || source === 'true') return true;
+    if (source === 'false') return false;
+    return typeof source === 'string' ? source.split(',').map((part) => part.trim()).filter((part) => part !== '') : undefined;
+  }
+  return { includes: options.includes ?? [], excludes: options.excludes ?? [] };
+}
 
 /** What the routes need: the search service. */
 export interface QueryToolRouteOptions {
@@ -63,7 +77,7 @@ export async function queryToolRoutes(instance: FastifyInstance, options: QueryT
     schema: { params: DocumentParams, querystring: ExplainQuery, body: optionalBody(ValidateBody) },
     handler: async (request, reply) => {
       const { collection, id } = request.params;
-      const params = { q: request.query.q, qOptions: qOptions(request.query) };
+      const params = { q: request.query.q, qOptions: qOptions(request.query), source: sourceBody(sourceOptions(request.query)) };
       const { found, response } = await explainDocument(collection, id, request.body ?? {}, params, (body) => search.search(collection, body));
       if (!found) reply.code(404);
       return response;
