@@ -136,6 +136,15 @@ test('_field_caps index_filter keeps the collections holding a matching document
   const recent = await admin('POST', '/ff-*/_field_caps?fields=field1', { json: { index_filter: { range: { timestamp: { gte: '2019-01-01' } } } } });
   assert.equal(recent.status, 200, recent.text);
   assert.deepEqual(recent.body, { indices: ['ff-2'], fields: { field1: { long: { type: 'long', searchable: true, aggregatable: true } } } });
+  // A collection created by its first document has the dynamic mapping's text field and keyword sub-field.
+  assert.equal((await admin('POST', '/ff-3/_doc?refresh=true', { json: { timestamp: '2022-01-01', field1: '500' } })).status, 201);
+  const dynamic = await admin('GET', '/ff-*/_field_caps?fields=field1*');
+  assert.deepEqual(dynamic.body.indices, ['ff-1', 'ff-2', 'ff-3']);
+  assert.deepEqual(Object.keys(dynamic.body.fields.field1), ['keyword', 'long', 'text']);
+  assert.deepEqual(dynamic.body.fields.field1.text, { type: 'text', searchable: true, aggregatable: false, indices: ['ff-3'] });
+  assert.deepEqual(dynamic.body.fields['field1.keyword'], { keyword: { type: 'keyword', searchable: true, aggregatable: true } });
+  const later = await admin('POST', '/ff-*/_field_caps?fields=field1', { json: { index_filter: { range: { timestamp: { gte: '2019-01-01' } } } } });
+  assert.deepEqual(later.body.indices, ['ff-2', 'ff-3']);
   const nothing = await admin('POST', '/ff-*/_field_caps?fields=*', { json: { index_filter: { match_none: {} } } });
   assert.deepEqual(nothing.body, { indices: [], fields: {} });
   const bad = await admin('POST', '/ff-*/_field_caps?fields=*', { json: { runtime_mappings: {} } });
@@ -272,4 +281,7 @@ test('analyze.max_token_count limits the tokens of _analyze, on the collection a
   assert.equal(global.status, 400);
   assert.match(global.body.error.reason, /allowed maximum of \[10000\]/);
   assert.equal((await admin('POST', '/_analyze', { json: { analyzer: 'whitespace', text: many.slice(0, many.lastIndexOf(' ')) } })).status, 200);
+  const missing = await admin('POST', '/nope/_analyze', { json: { analyzer: 'standard', text: 'a' } });
+  assert.equal(missing.status, 404, missing.text);
+  assert.equal(missing.body.error.type, 'index_not_found_exception');
 });
