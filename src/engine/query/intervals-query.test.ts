@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineError } from '../errors.ts';
 import { executeQuery, parseQuery } from './execute.ts';
-import { orderedIntervals, unorderedIntervals, type Interval } from './intervals-sources.ts';
+import { intervalFilter, orderedIntervals, unorderedIntervals, type Interval } from './intervals-algebra.ts';
 import { buildLeaf, fieldsOf, hitIds, type CorpusDoc } from './test-corpus.fixture.ts';
 
 const fields = fieldsOf({
@@ -59,6 +59,21 @@ test('ordered and unordered keep the minimal intervals', () => {
   assert.deepEqual(unorderedIntervals([intervals([0, 2]), intervals([1, 1]), intervals([5, 5])], 2), intervals([0, 5]), 'covered positions are no gaps');
   assert.deepEqual(unorderedIntervals([intervals([0, 2]), intervals([1, 1]), intervals([5, 5])], 1), []);
   assert.deepEqual(orderedIntervals([a, []], -1), []);
+});
+
+test('filters compare boundaries inclusively', () => {
+  const source = intervals([0, 1], [2, 5], [6, 6]);
+  const filter = intervals([2, 2], [5, 7]);
+  assert.deepEqual(intervalFilter('containing')(source, filter), intervals([2, 5]));
+  assert.deepEqual(intervalFilter('not_containing')(source, filter), intervals([0, 1], [6, 6]));
+  assert.deepEqual(intervalFilter('contained_by')(source, filter), intervals([6, 6]));
+  assert.deepEqual(intervalFilter('not_contained_by')(source, filter), intervals([0, 1], [2, 5]));
+  assert.deepEqual(intervalFilter('overlapping')(source, filter), intervals([2, 5], [6, 6]));
+  assert.deepEqual(intervalFilter('not_overlapping')(source, filter), intervals([0, 1]));
+  assert.deepEqual(intervalFilter('before')(source, filter), intervals([0, 1]), 'ends before the last filter start');
+  assert.deepEqual(intervalFilter('after')(source, filter), intervals([6, 6]), 'starts after the first filter end');
+  assert.deepEqual(intervalFilter('containing')(source, []), []);
+  assert.deepEqual(intervalFilter('not_overlapping')(source, []), source);
 });
 
 test('match: unordered by default, ordered, max_gaps, no overlaps', () => {

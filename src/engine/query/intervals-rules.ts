@@ -16,15 +16,14 @@ import {
   EmptySource,
   ExtendSource,
   FilteredSource,
-  INTERVAL_FILTERS,
   MAX_INTERVAL_EXPANSIONS,
   MultiTermSource,
   OrSource,
   TermSource,
-  type IntervalFilterKind,
   type IntervalsSource,
   type TermExpansion,
 } from './intervals-sources.ts';
+import { INTERVAL_FILTERS, type IntervalFilterKind } from './intervals-algebra.ts';
 import { forEachAcceptedTerm } from './multi-term-query.ts';
 import { MAX_REGEX_LENGTH } from './parse-pattern-queries.ts';
 import { MAX_CLAUSE_COUNT, MAX_QUERY_DEPTH, queryTooDeep, tooManyClauses } from './query-limits.ts';
