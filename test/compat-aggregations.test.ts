@@ -474,3 +474,21 @@ test('the OpenSearch client pages a composite and reads top_hits and pipelines',
     await client.close();
   }
 });
+
+test('meta is returned with each aggregation result as given, sub-aggregations and pipelines included', async () => {
+  const meta = { owner: 'reports', tags: ['a', 1], nested: { deep: true } };
+  const result = await aggregate({
+    by_genre: { meta, terms: { field: 'genre' }, aggs: { longest: { meta: { unit: 'pages' }, max: { field: 'pages' } } } },
+    total: { meta: { kind: 'sum' }, sum: { field: 'pages' } },
+    most: { meta: { kind: 'pipeline' }, max_bucket: { buckets_path: 'by_genre>_count' } },
+  });
+  assert.deepEqual(result.by_genre.meta, meta);
+  assert.ok(result.by_genre.buckets.length > 0);
+  for (const bucket of result.by_genre.buckets) assert.deepEqual(bucket.longest.meta, { unit: 'pages' });
+  assert.deepEqual(result.total.meta, { kind: 'sum' });
+  assert.deepEqual(result.most.meta, { kind: 'pipeline' });
+  const plain = await aggregate({ total: { sum: { field: 'pages' } } });
+  assert.equal(plain.total.meta, undefined);
+  const bad = await call(server, 'POST', '/one/_search', { json: { size: 0, aggs: { total: { meta: 'x', sum: { field: 'pages' } } } } });
+  assert.equal(bad.status, 400);
+});

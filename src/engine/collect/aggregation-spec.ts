@@ -83,7 +83,10 @@ export interface MetricSpec extends SpecBase {
 }
 
 /** Any aggregation spec. */
-export type AggregationSpec = TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec | PipelineSpec | CompositeSpec | TopHitsSpec | IpRangeSpec | SignificantTermsSpec;
+export type AggregationSpec = (TermsSpec | RangeSpec | HistogramSpec | MetricSpec | PercentilesSpec | FilterSpec | FiltersSpec | MissingSpec | PipelineSpec | CompositeSpec | TopHitsSpec | IpRangeSpec | SignificantTermsSpec) & {
+  /** The aggregation's `meta` object, returned with its result as given. */
+  meta?: Record<string, unknown>;
+};
 
 /**
  * Most ranges one `range` / `date_range` aggregation may list. Each document is tested against
@@ -121,12 +124,13 @@ function parseAggregation(
   let type: string | null = null;
   let parameters: unknown;
   let subsBody: unknown;
+  let meta: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(object)) {
     if (key === 'aggs' || key === 'aggregations') {
       if (subsBody !== undefined) throw dslError(`Found two sub aggregation definitions under [${name}]`);
       subsBody = value;
     } else if (key === 'meta') {
-      expectObject(value, `${name}.meta`);
+      meta = expectObject(value, `${name}.meta`);
     } else if (type === null) {
       if (!AGGREGATION_TYPES.includes(key)) throw dslError(`Unknown aggregation type [${key}] for aggregation [${name}]`);
       type = key;
@@ -136,6 +140,21 @@ function parseAggregation(
     }
   }
   if (type === null) throw dslError(`Missing definition for aggregation [${name}]`);
+  const spec = parseTyped(name, type, parameters, subsBody, fields, now, depth);
+  if (meta !== undefined) spec.meta = meta;
+  return spec;
+}
+
+/** One aggregation of a known type, its sub-aggregations parsed. */
+function parseTyped(
+  name: string,
+  type: string,
+  parameters: unknown,
+  subsBody: unknown,
+  fields: ReadonlyMap<string, FlatField> | null,
+  now: number,
+  depth: number,
+): AggregationSpec {
   const subs =
     subsBody === undefined
       ? []

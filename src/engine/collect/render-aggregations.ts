@@ -86,18 +86,24 @@ function renderSpecs(
   for (const spec of specs) {
     if (isPipeline(spec)) continue;
     const partial = partialNamed(partials, spec.name) ?? emptyPartial(spec);
-    const output = renderOne(spec, partial, context);
+    const output = withMeta(renderOne(spec, partial, context), spec.meta);
     setKey(rendered, context.typedKeys ? `${typedKeyPrefix(spec, partial)}#${spec.name}` : spec.name, output);
     recordOutput(rendered, spec.name, output);
   }
   // Sibling pipelines, once the aggregations they read are rendered (parent ones ran inside their parent).
   for (const spec of specs) {
     if (!isPipeline(spec) || !spec.type.endsWith('_bucket')) continue;
-    const output = siblingPipelineOutput(spec, rendered, specs);
+    const output = withMeta(siblingPipelineOutput(spec, rendered, specs), spec.meta);
     setKey(rendered, pipelineOutputName(context)(spec), output);
     recordOutput(rendered, spec.name, output);
   }
   return rendered;
+}
+
+/** An aggregation's output with its request `meta` first, as Elasticsearch returns it. */
+function withMeta<T>(output: T, meta: Record<string, unknown> | undefined): T {
+  if (meta === undefined || output === null || typeof output !== 'object') return output;
+  return { meta, ...output };
 }
 
 /** How a pipeline's output is named in the response. */
