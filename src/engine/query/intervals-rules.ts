@@ -150,8 +150,9 @@ function targetField(options: DslObject, owner: string, context: RuleContext): F
 function readAnalyzer(options: DslObject, owner: string, field: FlatField | null): AnalyzerName {
   if (options.analyzer !== undefined) {
     const name = readString(options.analyzer, 'analyzer', owner);
-    if (!(ANALYZERS as readonly string[]).includes(name)) throw dslError(`[${owner}] analyzer [${name}] not found`);
-    return readEnum(name, ANALYZERS, 'analyzer', owner);
+    const analyzer = ANALYZERS.find((known) => known === name);
+    if (analyzer === undefined) throw dslError(`[${owner}] analyzer [${name}] not found`);
+    return analyzer;
   }
   return field?.analyzer ?? 'standard';
 }
