@@ -115,11 +115,15 @@ test('bad filter and filters requests are parse errors', () => {
   assert.throws(() => parseAggregations({ m: { missing: {} } }, fields), EngineError);
 });
 
-test('percentiles interpolate between values and percentile_ranks invert them', () => {
+test('percentiles read the digest as Elasticsearch does and percentile_ranks invert them', () => {
   const values = Array.from({ length: 5 }, (_, n) => ({ id: `v${n}`, source: { size: n + 1 } }));
   const leaf = [buildLeaf(values, fields)];
   const rendered = aggregate({ p: { percentiles: { field: 'size', percents: [0, 25, 50, 100] } }, r: { percentile_ranks: { field: 'size', values: [3, 10] } } }, leaf);
-  assert.deepEqual(rendered.p, { values: { '0.0': 1, '25.0': 1.75, '50.0': 3, '100.0': 5 } });
+  // Rank 0.25 × 5 = 1.25 lies within the half unit the value 2 owns (Elasticsearch's MergingDigest answers 2).
+  assert.deepEqual(rendered.p, { values: { '0.0': 1, '25.0': 2, '50.0': 3, '100.0': 5 } });
+  const sparse = [{ id: 'a', source: { size: 0 } }, { id: 'b', source: { size: 10 } }];
+  const between = aggregate({ p: { percentiles: { field: 'size', percents: [50] } } }, [buildLeaf(sparse, fields)]);
+  assert.deepEqual(between.p, { values: { '50.0': 10 } }, 'rank 1 of 2 belongs to the second value');
   assert.deepEqual(rendered.r, { values: { '3.0': 50, '10.0': 100 } });
   const list = aggregate({ p: { percentiles: { field: 'size', percents: [50], keyed: false } } }, leaf);
   assert.deepEqual(list.p, { values: [{ key: 50, value: 3 }] });

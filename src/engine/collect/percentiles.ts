@@ -113,6 +113,53 @@ export function mergeDigests(left: DigestPartial, right: DigestPartial): DigestP
   return digestPartial(digest, left.format, left.compression);
 }
 
+/**
+ * The value at quantile `q` of a digest's centroids (sorted by mean), read as Elasticsearch's
+ * t-digest (`MergingDigest.quantile`) reads them, so that small digests, whose centroids are the
+ * values themselves, answer exactly as it does (the 25th percentile of 1, 51, 101, 151 is 51): a
+ * unit-weight centroid owns half a unit of rank either side of it, and ranks between two
+ * centroids interpolate. The first and last centroids stand for the minimum and maximum.
+ */
+export function digestQuantile(means: readonly number[], weights: readonly number[], q: number): number | null {
+  const count = means.length;
+  if (count === 0) return null;
+  const min = means[0]!;
+  const max = means[count - 1]!;
+  if (count === 1) return min;
+  let total = 0;
+  for (const weight of weights) total += weight;
+  const index = q * total;
+  if (index < 1) return min;
+  const first = weights[0]!;
+  if (first > 1 && index < first / 2) return min + ((index - 1) / (first / 2 - 1)) * (means[0]! - min);
+  if (index > total - 1) return max;
+  const last = weights[count - 1]!;
+  if (last > 1 && total - index <= last / 2) return max - ((total - index - 1) / (last / 2 - 1)) * (max - means[count - 1]!);
+  let weightSoFar = first / 2;
+  for (let i = 0; i < count - 1; i++) {
+    const step = (weights[i]! + weights[i + 1]!) / 2;
+    if (weightSoFar + step > index) {
+      let leftUnit = 0;
+      if (weights[i] === 1) {
+        if (index - weightSoFar < 0.5) return means[i]!;
+        leftUnit = 0.5;
+      }
+      let rightUnit = 0;
+      if (weights[i + 1] === 1) {
+        if (weightSoFar + step - index <= 0.5) return means[i + 1]!;
+        rightUnit = 0.5;
+      }
+      const toLeft = index - weightSoFar - leftUnit;
+      const toRight = weightSoFar + step - index - rightUnit;
+      return (means[i]! * toRight + means[i + 1]! * toLeft) / (toLeft + toRight);
+    }
+    weightSoFar += step;
+  }
+  const beyond = index - total - last / 2;
+  const rest = last / 2 - beyond;
+  return (means[count - 1]! * beyond + max * rest) / (beyond + rest);
+}
+
 /** Renders merged percentiles or percentile ranks in the ES shape (`values` keyed by the point, or a list). */
 export function renderPercentiles(spec: PercentilesSpec, partial: DigestPartial | HdrPartial): Record<string, unknown> {
   const ranks = spec.type === 'percentile_ranks';
@@ -123,7 +170,7 @@ export function renderPercentiles(spec: PercentilesSpec, partial: DigestPartial 
     const digest = partial.means.length === 0 ? null : digestOf(partial);
     values = spec.points.map((point) => {
       if (digest === null) return null;
-      return ranks ? (digest.p_rank(point) as number) * 100 : (digest.percentile(point / 100) as number);
+      return ranks ? (digest.p_rank(point) as number) * 100 : digestQuantile(partial.means, partial.weights, point / 100);
     });
   }
   const entries = spec.points.map((point, index) => ({ point, value: values[index]! }));
