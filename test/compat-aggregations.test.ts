@@ -171,6 +171,17 @@ test('bad requests of the new aggregations are 400s', async () => {
     const response = await call(server, 'POST', '/three/_search', { json: { size: 0, aggs } });
     assert.equal(response.status, 400, `${JSON.stringify(aggs)}: ${response.text}`);
   }
+  }
+  // Worded as Elasticsearch words them, where clients and tests match the text.
+  for (const [aggs, reason] of [
+    [{ c: { cardinality: { field: 'pages', precision_threshold: -1 } } }, /\[precisionThreshold\] must be greater than or equal to 0\. Found \[-1\] in \[c\]/],
+    [{ p: { percentiles: { field: 'pages', tdigest: { compression: -1 } } } }, /\[compression\] must be greater than or equal to 0\. Found \[-1\.0\]/],
+    [{ p: { percentiles: { field: 'pages', hdr: { number_of_significant_value_digits: -1 } } } }, /\[numberOfSignificantValueDigits\] must be between 0 and 5/],
+  ] as const) {
+    const response = await call(server, 'POST', '/three/_search', { json: { size: 0, aggs } });
+    assert.equal(response.status, 400, response.text);
+    assert.match(response.body.error.reason, reason);
+  }
 });
 
 test('typed_keys names the new result types', async () => {

@@ -203,7 +203,9 @@ function parseMetric(
 ): MetricSpec {
   const extended = type === 'extended_stats';
   checkKeys(options, ['field', 'missing', 'format', 'script', ...(extended ? ['sigma'] : type === 'cardinality' ? ['precision_threshold'] : [])], type);
-  if (options.precision_threshold !== undefined) readInteger(options.precision_threshold, 'precision_threshold', type);
+  const threshold = options.precision_threshold;
+  if (typeof threshold === 'number' && threshold < 0) throw dslError(`[precisionThreshold] must be greater than or equal to 0. Found [${threshold}] in [${name}]`);
+  if (threshold !== undefined) readInteger(threshold, 'precision_threshold', type);
   const source = valueSource(options, fields, type);
   if (source.kind === 'keyword' && type !== 'value_count' && type !== 'cardinality') {
     throw new EngineError('illegal_argument', `Field [${source.field}] of type [keyword] is not supported for aggregation [${type}]`);

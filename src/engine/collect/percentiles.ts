@@ -55,14 +55,17 @@ export function parsePercentiles(
     if (options.tdigest !== undefined) throw dslError(`[${type}] [tdigest] and [hdr] are mutually exclusive: pick one method`);
     const hdr = expectObject(options.hdr, `${type}.hdr`);
     checkKeys(hdr, ['number_of_significant_value_digits'], `${type}.hdr`);
-    hdrDigits = hdr.number_of_significant_value_digits === undefined ? 3 : readInteger(hdr.number_of_significant_value_digits, 'number_of_significant_value_digits', type, 0, 5);
+    const digits = hdr.number_of_significant_value_digits;
+    if (typeof digits === 'number' && (digits < 0 || digits > 5)) throw dslError(`[numberOfSignificantValueDigits] must be between 0 and 5: [${name}]`);
+    hdrDigits = digits === undefined ? 3 : readInteger(digits, 'number_of_significant_value_digits', type, 0, 5);
   }
   let compression = 100;
   if (options.tdigest !== undefined) {
     const tdigest = expectObject(options.tdigest, `${type}.tdigest`);
     checkKeys(tdigest, ['compression', 'execution_hint'], `${type}.tdigest`);
     if (tdigest.compression !== undefined) compression = readNumber(tdigest.compression, 'compression', type);
-    if (compression < 1) throw dslError(`[compression] must be greater than or equal to 1. Found [${compression}] in [${name}]`);
+    if (compression < 0) throw dslError(`[compression] must be greater than or equal to 0. Found [${javaDouble(compression)}] in [${name}]`);
+    if (compression < 1) throw dslError(`[compression] must be greater than or equal to 1 in Trove. Found [${javaDouble(compression)}] in [${name}]`);
   }
   let points: number[];
   if (options[pointsKey] === undefined) {
