@@ -171,7 +171,6 @@ test('bad requests of the new aggregations are 400s', async () => {
     const response = await call(server, 'POST', '/three/_search', { json: { size: 0, aggs } });
     assert.equal(response.status, 400, `${JSON.stringify(aggs)}: ${response.text}`);
   }
-  }
   // Worded as Elasticsearch words them, where clients and tests match the text.
   for (const [aggs, reason] of [
     [{ c: { cardinality: { field: 'pages', precision_threshold: -1 } } }, /\[precisionThreshold\] must be greater than or equal to 0\. Found \[-1\] in \[c\]/],
