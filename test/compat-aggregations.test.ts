@@ -101,6 +101,14 @@ test('filter, filters and missing with sub-aggregations, also under terms', asyn
   for (const bucket of result.genres.buckets) {
     assert.equal(bucket.unrated.doc_count, unrated.filter((book) => book.source.genre === bucket.key).length, bucket.key);
   }
+  for (const path of ['long', 'long.doc_count', 'long._count']) {
+    const ordered = await aggregate({ genres: { terms: { field: 'genre', order: { [path]: 'desc' } }, aggs: { long: { filter: { range: { pages: { gte: 300 } } } } } } });
+    const counts = ordered.genres.buckets.map((bucket: any) => bucket.long.doc_count);
+    assert.deepEqual(counts, [...counts].sort((a: number, b: number) => b - a), `ordered by the filter's doc count (${path})`);
+  }
+  const byTime = await aggregate({ years: { date_histogram: { field: 'published', calendar_interval: 'year', order: { _time: 'desc' } } } });
+  const keys = byTime.years.buckets.map((bucket: any) => bucket.key);
+  assert.deepEqual(keys, [...keys].sort((a: number, b: number) => b - a), '_time is the older name of _key');
 });
 
 test('percentiles and percentile_ranks', async () => {

@@ -128,12 +128,18 @@ export function parseBucketOrder(value: unknown, subs: readonly NamedSpec[], typ
     if (!isDslObject(entry)) throw dslError(`[${type}] [order] must be an object or an array of objects`);
     const [path, direction] = singleEntry(entry, `${type}.order`);
     const parsedDirection = readEnum(direction, ['asc', 'desc'] as const, path, `${type}.order`);
-    if (path === '_count' || path === '_key' || path === '_term') {
+    // `_term` and `_time` are Elasticsearch's older names of `_key`.
+    if (path === '_count' || path === '_key' || path === '_term' || path === '_time') {
       orders.push({ by: path === '_count' ? '_count' : '_key', direction: parsedDirection, aggregation: '', stat: null });
       continue;
     }
     const [aggregation, stat = null, ...rest] = path.split('.');
     const target = subs.find((sub) => sub.name === aggregation);
+    // A single-bucket sub-aggregation (`filter`, `missing`) orders by its doc count: `name`, `name.doc_count` or `name._count`.
+    if (target !== undefined && (target.type === 'filter' || target.type === 'missing') && rest.length === 0 && (stat === null || stat === 'doc_count' || stat === '_count')) {
+      orders.push({ by: 'metric', direction: parsedDirection, aggregation: aggregation!, stat: 'doc_count' });
+      continue;
+    }
     if (target === undefined || rest.length > 0 || !METRIC_TYPES.has(target.type) || target.type.startsWith('percentile')) {
       throw dslError(`[${type}] Invalid aggregation order path [${path}]: no single-value metric sub-aggregation [${aggregation}]`);
     }

@@ -33,6 +33,8 @@ export function metricValue(partial: AggregationPartial | undefined, stat: strin
       return partial.count;
     case 'cardinality':
       return cardinalityValue(partial);
+    case 'single_bucket':
+      return stat === 'doc_count' ? partial.docCount : null;
     default:
       return null;
   }
