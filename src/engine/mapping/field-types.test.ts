@@ -111,10 +111,16 @@ test('index, doc_values and storage flags of the flattened fields', () => {
   assert.equal(fields.get('at')!.storage, 'numeric');
 });
 
+test('scaling_factor may be a numeric string, read as its number (as Elasticsearch)', () => {
+  const mapping = validateMapping({ properties: { p: { type: 'scaled_float', scaling_factor: '100.0' } } });
+  assert.equal((mapping.properties.p as { scaling_factor?: number }).scaling_factor, 100);
+});
+
 test('parameter validation names the field', () => {
   const cases: [unknown, RegExp][] = [
     [{ properties: { p: { type: 'scaled_float' } } }, /\[scaling_factor\] is required for field \[p\]/],
     [{ properties: { p: { type: 'scaled_float', scaling_factor: 0 } } }, /\[scaling_factor\] on field \[p\] must be a positive/],
+    [{ properties: { p: { type: 'scaled_float', scaling_factor: 'many' } } }, /\[scaling_factor\] on field \[p\] must be a positive/],
     [{ properties: { d: { type: 'date', format: 'yyyy-QQ' } } }, /Invalid format: \[yyyy-QQ\] for field \[d\]/],
     [{ properties: { d: { type: 'date', format: '' } } }, /\[format\] on field \[d\]/],
     [{ properties: { n: { type: 'long', null_value: 'abc' } } }, /\[null_value\] of field \[n\] does not fit its type/],

@@ -256,12 +256,15 @@ function applyParameter(field: FieldMapping, parameter: string, value: unknown, 
     case 'index_prefixes':
       field.index_prefixes = parseIndexPrefixes(value, path);
       return;
-    case 'scaling_factor':
-      if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    case 'scaling_factor': {
+      // A numeric string (`"100.0"`) is read as its number, as Elasticsearch does.
+      const factor = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      if (typeof factor !== 'number' || !Number.isFinite(factor) || factor <= 0) {
         throw new EngineError('mapper_parsing', `[scaling_factor] on field [${path}] must be a positive finite number, got ${previewJson(value)}`);
       }
-      field.scaling_factor = value;
+      field.scaling_factor = factor;
       return;
+    }
     case 'format':
       if (typeof value !== 'string' || value.split('||').some((part) => part === '')) {
         throw new EngineError('mapper_parsing', `[format] on field [${path}] must be a non-empty string of formats separated by ||, got ${previewJson(value)}`);
