@@ -509,3 +509,14 @@ test('meta is returned with each aggregation result as given, sub-aggregations a
   const bad = await call(server, 'POST', '/one/_search', { json: { size: 0, aggs: { total: { meta: 'x', sum: { field: 'pages' } } } } });
   assert.equal(bad.status, 400);
 });
+
+test('range buckets come back ordered by from, then to, as Elasticsearch orders them', async () => {
+  const result = await aggregate({
+    r: { range: { field: 'pages', ranges: [{ key: 'big', from: 300 }, { key: 'mid', from: 200, to: 300 }, { key: 'small', to: 200 }, { key: 'mid-wide', from: 200, to: 400 }] } },
+    k: { range: { field: 'pages', keyed: true, ranges: [{ key: 'b', from: 300 }, { key: 'a', to: 300 }] } },
+  });
+  assert.deepEqual(result.r.buckets.map((bucket: { key: string }) => bucket.key), ['small', 'mid', 'mid-wide', 'big']);
+  const count = (low: number, high: number): number => pages.filter((value) => value >= low && value < high).length;
+  assert.deepEqual(result.r.buckets.map((bucket: { doc_count: number }) => bucket.doc_count), [count(0, 200), count(200, 300), count(200, 400), count(300, Infinity)]);
+  assert.deepEqual(Object.keys(result.k.buckets), ['a', 'b']);
+});

@@ -298,6 +298,8 @@ function parseRange(
     const key = object.key === undefined ? null : readString(object.key, 'key', type);
     return { key, from: bound(object.from, 'from'), to: bound(object.to, 'to') };
   });
+  // Buckets come back ordered by `from`, then `to` (an open end first, resp. last), as Elasticsearch orders its ranges.
+  ranges.sort((left, right) => (left.from ?? -Infinity) - (right.from ?? -Infinity) || (left.to ?? Infinity) - (right.to ?? Infinity));
   const keyed = options.keyed === undefined ? false : readBoolean(options.keyed, 'keyed', type);
   const missing = options.missing === undefined || options.missing === null ? null : bound(options.missing, 'missing');
   const rangeSource: ValueSource = dates ? { ...source, format: 'date' } : source;
