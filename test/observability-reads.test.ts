@@ -84,6 +84,14 @@ test('cluster health: worst status upward, nested detail per level', async () =>
   });
   assert.equal(collections.namespaces.default.collections.logs.status, 'yellow');
   assert.equal(collections.namespaces.default.collections.logs.shards, undefined);
+  assert.deepEqual(collections.indices.products, collections.namespaces.shop.collections.products, 'indices: the same, flat by name, as Elasticsearch');
+  assert.deepEqual(Object.keys(collections.indices).sort(), ['logs', 'products']);
+  const flat = (await call(server, 'GET', '/_cluster/health?level=indices')).body;
+  assert.equal(flat.indices.logs.status, 'yellow', 'level=indices is the collections level');
+  assert.equal(flat.indices.logs.shards, undefined);
+  assert.equal(cluster.body.indices, undefined);
+  assert.equal(cluster.body.discovered_master, true);
+  assert.equal(cluster.body.discovered_cluster_manager, true);
 
   const shards = (await call(server, 'GET', '/_cluster/health?level=shards')).body;
   assert.deepEqual(shards.namespaces.default.collections.logs.shards['0'], {

@@ -64,6 +64,9 @@ export interface ClusterHealth extends ShardCounts {
   cluster_name: string;
   status: HealthStatus;
   timed_out: false;
+  /** Whether a master is known: the catalog's store is reachable (Elasticsearch's name, and OpenSearch's `discovered_cluster_manager`). */
+  discovered_master: boolean;
+  discovered_cluster_manager: boolean;
   number_of_nodes: number;
   number_of_data_nodes: number;
   number_of_namespaces: number;
@@ -76,6 +79,8 @@ export interface ClusterHealth extends ShardCounts {
   /** Whether this node reaches the catalog's store (etcd) now; while it does not, the rest is its last known view. */
   coordinator: { available: boolean; reason?: string; unavailable_since?: string };
   namespaces?: Record<string, NamespaceHealth>;
+  /** At `level=collections` (ES `indices`) and deeper: every collection's health by name, flat, as Elasticsearch shows `indices`. */
+  indices?: Record<string, CollectionHealth>;
 }
 
 /** What health and state need to know beyond the catalog. */
@@ -179,6 +184,7 @@ export function clusterHealth(inputs: HealthInputs, level: HealthLevel): Cluster
     if (allowed(name)) namespaces[name] = { status: 'green', number_of_collections: 0, ...emptyCounts(), ...(depth >= 2 ? { collections: {} } : {}) };
   }
   const totals = emptyCounts();
+  const indices: Record<string, CollectionHealth> = {};
   let status: HealthStatus = 'green';
   let collectionCount = 0;
   for (const name of Object.keys(catalog.collections).sort()) {
@@ -191,16 +197,20 @@ export function clusterHealth(inputs: HealthInputs, level: HealthLevel): Cluster
     namespace.status = worst(namespace.status, health.status);
     addCounts(namespace, health);
     if (namespace.collections) namespace.collections[name] = health;
+    if (depth >= 2) indices[name] = health;
     addCounts(totals, health);
     status = worst(status, health.status);
   }
   if (inputs.selection?.missing) status = 'red';
   const copies = totals.active_shards + totals.initializing_shards + totals.unassigned_shards;
   const nodes = Object.values(catalog.nodes);
+  const connectivity = inputs.connectivity ?? { available: true };
   const response: ClusterHealth = {
     cluster_name: catalog.clusterName,
     status,
     timed_out: false,
+    discovered_master: connectivity.available,
+    discovered_cluster_manager: connectivity.available,
     number_of_nodes: nodes.length,
     number_of_data_nodes: nodes.filter((node) => node.roles.includes('data')).length,
     number_of_namespaces: Object.keys(namespaces).length,
@@ -211,8 +221,9 @@ export function clusterHealth(inputs: HealthInputs, level: HealthLevel): Cluster
     number_of_in_flight_fetch: 0,
     task_max_waiting_in_queue_millis: 0,
     active_shards_percent_as_number: copies === 0 ? 100 : Math.round((totals.active_shards / copies) * 10_000) / 100,
-    coordinator: coordinatorHealth(inputs.connectivity ?? { available: true }),
+    coordinator: coordinatorHealth(connectivity),
   };
   if (depth >= 1) response.namespaces = namespaces;
+  if (depth >= 2) response.indices = indices;
   return response;
 }
