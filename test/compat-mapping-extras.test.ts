@@ -238,7 +238,23 @@ test('mapping validation: the new parameters on the types that take them, kept i
   const update = await call(server, 'PUT', '/extras1/_mapping', { json: { properties: { body: { type: 'text', index_phrases: false } } } });
   assert.equal(update.status, 400, 'index_phrases cannot change');
   const flip = await call(server, 'PUT', '/extras1/_mapping', { json: { properties: { blob: { type: 'binary' } } } });
-  assert.equal(flip.status, 400, 'doc_values of a binary field cannot change');
+  assert.equal(flip.status, 400, 'doc_values of a binary field cannot change');  // index_options and term_vector: kept (Trove indexes positions and highlights by re-analysis whatever they say).
+  const vectors = await call(server, 'PUT', '/extras-vectors', { json: { mappings: { properties: { t: { type: 'text', index_options: 'offsets', term_vector: 'with_positions_offsets' }, d: { type: 'text', index_options: 'docs' } } } } });
+  assert.equal(vectors.status, 200, vectors.text);
+  assert.deepEqual((await call(server, 'GET', '/extras-vectors/_mapping')).body['extras-vectors'].mappings.properties.t, { type: 'text', index_options: 'offsets', term_vector: 'with_positions_offsets' });
+  await call(server, 'PUT', '/extras-vectors/_doc/1?refresh=true', { json: { t: 'quick brown fox', d: 'lazy dog' } });
+  const highlighted = await call(server, 'POST', '/extras-vectors/_search', { json: { query: { match_phrase: { t: 'brown fox' } }, highlight: { fields: { t: {} } } } });
+  assert.deepEqual(highlighted.body.hits.hits[0].highlight, { t: ['quick <em>brown</em> <em>fox</em>'] });
+  for (const [mappings, pattern] of [
+    [{ properties: { t: { type: 'text', index_options: 'everything' } } }, /Unknown value \[everything\] for field \[index_options\]/],
+    [{ properties: { t: { type: 'text', term_vector: 7 } } }, /for field \[term_vector\]/],
+    [{ properties: { k: { type: 'keyword', term_vector: 'yes' } } }, /term_vector\] is not allowed on field \[k\] of type \[keyword\]/],
+  ] as const) {
+    const refused = await createError(mappings);
+    assert.equal(refused.status, 400, JSON.stringify(mappings));
+    assert.match(refused.reason, pattern);
+  }
+  assert.equal((await call(server, 'PUT', '/extras-vectors/_mapping', { json: { properties: { t: { type: 'text', index_options: 'docs' } } } })).status, 400, 'index_options cannot change');
 });
 
 test('a geo_point added by PUT _mapping takes points from new writes and partial updates', async () => {

@@ -63,6 +63,10 @@ export interface FieldMapping {
   index_prefixes?: { min_chars?: number; max_chars?: number };
   /** `text` / `match_only_text`: accepted and kept (Elasticsearch's shingle index; Trove answers phrases from positions). */
   index_phrases?: boolean;
+  /** `text`: accepted and kept (`docs` … `offsets`); Trove indexes positions whatever it says, and highlights by re-analysis. */
+  index_options?: string;
+  /** `text`: accepted and kept (Elasticsearch's term vectors); Trove builds none. */
+  term_vector?: string;
 }
 
 /** The root `_source` options of a mapping: whether and which parts of documents come back. */

@@ -66,6 +66,8 @@ export function mergeFieldInto(
   const docValuesOf = (field: FieldMapping): boolean => (field.type === 'binary' ? field.doc_values === true : field.doc_values !== false);
   checkUnchanged(path, 'doc_values', docValuesOf(existing), docValuesOf(incoming), code);
   checkUnchanged(path, 'index_phrases', existing.index_phrases === true, incoming.index_phrases === true, code);
+  checkUnchanged(path, 'index_options', existing.index_options ?? 'positions', incoming.index_options ?? 'positions', code);
+  checkUnchanged(path, 'term_vector', existing.term_vector ?? 'no', incoming.term_vector ?? 'no', code);
   checkUnchanged(path, 'index_prefixes', JSON.stringify(existing.index_prefixes ?? null), JSON.stringify(incoming.index_prefixes ?? null), code);
   checkUnchanged(path, 'store', existing.store === true, incoming.store === true, code);
   checkUnchanged(path, 'scaling_factor', String(existing.scaling_factor), String(incoming.scaling_factor), code);

@@ -7,8 +7,8 @@
  * PARAMETER_TYPES by type (`fields` are multi-fields: no dots in their names, no `inplace`,
  * `copy_to` or nested `fields`); `scaled_float` requires `scaling_factor`; a `null_value` must
  * fit the field's type; `ignore_malformed` is a boolean on numeric, date, ip and geo_point
- * fields; `index_prefixes` (`min_chars` 1..`max_chars`, `max_chars` ≤ 19) and `index_phrases`
- * are kept on text fields; `doc_values` on `binary` (off by default) gives it a column. Anything else is a mapper_parsing error
+ * fields; `index_prefixes` (`min_chars` 1..`max_chars`, `max_chars` ≤ 19), `index_phrases`,
+ * `index_options` and `term_vector` are kept on text fields (Trove always indexes positions); `doc_values` on `binary` (off by default) gives it a column. Anything else is a mapper_parsing error
  * naming the parameter and the field, and so is a field or multi-field name with a reserved
  * segment (`__proto__`, `constructor`, `prototype`; see limits.ts). Field names containing dots
  * expand into objects, as in Elasticsearch: `{"a.b": {"type": "long"}}` is
@@ -77,7 +77,13 @@ const PARAMETER_TYPES: Record<string, ReadonlySet<FieldType>> = {
   ignore_malformed: new Set([...NUMERIC_TYPES, 'date', 'date_nanos', 'ip', 'geo_point']),
   index_prefixes: new Set(['text', 'match_only_text']),
   index_phrases: new Set(['text', 'match_only_text']),
+  index_options: new Set(['text']),
+  term_vector: new Set(['text']),
 };
+
+/** `index_options` and `term_vector` values Elasticsearch accepts on text fields. */
+const INDEX_OPTIONS = ['docs', 'freqs', 'positions', 'offsets'];
+const TERM_VECTORS = ['no', 'yes', 'with_positions', 'with_offsets', 'with_positions_offsets', 'with_positions_payloads', 'with_positions_offsets_payloads'];
 
 /** Bounds of `index_prefixes` (as Elasticsearch: 1 ≤ min_chars ≤ max_chars ≤ 19; defaults 2 and 5). */
 const PREFIX_CHARS_MIN = 1;
@@ -256,6 +262,15 @@ function applyParameter(field: FieldMapping, parameter: string, value: unknown, 
     case 'index_prefixes':
       field.index_prefixes = parseIndexPrefixes(value, path);
       return;
+    case 'index_options':
+    case 'term_vector': {
+      const allowed = parameter === 'index_options' ? INDEX_OPTIONS : TERM_VECTORS;
+      if (typeof value !== 'string' || !allowed.includes(value)) {
+        throw new EngineError('mapper_parsing', `Unknown value [${String(value)}] for field [${parameter}] of [${path}]: expected one of [${allowed.join(', ')}]`);
+      }
+      field[parameter] = value;
+      return;
+    }
     case 'scaling_factor': {
       // A numeric string (`"100.0"`) is read as its number, as Elasticsearch does.
       const factor = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
