@@ -204,3 +204,14 @@ test('search accepts the execution-tuning parameters clients send (request_cache
   assert.equal(tuned.body.hits.total.value, 2);
   assert.equal((await call(server, 'POST', '/films/_search?max_concurrent_shard_requests=0', { json: {} })).status, 400, 'bounds still apply');
 });
+
+test('GET _mapping of a collection without fields shows mappings: {} (as Elasticsearch)', async () => {
+  assert.equal((await call(server, 'PUT', '/bare')).status, 200);
+  const bare = await call(server, 'GET', '/bare/_mapping');
+  assert.deepEqual(bare.body, { bare: { mappings: {} } });
+  const mapped = await call(server, 'GET', '/films/_mapping');
+  assert.equal(mapped.body.films.mappings.properties.title.type, 'text');
+  const all = await call(server, 'GET', '/_mapping');
+  assert.deepEqual(all.body.bare, { mappings: {} });
+  await call(server, 'DELETE', '/bare');
+});

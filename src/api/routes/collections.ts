@@ -86,13 +86,13 @@ export async function collectionRoutes(instance: FastifyInstance, options: Colle
   app.get(
     '/_mapping',
     { config: { role: 'read' }, schema: { querystring: querySchema(ADMIN_QUERY) } },
-    async (request) => collections.getMapping(request.authScope.narrowTarget('_all')),
+    async (request) => shownMappings(await collections.getMapping(request.authScope.narrowTarget('_all'))),
   );
 
   app.get(
     '/:collection/_mapping',
     { config: { role: 'read', collectionTarget: true }, schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }) } },
-    async (request) => collections.getMapping(request.params.collection),
+    async (request) => shownMappings(await collections.getMapping(request.params.collection)),
   );
 
   app.route({
@@ -124,4 +124,14 @@ export async function collectionRoutes(instance: FastifyInstance, options: Colle
     schema: { params: CollectionParams, querystring: querySchema(TARGET_QUERY) },
     handler: async (request) => refresh(request.params.collection),
   });
+}
+
+/** `GET _mapping` as Elasticsearch shows it: a collection whose mapping has no fields or options shows `mappings: {}`. */
+function shownMappings(byName: Record<string, { mappings: object }>): Record<string, { mappings: object }> {
+  const shown: Record<string, { mappings: object }> = {};
+  for (const [name, { mappings }] of Object.entries(byName)) {
+    const { properties, ...rest } = mappings as { properties?: object };
+    shown[name] = { mappings: properties !== undefined && Object.keys(properties).length === 0 ? rest : mappings };
+  }
+  return shown;
 }
