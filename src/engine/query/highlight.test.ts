@@ -92,3 +92,12 @@ test('fuzzy, wildcard and regexp matches are highlighted through their automata'
   assert.deepEqual(marked({ query_string: { query: 'title:qu?ck OR title:/f.x/' } }), ['The <em>quick</em> brown <em>fox</em> jumps']);
   assert.deepEqual(marked({ match: { title: 'zebra' } }), []);
 });
+
+test('a keyword value longer than ignore_above was not indexed and is not highlighted', () => {
+  const short = fieldsOf({ properties: { k1: { type: 'keyword' }, k2: { type: 'keyword', ignore_above: 3 } } });
+  const request = { require_field_match: false, fields: { k2: {} } };
+  const query = { prefix: { k1: '12' } };
+  assert.deepEqual(highlight({ k1: '123', k2: '123' }, request, query, short), { k2: ['<em>123</em>'] });
+  assert.deepEqual(highlight({ k1: '1234', k2: '1234' }, request, query, short), {});
+  assert.deepEqual(highlight({ k1: '123', k2: ['1234', '123'] }, request, query, short), { k2: ['<em>123</em>'] });
+});

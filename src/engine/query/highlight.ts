@@ -94,7 +94,10 @@ function requestedFields(request: DslObject, base: HighlightOptions): [string, H
   });
 }
 
-/** The string values of a field in a source document (multi-fields read their parent's value). */
+/**
+ * The string values of a field in a source document (multi-fields read their parent's value);
+ * a keyword value longer than `ignore_above` was not indexed, so it is not among them.
+ */
 function fieldValues(source: Record<string, unknown>, field: FlatField, fields: ReadonlyMap<string, FlatField>): string[] {
   let value = valueAt(source, field.path);
   if (value === undefined) {
@@ -104,7 +107,7 @@ function fieldValues(source: Record<string, unknown>, field: FlatField, fields: 
   const values: string[] = [];
   const visit = (item: unknown): void => {
     if (Array.isArray(item)) item.forEach(visit);
-    else if (typeof item === 'string') values.push(item);
+    else if (typeof item === 'string' && !(field.storage === 'keyword' && field.ignoreAbove !== undefined && item.length > field.ignoreAbove)) values.push(item);
   };
   visit(value);
   return values;
