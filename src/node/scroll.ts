@@ -45,10 +45,13 @@ interface ScrollState {
 export async function openScroll(context: NodeContext, target: string, body: unknown, params: SearchParams & { scroll: string }): Promise<ScrollResponse> {
   const keepAliveMs = parseKeepAlive(context, params.scroll, 'scroll');
   const request = scrollBody(body);
-  if ((params.from ?? request.from ?? 0) !== 0) throw new EngineError('action_request_validation', 'Validation Failed: 1: using [from] is not allowed in a scroll context;');
-  if (request.search_after !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: [search_after] cannot be used in a scroll context;');
-  if (params.requestCache === true) throw new EngineError('action_request_validation', 'Validation Failed: 1: [request_cache] cannot be used in a scroll context;');
-  if ((params.size ?? request.size) === 0) throw new EngineError('action_request_validation', 'Validation Failed: 1: [size] cannot be [0] in a scroll context;');
+  // Every problem is listed, numbered, as Elasticsearch's validation does.
+  const problems: string[] = [];
+  if ((params.from ?? request.from ?? 0) !== 0) problems.push('using [from] is not allowed in a scroll context');
+  if (request.search_after !== undefined) problems.push('[search_after] cannot be used in a scroll context');
+  if (params.requestCache === true) problems.push('[request_cache] cannot be used in a scroll context');
+  if ((params.size ?? request.size) === 0) problems.push('[size] cannot be [0] in a scroll context');
+  if (problems.length > 0) throw new EngineError('action_request_validation', `Validation Failed: ${problems.map((problem, index) => `${index + 1}: ${problem};`).join('')}`);
   const userSort = params.sort !== undefined ? params.sort.split(',').map((part) => part.trim()).filter((part) => part !== '') : request.sort;
   const { scroll: _scroll, from: _from, sort: _sort, size, requestCache: _cache, ...pageParams } = params;
   const pageBody: Record<string, unknown> = { ...request, sort: withTiebreaker(userSort), size: size ?? request.size ?? 10 };
