@@ -371,8 +371,8 @@ test('point in time: Elasticsearch and OpenSearch forms, _shard_doc paging, list
     assert.equal(response.status, status, `${method} ${path} ${JSON.stringify(json)}: ${response.text}`);
     assert.equal(response.body.error.type, type, `${path}: ${response.text}`);
   }
-  const both = await call(server, 'POST', '/small/_search?scroll=1m&request_cache=true', { json: { size: 0 } });
-  assert.equal(both.body.error.reason, 'Validation Failed: 1: [request_cache] cannot be used in a scroll context;2: [size] cannot be [0] in a scroll context;', 'every problem, numbered');
+  const twoProblems = await call(server, 'POST', '/small/_search?scroll=1m&request_cache=true', { json: { size: 0 } });
+  assert.equal(twoProblems.body.error.reason, 'Validation Failed: 1: [request_cache] cannot be used in a scroll context;2: [size] cannot be [0] in a scroll context;', 'every problem, numbered');
   await call(server, 'DELETE', '/_pit', { json: { id: valid } });
 });
 
