@@ -45,7 +45,12 @@ test('_stats reports docs and store per collection and for _all', async () => {
   assert.equal(stats.body.indices.logs.primaries.docs.count, 39);
   assert.ok(stats.body.indices.logs.primaries.store.size_in_bytes > 0);
   assert.equal(stats.body._all.primaries.docs.count, 39);
-  assert.equal(stats.body._shards.total, 2);
+  assert.deepEqual(stats.body._shards, { total: 4, successful: 2, failed: 0 }, 'logs: 2 shards, 1 replica each that one node cannot place');
+  // Copies as Elasticsearch counts them: every copy the settings ask for; on one node the replicas cannot be placed.
+  assert.equal((await call(server, 'PUT', '/stats-replicated', { json: { settings: { number_of_shards: 3, number_of_replicas: 1 } } })).status, 200);
+  const replicated = await call(server, 'GET', '/stats-replicated/_stats');
+  assert.deepEqual(replicated.body._shards, { total: 6, successful: 3, failed: 0 });
+  assert.equal((await call(server, 'DELETE', '/stats-replicated')).status, 200);
   assert.ok(stats.body._all.total.indexing.index_total >= 40);
   const all = await client.indices.stats();
   assert.equal((all.body.indices as any).logs.primaries.docs.count, 39);

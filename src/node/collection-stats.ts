@@ -34,19 +34,25 @@ function sectionOf(summaries: readonly CollectionSummary[]): StatsSection {
 
 /** Statistics of the collections `target` selects (a name, comma list, pattern or `_all`). */
 export async function collectionStats(context: NodeContext, target: string, options: ResolveOptions = {}): Promise<CollectionStatsResponse> {
-  const selected = new Set(resolveCollections(context, target, options).map((hosted) => hosted.meta.name));
+  const resolved = resolveCollections(context, target, options);
+  const selected = new Set(resolved.map((hosted) => hosted.meta.name));
   const summaries = (await listCollections(context)).filter((summary) => selected.has(summary.name));
   const indices: CollectionStatsResponse['indices'] = {};
-  let shards = 0;
   for (const summary of summaries) {
     const section = sectionOf([summary]);
     indices[summary.name] = { uuid: summary.uuid, primaries: section, total: structuredClone(section) };
-    shards += summary.primaries;
+  }
+  // As Elasticsearch counts them: every copy the settings ask for, of which those placed on a node answered.
+  let shards = 0;
+  let placed = 0;
+  for (const { meta } of resolved) {
+    shards += meta.settings.number_of_shards * (1 + meta.settings.number_of_replicas);
+    for (const placement of meta.placements) placed += (placement.primary === null ? 0 : 1) + Math.min(placement.replicas.length, meta.settings.number_of_replicas);
   }
   const all = sectionOf(summaries);
   const { index_total, index_time_in_millis, index_failed, delete_total, delete_time_in_millis } = context.stats.indexing;
   return {
-    _shards: { total: shards, successful: shards, failed: 0 },
+    _shards: { total: shards, successful: placed, failed: 0 },
     _all: { primaries: all, total: { ...structuredClone(all), indexing: { index_total, index_time_in_millis, index_failed, delete_total, delete_time_in_millis } } },
     indices,
   };
