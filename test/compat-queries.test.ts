@@ -136,3 +136,47 @@ test('through the OpenSearch client', async () => {
   });
   assert.deepEqual(response.body.hits.hits.map((hit) => hit._id), ['b1']);
 });
+
+test('terms lookup: the values at a path of a document (by id) or of the documents a query matches, read before the search', async () => {
+  const ndjsonHeaders = { 'content-type': 'application/x-ndjson' };
+  const lookups = [
+    { index: { _id: '1' } }, { tag: 'a', followers: ['foo', 'bar'], group: 'g1', nested: { ids: ['qux'] } },
+    { index: { _id: '2' } }, { tag: 'b', followers: ['baz', 'foo'], group: 'g1' },
+    { index: { _id: '3' } }, { tag: 'c', group: 'g2' },
+    { index: { _id: '5' } }, { tag: 'e', followers: 'baz', group: 'g2' },
+  ];
+  const users = [
+    { index: { _id: 'u1' } }, { user: 'foo' }, { index: { _id: 'u2' } }, { user: 'bar' },
+    { index: { _id: 'u3' } }, { user: 'baz' }, { index: { _id: 'u4' } }, { user: 'qux' }, { index: { _id: 'u5' } }, { user: 'foo' },
+  ];
+  await call(server, 'PUT', '/lookups', { json: { mappings: { properties: { tag: { type: 'keyword' }, followers: { type: 'keyword' }, group: { type: 'keyword' } } } } });
+  await call(server, 'PUT', '/people', { json: { settings: { number_of_shards: 3 }, mappings: { properties: { user: { type: 'keyword' } } } } });
+  const toNdjson = (lines: unknown[]): string => lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
+  assert.equal((await call(server, 'POST', '/lookups/_bulk?refresh=true', { body: toNdjson(lookups), headers: ndjsonHeaders })).body.errors, false);
+  assert.equal((await call(server, 'POST', '/people/_bulk?refresh=true', { body: toNdjson(users), headers: ndjsonHeaders })).body.errors, false);
+  const ids = async (query: unknown): Promise<string[]> => {
+    const response = await call(server, 'POST', '/people/_search', { json: { query, size: 20 } });
+    assert.equal(response.status, 200, response.text);
+    return response.body.hits.hits.map((hit: { _id: string }) => hit._id).sort();
+  };
+  assert.deepEqual(await ids({ terms: { user: { index: 'lookups', id: '1', path: 'followers' } } }), ['u1', 'u2', 'u5']);
+  assert.deepEqual(await ids({ terms: { user: { index: 'lookups', id: '1', path: 'nested.ids' } } }), ['u4'], 'a dotted path');
+  assert.deepEqual(await ids({ bool: { filter: [{ terms: { user: { index: 'lookups', id: '5', path: 'followers' } } }] } }), ['u3'], 'a scalar value, inside bool');
+  assert.deepEqual(await ids({ terms: { user: { index: 'lookups', path: 'followers', query: { term: { group: 'g1' } } } } }), ['u1', 'u2', 'u3', 'u5'], 'by query');
+  assert.deepEqual(await ids({ terms: { user: { index: 'lookups', id: 'missing', path: 'followers' } } }), [], 'a missing document gives no terms');
+  assert.deepEqual(await ids({ terms: { user: { index: 'lookups', id: '3', path: 'followers' } } }), [], 'a missing path gives no terms');
+  const counted = await call(server, 'POST', '/people/_count', { json: { query: { terms: { user: { index: 'lookups', id: '2', path: 'followers' } } } } });
+  assert.equal(counted.body.count, 3);
+  const missingIndex = await call(server, 'POST', '/people/_search', { json: { query: { terms: { user: { index: 'nowhere', id: '1', path: 'followers' } } } } });
+  assert.equal(missingIndex.status, 404);
+  assert.equal(missingIndex.body.error.type, 'index_not_found_exception');
+  for (const lookup of [{ index: 'lookups', path: 'followers' }, { index: 'lookups', id: '1', path: 'followers', query: { match_all: {} } }, { index: 'lookups', id: '1', path: 'followers', extra: 1 }]) {
+    const bad = await call(server, 'POST', '/people/_search', { json: { query: { terms: { user: lookup } } } });
+    assert.equal(bad.status, 400, JSON.stringify(lookup));
+  }
+  const scrolled = await call(server, 'POST', '/people/_search?scroll=1m', { json: { size: 2, query: { terms: { user: { index: 'lookups', id: '1', path: 'followers' } } } } });
+  assert.equal(scrolled.body.hits.total.value, 3);
+  const next = await call(server, 'POST', '/_search/scroll', { json: { scroll_id: scrolled.body._scroll_id, scroll: '1m' } });
+  assert.equal(next.status, 200, next.text);
+  assert.equal(next.body.hits.hits.length, 1, 'later pages use the terms read at the open');
+});

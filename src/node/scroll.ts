@@ -13,7 +13,8 @@ import { EngineError } from '../engine/errors.ts';
 import type { NodeContext } from './node-context.ts';
 import { closeEveryReader, closeGroup, contextMissing, groupFromJson, groupToJson, openReaders, parseKeepAlive, readerTargets, type ReaderGroup } from './reader-contexts.ts';
 import type { SearchParams } from './search-body.ts';
-import { search, type SearchResponse } from './search.ts';
+import { search, termsLookupSource, type SearchResponse } from './search.ts';
+import { resolveTermsLookups } from './terms-lookup.ts';
 
 /** Longest scroll id accepted (characters); a real one is far shorter. */
 const MAX_SCROLL_ID_LENGTH = 1 << 20;
@@ -44,7 +45,9 @@ interface ScrollState {
 /** Searches `target` and opens a scroll on it (`?scroll=`): the first page and its scroll id. */
 export async function openScroll(context: NodeContext, target: string, body: unknown, params: SearchParams & { scroll: string }): Promise<ScrollResponse> {
   const keepAliveMs = parseKeepAlive(context, params.scroll, 'scroll');
-  const request = scrollBody(body);
+  const given = scrollBody(body);
+  // Terms lookups are read once, at the open: every page searches the same terms.
+  const request = given.query === undefined ? given : { ...given, query: await resolveTermsLookups(given.query, termsLookupSource(context, params.authorizeLookup)) };
   // Every problem is listed, numbered, as Elasticsearch's validation does.
   const problems: string[] = [];
   if ((params.from ?? request.from ?? 0) !== 0) problems.push('using [from] is not allowed in a scroll context');

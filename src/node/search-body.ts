@@ -33,6 +33,8 @@ export interface SearchParams {
   q?: string;
   /** `request_cache` (Trove caches no shard results; a scroll refuses `true`, as Elasticsearch). */
   requestCache?: boolean;
+  /** Checks the caller may read the collections a terms lookup names; absent, a query with a lookup is refused. */
+  authorizeLookup?: (collections: string[]) => void;
   /** `df`, `default_operator`, `analyzer`, `lenient`, `analyze_wildcard` for `q`. */
   qOptions?: QueryStringParams;
   from?: number;

@@ -17,6 +17,9 @@ import { searchLimitsOf } from './index-limits.ts';
 import { NodeError } from './node-error.ts';
 import { parseCount, parseSearch, type ParsedSearch, type QueryStringParams, type SearchParams } from './search-body.ts';
 import { resolveCollections } from './collections.ts';
+import { resolveTermsLookups, type TermsLookupSource } from './terms-lookup.ts';
+import { getDocument } from './documents.ts';
+import { plainJson } from './raw-json.ts';
 import type { HostedCollection } from '../cluster/local-shards.ts';
 import { addInnerHits, checkCollapseField, collapsePhases, decorateHits, featuresNeedSource, parseSearchFeatures, renderProfile } from './search-features.ts';
 import { exactJsonNumber, renderSearchHit, topHitRenderer, type HitOptions, type SearchHit } from './search-hit.ts';
@@ -63,6 +66,8 @@ export interface CountParams {
   qOptions?: QueryStringParams;
   /** ES `ignore_unavailable`: unknown collections of the target are left out instead of a 404. */
   ignoreUnavailable?: boolean;
+  /** As for a search: who may read the collections a terms lookup names. */
+  authorizeLookup?: (collections: string[]) => void;
 }
 
 /**
@@ -100,6 +105,26 @@ export function openTargets(context: NodeContext, target: string, options: Resol
   return { targets, header, queryOf };
 }
 
+/** Where the terms lookups of a search read their documents: realtime gets and searches of this node, after `authorize`. */
+export function termsLookupSource(context: NodeContext, authorize: ((collections: string[]) => void) | undefined): TermsLookupSource {
+  const check = (collection: string): void => {
+    if (authorize === undefined) throw new NodeError('illegal_argument', 'a terms lookup is not available in this request');
+    authorize([collection]);
+  };
+  return {
+    byId: async (collection, id, routing) => {
+      check(collection);
+      const found = await getDocument(context, collection, id, { routing });
+      return found.found && found._source !== undefined ? plainJson(found._source) : null;
+    },
+    byQuery: async (collection, query, size) => {
+      check(collection);
+      const found = await search(context, collection, { query, size, _source: true }, { authorizeLookup: authorize });
+      return found.hits.hits.map((hit) => plainJson(hit._source));
+    },
+  };
+}
+
 /** The score factor of each collection an `indices_boost` entry names (the first entry naming one wins, as Elasticsearch). */
 function indicesBoostOf(context: NodeContext, entries: ParsedSearch['indicesBoost']): Map<HostedCollection, number> {
   const boosts = new Map<HostedCollection, number>();
@@ -132,6 +157,7 @@ export async function search(context: NodeContext, target: string, body: unknown
   const started = performance.now();
   const limits = searchLimitsOf(context, target, { ignoreUnavailable: params.ignoreUnavailable });
   const request = parseSearch(body, params, context.settings()['search.default_timeout_ms'], limits);
+  request.query = await resolveTermsLookups(request.query, termsLookupSource(context, params.authorizeLookup));
   const features = parseSearchFeatures(body, params, sourceRequested(body, params));
   const opened = openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable });
   const { queryOf } = opened;
@@ -272,7 +298,7 @@ async function fetchWinners(targets: readonly ShardTarget[], phases: readonly Sh
 
 /** Executes `_count` over a target. */
 export async function count(context: NodeContext, target: string, body: unknown, params: CountParams = {}): Promise<CountResponse> {
-  const query = parseCount(body, params);
+  const query = await resolveTermsLookups(parseCount(body, params), termsLookupSource(context, params.authorizeLookup));
   const { targets, header, queryOf } = openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable });
   const counts = await everyShard(targets, (shard) => shard.handle.count(queryOf(shard, query)), async () => undefined);
   return { count: counts.reduce((sum, value) => sum + value, 0), _shards: header };

@@ -133,6 +133,7 @@ export async function multiSearchRoutes(instance: FastifyInstance, options: Mult
         typedKeys: flagSet(query.typed_keys),
         restTotalHitsAsInt: flagSet(query.rest_total_hits_as_int),
         ignoreUnavailable: headerFlag(pair.header, 'ignore_unavailable'),
+        authorizeLookup: scope.requireCollections,
       };
       items.push({ target: narrowed, body: pair.body, params });
       positions.push(position);

@@ -166,6 +166,7 @@ export async function searchRoutes(instance: FastifyInstance, options: SearchRou
 
   /** A search, a search on a point in time (`pit` in the body) or the first page of a scroll (`?scroll=`); `target` null for `/_search`. */
   function readerSearch(scope: AuthScope, target: string | null, body: Record<string, unknown>, params: SearchParams): Promise<unknown> {
+    params = { ...params, authorizeLookup: scope.requireCollections };
     if (body.pit !== undefined) {
       if (params.scroll !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: using [point in time] is not allowed in a scroll context;');
       return search.searchPointInTime(target, body, params, scope.requireCollections);
@@ -180,7 +181,7 @@ export async function searchRoutes(instance: FastifyInstance, options: SearchRou
     url: '/_count',
     config: { role: 'read' },
     schema: { querystring: CountQuery, body: optionalBody(CountBody) },
-    handler: async (request) => search.count(request.authScope.narrowTarget('_all'), request.body ?? {}, countParams(request.query)),
+    handler: async (request) => search.count(request.authScope.narrowTarget('_all'), request.body ?? {}, { ...countParams(request.query), authorizeLookup: request.authScope.requireCollections }),
   });
 
   app.route({
@@ -188,6 +189,6 @@ export async function searchRoutes(instance: FastifyInstance, options: SearchRou
     url: '/:collection/_count',
     config: { role: 'read', collectionTarget: true },
     schema: { params: CollectionParams, querystring: CountQuery, body: optionalBody(CountBody) },
-    handler: async (request) => search.count(request.params.collection, request.body ?? {}, countParams(request.query)),
+    handler: async (request) => search.count(request.params.collection, request.body ?? {}, { ...countParams(request.query), authorizeLookup: request.authScope.requireCollections }),
   });
 }
