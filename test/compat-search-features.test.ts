@@ -312,3 +312,35 @@ test('indices_boost multiplies the scores of the collections, aliases or pattern
   const missing = await call(server, 'POST', '/books/_search', { json: { indices_boost: [{ nope: 2 }] } });
   assert.equal(missing.status, 404);
 });
+
+test('named queries: each hit lists the named clauses it matches, with their scores under include_named_queries_score', async () => {
+  for (const collection of ['books', 'books3']) {
+    const query = {
+      bool: {
+        _name: 'any',
+        should: [
+          { match: { title: { query: 'quick', _name: 'quick', boost: 2 } } },
+          { term: { author: { value: 'bob', _name: 'by_bob' } } },
+          { range: { year: { gte: 2010, _name: 'recent' } } },
+        ],
+      },
+    };
+    const plain = await search({ query, size: 20 }, collection);
+    assert.ok(plain.hits.hits.length > 0);
+    for (const hit of plain.hits.hits) {
+      const expected: string[] = ['any'];
+      const alone = async (clause: unknown): Promise<boolean> => (await search({ query: { bool: { must: [clause], filter: [{ ids: { values: [hit._id] } }] } } }, collection)).hits.total.value === 1;
+      if (await alone({ match: { title: 'quick' } })) expected.push('quick');
+      if (await alone({ term: { author: 'bob' } })) expected.push('by_bob');
+      if (await alone({ range: { year: { gte: 2010 } } })) expected.push('recent');
+      assert.deepEqual(hit.matched_queries, expected, `${collection} ${hit._id}`);
+    }
+    const scored = await search({ query, size: 20 }, collection, '?include_named_queries_score=true');
+    for (const hit of scored.hits.hits) {
+      assert.ok(Math.abs(hit.matched_queries.any - hit._score) < 1e-9, 'the outer clause scores as the hit');
+      for (const value of Object.values(hit.matched_queries)) assert.ok((value as number) > 0);
+    }
+    const unnamed = await search({ query: { match: { title: 'quick' } } }, collection);
+    assert.equal(unnamed.hits.hits[0].matched_queries, undefined);
+  }
+});

@@ -33,6 +33,10 @@ export interface SearchParams {
   q?: string;
   /** `request_cache` (Trove caches no shard results; a scroll refuses `true`, as Elasticsearch). */
   requestCache?: boolean;
+  /** ES `include_named_queries_score`: `matched_queries` maps each name to its clause's score. */
+  includeNamedQueriesScore?: boolean;
+  /** False for the searches that answer `matched_queries` themselves (they do not look for names again). */
+  namedQueries?: boolean;
   /** Checks the caller may read the collections a terms lookup names; absent, a query with a lookup is refused. */
   authorizeLookup?: (collections: string[]) => void;
   /** `df`, `default_operator`, `analyzer`, `lenient`, `analyze_wildcard` for `q`. */

@@ -25,6 +25,8 @@ export interface SearchHit {
   _source?: Record<string, unknown> | RawJson;
   sort?: unknown[];
   highlight?: Record<string, string[]>;
+  /** The named clauses the hit matches (named-queries.ts). */
+  matched_queries?: string[] | Record<string, number>;
 }
 
 /** What a hit shows besides its id and score. */

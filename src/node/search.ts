@@ -18,6 +18,7 @@ import { NodeError } from './node-error.ts';
 import { parseCount, parseSearch, type ParsedSearch, type QueryStringParams, type SearchParams } from './search-body.ts';
 import { resolveCollections } from './collections.ts';
 import { resolveTermsLookups, type TermsLookupSource } from './terms-lookup.ts';
+import { hitKey, matchedQueries, namedQueries } from './named-queries.ts';
 import { getDocument } from './documents.ts';
 import { plainJson } from './raw-json.ts';
 import type { HostedCollection } from '../cluster/local-shards.ts';
@@ -125,6 +126,24 @@ export function termsLookupSource(context: NodeContext, authorize: ((collections
   };
 }
 
+/** Adds `matched_queries` to the hits of a page (see named-queries.ts): one search per named clause, restricted to the page. */
+async function addMatchedQueries(context: NodeContext, target: string, query: unknown, hits: SearchHit[], params: SearchParams): Promise<void> {
+  const named = namedQueries(query);
+  const ids = [...new Set(hits.flatMap((hit) => (hit._id === undefined ? [] : [hit._id])))];
+  if (named.length === 0 || ids.length === 0) return;
+  const matches = new Map<string, Map<string, number>>();
+  for (const { name, query: clause } of named) {
+    const body = { query: { bool: { must: [clause], filter: [{ ids: { values: ids } }] } }, size: ids.length, _source: false };
+    const found = await search(context, target, body, { ignoreUnavailable: params.ignoreUnavailable, authorizeLookup: params.authorizeLookup, namedQueries: false });
+    matches.set(name, new Map(found.hits.hits.map((hit) => [hitKey(hit._index, hit._id), hit._score ?? 0])));
+  }
+  for (const hit of hits) {
+    if (hit._id === undefined) continue;
+    const matched = matchedQueries(hitKey(hit._index, hit._id), matches, params.includeNamedQueriesScore === true);
+    if (matched !== undefined) hit.matched_queries = matched;
+  }
+}
+
 /** The score factor of each collection an `indices_boost` entry names (the first entry naming one wins, as Elasticsearch). */
 function indicesBoostOf(context: NodeContext, entries: ParsedSearch['indicesBoost']): Map<HostedCollection, number> {
   const boosts = new Map<HostedCollection, number>();
@@ -200,6 +219,7 @@ export async function search(context: NodeContext, target: string, body: unknown
   );
   const nodeOf = (shard: ShardTarget): string => context.router.nodeOf(shard);
   decorateHits(hits, page, documents, targets, features, nodeOf, collapsed?.keys);
+  if (reading === undefined && params.namedQueries !== false) await addMatchedQueries(context, target, request.query, hits, params);
   if (collapsed !== null && features.collapse !== null) {
     await addInnerHits(hits, collapsed.keys, features.collapse, request.query, (inner) => search(context, target, inner, { ignoreUnavailable: params.ignoreUnavailable, restTotalHitsAsInt: params.restTotalHitsAsInt }, reading));
   }

@@ -59,6 +59,7 @@ const SearchQuery = querySchema({
   pre_filter_shard_size: Type.Optional(Type.Integer({ minimum: 1 })),
   batched_reduce_size: Type.Optional(Type.Integer({ minimum: 2 })),
   ccs_minimize_roundtrips: Type.Optional(FlagParam),
+  include_named_queries_score: Type.Optional(FlagParam),
 });
 
 const CountQuery = querySchema({ ...TARGET_QUERY, ...Q_QUERY });
@@ -127,6 +128,7 @@ function searchParams(query: Static<typeof SearchQuery>): SearchParams {
   if (query.docvalue_fields !== undefined) params.docvalueFields = commaList(query.docvalue_fields);
   if (query.scroll !== undefined) params.scroll = query.scroll;
   if (query.request_cache !== undefined) params.requestCache = flagSet(query.request_cache);
+  if (query.include_named_queries_score !== undefined) params.includeNamedQueriesScore = flagSet(query.include_named_queries_score);
   if (query._source !== undefined) params.source = query._source === '' ? true : query._source;
   const track = query.track_total_hits;
   if (track !== undefined) params.trackTotalHits = track === 'true' ? true : track === 'false' ? false : track;

@@ -126,6 +126,7 @@ export function readMaxExpansions(options: DslObject, owner: string): number {
 
 /** Keys of `match_bool_prefix`. */
 const BOOL_PREFIX_KEYS = [
+  '_name',
   'query',
   'analyzer',
   'operator',

@@ -124,7 +124,7 @@ function parseNode(dsl: unknown, context: ParseContext, depth: number): Query {
     case 'bool':
       return parseBool(options, context, depth);
     case 'constant_score':
-      checkKeys(options, ['filter', 'boost'], type);
+      checkKeys(options, ['filter', 'boost', '_name'], type);
       if (options.filter === undefined) throw dslError('[constant_score] requires a \'filter\' element');
       return new ConstantScoreQuery(parseNode(options.filter, context, depth + 1), readBoost(options.boost, type));
     case 'dis_max':
@@ -214,7 +214,7 @@ function parseScoreFunction(value: unknown, context: ParseContext, depth: number
 function parseFunctionScore(options: DslObject, context: ParseContext, depth: number): Query {
   checkKeys(
     options,
-    ['query', 'functions', 'field_value_factor', 'weight', 'boost_mode', 'score_mode', 'max_boost', 'min_score', 'boost', 'filter'],
+    ['query', 'functions', 'field_value_factor', 'weight', 'boost_mode', 'score_mode', 'max_boost', 'min_score', 'boost', 'filter', '_name'],
     'function_score',
   );
   if (options.filter !== undefined) throw dslError('[function_score] [filter] belongs inside [functions] entries');

@@ -59,7 +59,7 @@ function tooManyTerms(owner: string, count: number): EngineError {
 export function parseTerm(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
   const [path, value] = singleEntry(body, 'term');
   const options = isDslObject(value) ? value : { value };
-  checkKeys(options, ['value', 'boost', 'case_insensitive'], 'term');
+  checkKeys(options, ['value', 'boost', 'case_insensitive', '_name'], 'term');
   if (options.value === undefined || options.value === null) throw dslError('[term] requires a value');
   const caseInsensitive = readCaseInsensitive(options, 'term');
   const boost = readBoost(options.boost, 'term');
@@ -138,7 +138,7 @@ function readRangeBounds(options: DslObject): RangeBounds {
 export function parseRange(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
   const [path, value] = singleEntry(body, 'range');
   const options = expectObject(value, 'range');
-  checkKeys(options, ['gt', 'gte', 'lt', 'lte', 'from', 'to', 'include_lower', 'include_upper', 'format', 'time_zone', 'boost', 'relation'], 'range');
+  checkKeys(options, ['gt', 'gte', 'lt', 'lte', 'from', 'to', 'include_lower', 'include_upper', 'format', 'time_zone', 'boost', 'relation', '_name'], 'range');
   if (options.format !== undefined) readString(options.format, 'format', 'range');
   if (options.relation !== undefined) readEnum(options.relation, ['intersects', 'contains', 'within'] as const, 'relation', 'range');
   const zone = readTimeZone(options.time_zone, 'range');
@@ -186,7 +186,7 @@ export function parseRange(body: DslObject, fields: ReadonlyMap<string, FlatFiel
 
 /** `{exists: {field, boost}}`; an object path checks every field below it. */
 export function parseExists(body: DslObject, fields: ReadonlyMap<string, FlatField>): Query {
-  checkKeys(body, ['field', 'boost'], 'exists');
+  checkKeys(body, ['field', 'boost', '_name'], 'exists');
   if (body.field === undefined) throw dslError('[exists] must be provided with a [field]');
   const path = readString(body.field, 'field', 'exists');
   const boost = readBoost(body.boost, 'exists');
@@ -209,7 +209,7 @@ function existsSourceOf(field: FlatField): ExistsSource | null {
 
 /** `{ids: {values: [...], boost}}`. */
 export function parseIds(body: DslObject): Query {
-  checkKeys(body, ['values', 'boost', 'type'], 'ids');
+  checkKeys(body, ['values', 'boost', 'type', '_name'], 'ids');
   if (!Array.isArray(body.values)) throw dslError('[ids] [values] must be an array');
   if (body.values.length > MAX_TERMS_COUNT) throw tooManyTerms('ids', body.values.length);
   const ids = body.values.map((value) => idValue(value, 'ids'));
@@ -220,7 +220,7 @@ export function parseIds(body: DslObject): Query {
 export function parsePrefix(body: DslObject, fields: ReadonlyMap<string, FlatField>): Query {
   const [path, value] = singleEntry(body, 'prefix');
   const options = isDslObject(value) ? value : { value };
-  checkKeys(options, ['value', 'boost', 'rewrite', 'case_insensitive'], 'prefix');
+  checkKeys(options, ['value', 'boost', 'rewrite', 'case_insensitive', '_name'], 'prefix');
   const prefix = readString(options.value, 'value', 'prefix');
   if (options.rewrite !== undefined) readString(options.rewrite, 'rewrite', 'prefix');
   const caseInsensitive = readCaseInsensitive(options, 'prefix');

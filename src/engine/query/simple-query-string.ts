@@ -242,7 +242,7 @@ export function parseSimpleQueryString(body: DslObject, fields: ReadonlyMap<stri
   const owner = 'simple_query_string';
   checkKeys(
     body,
-    ['query', 'fields', 'default_operator', 'analyzer', 'flags', 'lenient', 'minimum_should_match', 'boost', 'analyze_wildcard', 'auto_generate_synonyms_phrase_query', 'fuzzy_prefix_length', 'fuzzy_max_expansions', 'fuzzy_transpositions'],
+    ['query', 'fields', 'default_operator', 'analyzer', 'flags', 'lenient', 'minimum_should_match', 'boost', 'analyze_wildcard', 'auto_generate_synonyms_phrase_query', 'fuzzy_prefix_length', 'fuzzy_max_expansions', 'fuzzy_transpositions', '_name'],
     owner,
   );
   if (body.query === undefined) throw dslError(`[${owner}] requires query value`);
