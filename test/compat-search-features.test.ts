@@ -344,3 +344,32 @@ test('named queries: each hit lists the named clauses it matches, with their sco
     assert.equal(unnamed.hits.hits[0].matched_queries, undefined);
   }
 });
+
+test('index.highlight.max_analyzed_offset: longer values are a 400 unless the unified highlighter reads indexed offsets; max_analyzer_offset analyses a prefix', async () => {
+  const created = await call(server, 'PUT', '/hl-limit', {
+    json: { settings: { 'index.highlight.max_analyzed_offset': 10 }, mappings: { properties: { plain: { type: 'text' }, offsets: { type: 'text', index_options: 'offsets' } } } },
+  });
+  assert.equal(created.status, 200, created.text);
+  const text = 'The quick brown fox went to the forest and saw another fox.';
+  await call(server, 'PUT', '/hl-limit/_doc/1?refresh=true', { json: { plain: text, offsets: text } });
+  const highlighted = async (field: string, word: string, options: Record<string, unknown>) =>
+    call(server, 'POST', '/hl-limit/_search', { json: { query: { match: { [field]: word } }, highlight: { fields: { [field]: options } } } });
+  for (const options of [{}, { type: 'unified' }, { type: 'plain' }]) {
+    const refused = await highlighted('plain', 'fox', options);
+    assert.equal(refused.status, 400, JSON.stringify(options));
+    assert.equal(refused.body.error.type, 'illegal_argument_exception');
+    assert.match(refused.body.error.reason, /The length of \[plain\] field of \[1\] doc of \[hl-limit\] index has exceeded \[10\] - maximum allowed to be analyzed for highlighting/);
+  }
+  const withOffsets = await highlighted('offsets', 'fox', { type: 'unified' });
+  assert.equal(withOffsets.status, 200, withOffsets.text);
+  assert.deepEqual(withOffsets.body.hits.hits[0].highlight.offsets, ['The quick brown <em>fox</em> went to the forest and saw another <em>fox</em>.']);
+  assert.equal((await highlighted('offsets', 'fox', { type: 'plain' })).status, 400, 'the plain highlighter analyses whatever the offsets');
+  const prefix = await highlighted('plain', 'quick', { max_analyzer_offset: 10 });
+  assert.equal(prefix.status, 200, prefix.text);
+  assert.deepEqual(prefix.body.hits.hits[0].highlight.plain, ['The <em>quick</em> brown fox went to the forest and saw another fox.']);
+  const beyond = await highlighted('plain', 'fox', { max_analyzer_offset: 10 });
+  assert.equal(beyond.body.hits.hits[0].highlight, undefined, 'matches past the analysed prefix are not marked');
+  const raised = await call(server, 'PUT', '/hl-limit/_settings', { json: { 'index.highlight.max_analyzed_offset': 1000 } });
+  assert.equal(raised.status, 200, raised.text);
+  assert.equal((await highlighted('plain', 'fox', {})).status, 200, 'a dynamic setting');
+});

@@ -31,6 +31,7 @@ export interface CollectionSettings {
   max_slices_per_scroll?: number;
   /** Dynamic: most tokens one `_analyze` call may produce; absent: 10000. */
   'analyze.max_token_count'?: number;
+  'highlight.max_analyzed_offset'?: number;
   /** Dynamic, kept and shown with no effect (writes are searchable at once); absent: 1s. */
   refresh_interval?: string;
   /** Static, only "true"; kept and shown when given. */

@@ -33,6 +33,7 @@ export interface IndexLimits {
   max_script_fields?: number;
   max_slices_per_scroll?: number;
   'analyze.max_token_count'?: number;
+  'highlight.max_analyzed_offset'?: number;
   refresh_interval?: string;
   'soft_deletes.enabled'?: string;
   'translog.retention.age'?: string;
@@ -41,7 +42,7 @@ export interface IndexLimits {
 }
 
 /** The dynamic index limits (`PUT _settings` may change them). */
-export const DYNAMIC_LIMITS = ['max_result_window', 'max_docvalue_fields_search', 'max_script_fields', 'max_slices_per_scroll', 'analyze.max_token_count'] as const;
+export const DYNAMIC_LIMITS = ['max_result_window', 'max_docvalue_fields_search', 'max_script_fields', 'max_slices_per_scroll', 'analyze.max_token_count', 'highlight.max_analyzed_offset'] as const;
 
 /** The index settings kept as strings (their ES rendering) with no effect in Trove. */
 export type TextSetting = 'refresh_interval' | 'soft_deletes.enabled' | 'translog.retention.age' | 'translog.retention.size' | 'search.concurrent_segment_search.mode';
@@ -65,6 +66,7 @@ export const COUNT_SETTINGS: Readonly<Record<CountSetting, { min: number; max: n
   max_script_fields: { min: 0, max: INT_MAX, default: 32 },
   max_slices_per_scroll: { min: 1, max: INT_MAX, default: 1024 },
   'analyze.max_token_count': { min: 1, max: INT_MAX, default: 10_000 },
+  'highlight.max_analyzed_offset': { min: 1, max: INT_MAX, default: 1_000_000 },
 };
 
 /** Names of the index limits (the count settings a collection keeps when given). */

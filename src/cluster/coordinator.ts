@@ -54,6 +54,7 @@ export interface DynamicCollectionSettings {
   max_script_fields?: number | null;
   max_slices_per_scroll?: number | null;
   'analyze.max_token_count'?: number | null;
+  'highlight.max_analyzed_offset'?: number | null;
   refresh_interval?: string | null;
   'translog.retention.age'?: string | null;
   'translog.retention.size'?: string | null;

@@ -10,6 +10,7 @@ import type { Explanation } from '../engine/query/explain.ts';
 import { highlight } from '../engine/query/highlight.ts';
 import { documentSeqNo } from '../engine/shard/seq-no.ts';
 import { RawJson } from './raw-json.ts';
+import { COUNT_SETTINGS } from '../cluster/collection-settings.ts';
 import { hitFieldValues, parseHitFields, type HitFieldsSpec } from './hit-fields.ts';
 import { mappedSourceView, parseSourceFilter, responseSource, type SourceFilter } from './source-filter.ts';
 
@@ -65,7 +66,8 @@ export function renderSearchHit(collection: HostedCollection, document: HitDocum
   if (sortValues !== undefined) rendered.sort = displaySortValues(sortValues, options.sort, collection.fields, exactJsonNumber);
   const visible = options.highlight && document.source !== undefined ? mappedSourceView(document.source, collection.meta.mapping._source) : undefined;
   if (options.highlight && visible) {
-    const fragments = highlight(visible, options.highlight, options.query, collection.fields);
+    const maxAnalyzedOffset = collection.meta.settings['highlight.max_analyzed_offset'] ?? COUNT_SETTINGS['highlight.max_analyzed_offset'].default;
+    const fragments = highlight(visible, options.highlight, options.query, collection.fields, { maxAnalyzedOffset, collection: collection.meta.name, id: document.id });
     if (Object.keys(fragments).length > 0) rendered.highlight = fragments;
   }
   return rendered;

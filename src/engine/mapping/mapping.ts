@@ -123,6 +123,8 @@ export interface FlatField {
   displayPath?: string;
   /** `long` and `unsigned_long` fields: the hidden companion holding the exact terms of values beyond ±(2^53 − 1) (exact-long.ts). */
   exactPath?: string;
+  /** `index_options: offsets` on a text field: the unified highlighter takes its values whatever their length (`index.highlight.max_analyzed_offset`). */
+  offsets?: boolean;
   /** A value that does not parse is skipped and the field named in the document's `_ignored` (ES `ignore_malformed`). */
   ignoreMalformed?: boolean;
   /** `geo_point` fields: the hidden companions of their points (geo-point.ts). */
@@ -279,6 +281,7 @@ export function flatField(path: string, field: FieldMapping, multiField = false)
   if (field.null_value !== undefined) flat.nullValue = field.null_value;
   if (field.copy_to !== undefined && !multiField) flat.copyTo = field.copy_to;
   if (isExactIntegerType(type) && !flat.inplace) flat.exactPath = exactCompanionPath(path);
+  if (field.index_options === 'offsets') flat.offsets = true;
   return flat;
 }
 

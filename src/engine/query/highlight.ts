@@ -7,6 +7,7 @@
  * Phrase queries highlight each of their terms wherever it occurs.
  */
 import { analyze, type Token } from '../analysis/analyzer.ts';
+import { EngineError } from '../errors.ts';
 import { setKey } from '../mapping/json-value.ts';
 import { FLATTENED_TYPES, type FlatField } from '../mapping/mapping.ts';
 import { asArray, checkKeys, dslError, expectObject, isDslObject, readBoolean, readEnum, readInteger, readString, singleEntry, type DslObject } from './dsl-reader.ts';
@@ -25,6 +26,17 @@ interface HighlightOptions {
   noMatchSize: number;
   encodeHtml: boolean;
   highlightQuery: unknown;
+  /** `type`: which Elasticsearch highlighter was asked for (the fragments are the same; the analysed-length limit differs). */
+  type: 'plain' | 'unified' | 'fvh';
+  /** `max_analyzer_offset`: only this many leading characters of each value are analysed (matches beyond are not marked). */
+  maxAnalyzerOffset: number | undefined;
+}
+
+/** The analysed-length limit of a hit's collection (`index.highlight.max_analyzed_offset`) and how its errors name the hit. */
+export interface HighlightLimits {
+  maxAnalyzedOffset: number;
+  collection: string;
+  id: string;
 }
 
 const OPTION_KEYS = [
@@ -48,6 +60,7 @@ const OPTION_KEYS = [
   'matched_fields',
   'phrase_limit',
   'max_analyzed_offset',
+  'max_analyzer_offset',
   'force_source',
 ];
 
@@ -73,7 +86,9 @@ function readOptions(object: DslObject, base: HighlightOptions): HighlightOption
   if (object.order !== undefined) options.orderByScore = readEnum(object.order, ['score', 'none'] as const, 'order', 'highlight') === 'score';
   if (object.no_match_size !== undefined) options.noMatchSize = readInteger(object.no_match_size, 'no_match_size', 'highlight');
   if (object.encoder !== undefined) options.encodeHtml = readEnum(object.encoder, ['default', 'html'] as const, 'encoder', 'highlight') === 'html';
-  if (object.type !== undefined) readEnum(object.type, ['plain', 'unified', 'fvh'] as const, 'type', 'highlight');
+  if (object.type !== undefined) options.type = readEnum(object.type, ['plain', 'unified', 'fvh'] as const, 'type', 'highlight');
+  const offset = object.max_analyzer_offset ?? object.max_analyzed_offset;
+  if (offset !== undefined) options.maxAnalyzerOffset = readInteger(offset, 'max_analyzer_offset', 'highlight', 1);
   if (object.highlight_query !== undefined) options.highlightQuery = object.highlight_query;
   return options;
 }
@@ -204,6 +219,7 @@ export function highlight(
   request: unknown,
   query: unknown,
   fields: ReadonlyMap<string, FlatField>,
+  limits?: HighlightLimits,
 ): Record<string, string[]> {
   const object = expectObject(request, 'highlight');
   checkKeys(object, [...OPTION_KEYS, 'fields'], 'highlight');
@@ -217,6 +233,8 @@ export function highlight(
     noMatchSize: 0,
     encodeHtml: false,
     highlightQuery: undefined,
+    type: 'unified',
+    maxAnalyzerOffset: undefined,
   };
   const base = readOptions(object, defaults);
   const queryTerms = new Map<unknown, HighlightTerms>();
@@ -240,7 +258,8 @@ export function highlight(
       const fragments: { text: string; fragment: Fragment }[] = [];
       const values = fieldValues(source, field, fields);
       for (const value of values) {
-        const tokens = analyze(field.analyzer, value);
+        if (options.maxAnalyzerOffset === undefined) checkAnalyzedLength(value, field, options, limits);
+        const tokens = analyze(field.analyzer, options.maxAnalyzerOffset === undefined ? value : value.slice(0, options.maxAnalyzerOffset));
         const matched = tokens.map((token) => matchesTerm(token.term, terms, prefixes, automata));
         fragments.push(...highlightValue(value, tokens, matched, options));
       }
@@ -261,6 +280,18 @@ export function highlight(
     }
   }
   return result;
+}
+
+/**
+ * Refuses (400) to analyse a value longer than the collection's `index.highlight.max_analyzed_offset`,
+ * as Elasticsearch does, unless the unified highlighter can read the field's indexed offsets.
+ */
+function checkAnalyzedLength(value: string, field: FlatField, options: HighlightOptions, limits: HighlightLimits | undefined): void {
+  if (limits === undefined || value.length <= limits.maxAnalyzedOffset || (field.offsets === true && options.type !== 'plain')) return;
+  throw new EngineError(
+    'illegal_argument',
+    `The length of [${field.path}] field of [${limits.id}] doc of [${limits.collection}] index has exceeded [${limits.maxAnalyzedOffset}] - maximum allowed to be analyzed for highlighting. This maximum can be set by changing the [index.highlight.max_analyzed_offset] index level setting. For large texts, indexing with offsets or term vectors is recommended!`,
+  );
 }
 
 /** Text and keyword-like fields whose source values are their terms (not `ip` terms, not a flattened field's keyed companion). */
