@@ -214,21 +214,12 @@ export function updateCollectionSettingsIn(draft: Catalog, name: string, update:
     collection.settings = { ...collection.settings, number_of_replicas: update.number_of_replicas };
     collection.version += 1;
   }
-  for (const name of DYNAMIC_LIMITS) {
+  for (const name of [...DYNAMIC_LIMITS, ...DYNAMIC_TEXT_SETTINGS]) {
     const value = update[name];
     if (value === undefined || (value ?? undefined) === collection.settings[name]) continue;
     const settings = { ...collection.settings };
     if (value === null) delete settings[name];
-    else settings[name] = value;
-    collection.settings = settings;
-    collection.version += 1;
-  }
-  for (const name of DYNAMIC_TEXT_SETTINGS) {
-    const value = update[name];
-    if (value === undefined || (value ?? undefined) === collection.settings[name]) continue;
-    const settings = { ...collection.settings };
-    if (value === null) delete settings[name];
-    else settings[name] = value;
+    else (settings as Record<string, unknown>)[name] = value;
     collection.settings = settings;
     collection.version += 1;
   }

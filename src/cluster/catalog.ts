@@ -4,6 +4,7 @@
  * snapshots handed out are deeply frozen so no caller can change shared state by accident.
  */
 import type { Mapping } from '../engine/mapping/mapping.ts';
+import type { IndexLimits } from './collection-settings.ts';
 
 /** Namespace every collection belongs to unless it names another one. */
 export const DEFAULT_NAMESPACE = 'default';
@@ -16,31 +17,10 @@ export interface NamespaceMeta {
   createdAt: number;
 }
 
-/** Shard layout of a collection and its index limits (ES index settings names). */
-export interface CollectionSettings {
+/** Shard layout of a collection and the index settings it sets (ES names; see collection-settings.ts). */
+export interface CollectionSettings extends IndexLimits {
   number_of_shards: number;
   number_of_replicas: number;
-  /** Static, kept and shown (shards are never split); absent: number_of_shards. */
-  number_of_routing_shards?: number;
-  /** Dynamic: largest from + size of a search and page of a scroll; absent: 10000. */
-  max_result_window?: number;
-  /** Dynamic: most `docvalue_fields` entries of a search; absent: 100. */
-  max_docvalue_fields_search?: number;
-  max_script_fields?: number;
-  /** Dynamic: most slices of a sliced scroll; absent: 1024. */
-  max_slices_per_scroll?: number;
-  /** Dynamic: most tokens one `_analyze` call may produce; absent: 10000. */
-  'analyze.max_token_count'?: number;
-  'highlight.max_analyzed_offset'?: number;
-  /** Dynamic, kept and shown with no effect (writes are searchable at once); absent: 1s. */
-  refresh_interval?: string;
-  /** Static, only "true"; kept and shown when given. */
-  'soft_deletes.enabled'?: string;
-  /** Dynamic, kept and shown with no effect (Trove's log is not a translog). */
-  'translog.retention.age'?: string;
-  'translog.retention.size'?: string;
-  /** Dynamic, kept and shown with no effect (each shard is searched segment by segment). */
-  'search.concurrent_segment_search.mode'?: string;
 }
 
 /** One shard of a collection: its number within the collection and its UUID, fixed for life. */
