@@ -107,6 +107,24 @@ test('new fields in document lines extend the mapping once; writes to one id kee
   assert.deepEqual([again.body._version, again.body._source], [1, { subject: 'again' }]);
 });
 
+test('an update bringing a new field applies to a document an earlier item of the same request created', async () => {
+  const response = await bulk('/mail/_bulk', [
+    '{"index":{"_id":"u1"}}',
+    '{"subject":"first"}',
+    '{"update":{"_id":"u1"}}',
+    '{"doc":{"reviewer":"ann"}}',
+    '{"update":{"_id":"u2"}}',
+    '{"doc":{"reviewer":"bob"}}',
+  ]);
+  assert.equal(response.status, 200, response.text);
+  const results = (response.body.items as Array<Record<string, any>>).map((item) => Object.values(item)[0].result ?? Object.values(item)[0].error.type);
+  assert.deepEqual(results, ['created', 'updated', 'document_missing_exception']);
+  const got = await admin('GET', '/mail/_doc/u1');
+  assert.deepEqual(got.body._source, { subject: 'first', reviewer: 'ann' });
+  const mapping = await admin('GET', '/mail/_mapping');
+  assert.equal(mapping.body.mail.mappings.properties.reviewer.type, 'text');
+});
+
 test('a strict mapping refuses a line with a new field, and only that item', async () => {
   const created = await admin('PUT', '/strict', { json: { mappings: { dynamic: 'strict', properties: { subject: { type: 'text' } } } } });
   assert.equal(created.status, 200, created.text);

@@ -11,11 +11,14 @@
  * are never split, so it does not change routing). Kept and shown with no effect (TEXT_SETTINGS):
  * `refresh_interval`, `translog.retention.age` / `.size` and
  * `search.concurrent_segment_search.mode` (dynamic), and `soft_deletes.enabled` (static, only
- * `true`). Anything else, and any count out of range, fractional, or not a number, is an
+ * `true`). Dynamic and applied by the document service (src/node/dual-write.ts):
+ * `dual_write.index_name` and `dual_write.soft_deletes_enabled` (OpenSearch's write mirroring).
+ * Anything else, and any count out of range, fractional, or not a number, is an
  * illegal_argument error naming the setting: a count is never trusted to size an allocation.
  */
 import { EngineError } from '../engine/errors.ts';
 import { isPlainObject, previewJson } from '../engine/mapping/json-value.ts';
+import { invalidNameReason } from './names.ts';
 
 /** The shard and replica counts of a new collection, and the index limits it sets. */
 export interface CollectionCounts {
@@ -39,16 +42,32 @@ export interface IndexLimits {
   'translog.retention.age'?: string;
   'translog.retention.size'?: string;
   'search.concurrent_segment_search.mode'?: string;
+  'dual_write.index_name'?: string;
+  'dual_write.soft_deletes_enabled'?: string;
 }
 
 /** The dynamic index limits (`PUT _settings` may change them). */
 export const DYNAMIC_LIMITS = ['max_result_window', 'max_docvalue_fields_search', 'max_script_fields', 'max_slices_per_scroll', 'analyze.max_token_count', 'highlight.max_analyzed_offset'] as const;
 
 /** The index settings kept as strings (their ES rendering) with no effect in Trove. */
-export type TextSetting = 'refresh_interval' | 'soft_deletes.enabled' | 'translog.retention.age' | 'translog.retention.size' | 'search.concurrent_segment_search.mode';
+export type TextSetting =
+  | 'refresh_interval'
+  | 'soft_deletes.enabled'
+  | 'translog.retention.age'
+  | 'translog.retention.size'
+  | 'search.concurrent_segment_search.mode'
+  | 'dual_write.index_name'
+  | 'dual_write.soft_deletes_enabled';
 
 /** The dynamic text settings (`PUT _settings` may change them; null resets). */
-export const DYNAMIC_TEXT_SETTINGS = ['refresh_interval', 'translog.retention.age', 'translog.retention.size', 'search.concurrent_segment_search.mode'] as const;
+export const DYNAMIC_TEXT_SETTINGS = [
+  'refresh_interval',
+  'translog.retention.age',
+  'translog.retention.size',
+  'search.concurrent_segment_search.mode',
+  'dual_write.index_name',
+  'dual_write.soft_deletes_enabled',
+] as const;
 
 /** A count setting's name (without the `index.` prefix). */
 export type CountSetting = 'number_of_shards' | 'number_of_replicas' | Exclude<keyof IndexLimits, TextSetting>;
@@ -84,6 +103,8 @@ export const TEXT_SETTINGS: Readonly<Record<TextSetting, { default: string; pars
   'translog.retention.age': { default: '12h', parse: timeValue },
   'translog.retention.size': { default: '512mb', parse: byteSize },
   'search.concurrent_segment_search.mode': { default: 'auto', parse: concurrentSearchMode },
+  'dual_write.index_name': { default: '', parse: dualWriteTarget },
+  'dual_write.soft_deletes_enabled': { default: 'true', parse: booleanSetting },
 };
 
 function timeValue(rendered: string, name: string): string {
@@ -99,6 +120,18 @@ function byteSize(rendered: string, name: string): string {
 function concurrentSearchMode(rendered: string): string {
   if (CONCURRENT_SEARCH_MODES.includes(rendered)) return rendered;
   throw new EngineError('illegal_argument', `Setting value must be one of [${CONCURRENT_SEARCH_MODES.join(', ')}]`);
+}
+
+/** A dual-write target: a collection name as `PUT /{collection}` takes it, or empty (none). */
+function dualWriteTarget(rendered: string, name: string): string {
+  const reason = rendered === '' ? null : invalidNameReason(rendered);
+  if (reason === null) return rendered;
+  throw new EngineError('illegal_argument', `Failed to parse value [${rendered}] for setting [index.${name}]: index name ${reason}`);
+}
+
+function booleanSetting(rendered: string, name: string): string {
+  if (rendered === 'true' || rendered === 'false') return rendered;
+  throw new EngineError('illegal_argument', `Failed to parse value [${rendered}] for setting [index.${name}]: only [true] or [false] are allowed.`);
 }
 
 function softDeletes(rendered: string): string {

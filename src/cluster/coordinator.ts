@@ -59,6 +59,8 @@ export interface DynamicCollectionSettings {
   'translog.retention.age'?: string | null;
   'translog.retention.size'?: string | null;
   'search.concurrent_segment_search.mode'?: string | null;
+  'dual_write.index_name'?: string | null;
+  'dual_write.soft_deletes_enabled'?: string | null;
 }
 
 /** Options of `putMapping`. */

@@ -78,8 +78,8 @@ export interface BulkItemSuccess {
   response: WriteResponse | UpdateResponse;
 }
 
-/** Outcome of one item. */
-export type BulkItemResult = BulkItemSuccess | BulkItemFailure;
+/** Outcome of one item, and of the write a dual-write target received for it (src/node/dual-write.ts). */
+export type BulkItemResult = (BulkItemSuccess | BulkItemFailure) & { mirror?: BulkItemResult };
 
 /** The bulk response, before the API renders items as `{[action]: {..., status}}`. */
 export interface BulkResponse {
@@ -122,6 +122,23 @@ function prepareItem(context: NodeContext, item: BulkItem, defaults: BulkDefault
       return prepareUpdate(router, hosted, item.id as string, item.body, { ...params, source: item.source });
     default:
       throw new EngineError('illegal_argument', `unknown bulk action [${String(item.action)}]`);
+  }
+}
+
+/**
+ * An update of a document an earlier item of the same request writes (in its shard, so in order)
+ * skips the mapping step's check that its document exists: the document exists by the time the
+ * update is applied, and if the earlier write fails the shard itself answers document_missing.
+ */
+function admitAfterEarlierWrites(prepared: Array<PreparedWrite<BatchOp> | null>): void {
+  const written = new Set<string>();
+  for (const write of prepared) {
+    if (write === null) continue;
+    const key = `${write.target.handle.uuid}\u0000${write.op.id}`;
+    const { op } = write;
+    if (op.kind === 'update' && write.mapping.admit !== undefined && written.has(key)) write.mapping = { ...write.mapping, admit: undefined };
+    if (op.kind === 'index' || op.kind === 'index_text' || (op.kind === 'update' && (op.upsert !== undefined || op.docAsUpsert === true))) written.add(key);
+    if (op.kind === 'delete') written.delete(key);
   }
 }
 
@@ -232,6 +249,7 @@ export async function bulk(context: NodeContext, items: readonly BulkItem[], def
   );
 
   // One mapping change per collection, covering all of its items.
+  admitAfterEarlierWrites(prepared);
   const byCollection = groupIndexes(prepared, (write) => write.target.collection.meta.name);
   await Promise.all(
     [...byCollection].map(async ([name, indexes]) => {

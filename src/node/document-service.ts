@@ -10,6 +10,7 @@ import {
   prepareDelete,
   prepareIndex,
   prepareUpdate,
+  storedDocumentText,
   type GetParams,
   type GetResponse,
   type IndexParams,
@@ -24,6 +25,7 @@ import type { NodeContext } from './node-context.ts';
 import type { RequestTracker } from './request-tracker.ts';
 import { TroveError } from '../engine/errors.ts';
 import { NodeError } from './node-error.ts';
+import { mirrorSingle, withMirrors } from './dual-write.ts';
 
 /** The document an update stores when its target is missing: `upsert`, or `doc` with `doc_as_upsert`. */
 function upsertDocuments(body: unknown): unknown[] {
@@ -64,7 +66,12 @@ export class DocumentService {
     return this.requests.track(async () => {
       if (params.requireAlias === true) this.requireAlias(collection);
       const hosted = await collectionForWrite(this.context, collection, { documents: [{ source, text: params.sourceJson }], requireNamespace });
-      return executeWrite(this.context, prepareIndex(this.context.router, hosted, id, source, this.routed(collection, params)));
+      const routed = this.routed(collection, params);
+      const response = await executeWrite(this.context, prepareIndex(this.context.router, hosted, id, source, routed));
+      const text = params.sourceJson === undefined ? undefined : storedDocumentText(params.sourceJson);
+      const item: BulkItem = { action: params.opType === 'create' ? 'create' : 'index', id, body: source, text, routing: routed.routing };
+      await mirrorSingle(this.context, item, response, (mirrors) => this.writeItems(mirrors));
+      return response;
     });
   }
 
@@ -76,7 +83,12 @@ export class DocumentService {
   /** `DELETE /{collection}/_doc/{id}`; `result: 'not_found'` when missing. */
   delete(collection: string, id: string, params: WriteParams = {}): Promise<WriteResponse> {
     const { router } = this.context;
-    return this.requests.track(async () => executeWrite(this.context, prepareDelete(router, router.collection(collection), id, this.routed(collection, params))));
+    return this.requests.track(async () => {
+      const routed = this.routed(collection, params);
+      const response = await executeWrite(this.context, prepareDelete(router, router.collection(collection), id, routed));
+      await mirrorSingle(this.context, { action: 'delete', id, routing: routed.routing }, response, (mirrors) => this.writeItems(mirrors));
+      return response;
+    });
   }
 
   /** `POST /{collection}/_update/{id}` with the body `{doc?, ops?, upsert?, doc_as_upsert?, detect_noop?, _source?}`. */
@@ -84,7 +96,10 @@ export class DocumentService {
     return this.requests.track(async () => {
       if (params.requireAlias === true) this.requireAlias(collection);
       const hosted = await collectionForWrite(this.context, collection, { documents: upsertDocuments(body).map((source) => ({ source })), requireNamespace });
-      return executeWrite(this.context, prepareUpdate(this.context.router, hosted, id, body, this.routed(collection, params)));
+      const routed = this.routed(collection, params);
+      const response = await executeWrite(this.context, prepareUpdate(this.context.router, hosted, id, body, routed));
+      await mirrorSingle(this.context, { action: 'update', id, routing: routed.routing }, response, (mirrors) => this.writeItems(mirrors));
+      return response;
     });
   }
 
@@ -97,32 +112,39 @@ export class DocumentService {
   /**
    * `POST [/{collection}]/_bulk`, items parsed from the NDJSON body. Missing collections of index,
    * create and update items are created first where allowed; an item whose collection could not be
-   * created fails with index_not_found.
+   * created fails with index_not_found. Items of collections with a dual-write target are followed
+   * by their mirror writes (src/node/dual-write.ts).
    */
   bulk(items: readonly BulkItem[], defaults: BulkDefaults = {}, requireNamespace?: NamespaceCheck): Promise<BulkResponse> {
     return this.requests.track(async () => {
-      // Only the items of a missing collection are looked at (their lines parsed here): the others go to their shards untouched.
-      const notAliases = new Map<number, TroveError>();
-      const writes = items.map((item, position) => {
-        const collection = item.collection ?? defaults.collection;
-        if (collection !== undefined && (item.requireAlias ?? defaults.requireAlias) === true && !this.context.router.aliases().has(collection)) {
-          notAliases.set(position, notAnAlias(collection));
-          return { collection, document: undefined };
-        }
-        const missing = collection !== undefined && item.action !== 'delete' && !this.exists(collection);
-        if (!missing) return { collection, document: undefined };
-        if (item.action === 'update') return { collection, document: upsertDocuments(item.body)[0] };
-        return { collection, document: item.body ?? parsedText(item), text: item.text?.bytes };
-      });
-      const refused = new Map([...(await createBulkCollections(this.context, writes, requireNamespace)), ...notAliases]);
-      if (refused.size === 0) return bulk(this.context, items, defaults);
-      const rest = await bulk(this.context, items.filter((_, position) => !refused.has(position)), defaults);
-      let next = 0;
-      const results = items.map((item, position): BulkItemResult =>
-        refused.has(position) ? { action: item.action, index: writes[position]!.collection ?? null, id: item.id ?? null, error: refused.get(position)! } : rest.items[next++]!,
-      );
-      return { took: rest.took, errors: true, items: results };
+      const answer = await this.writeItems(items, defaults, requireNamespace);
+      return withMirrors(this.context, items, answer, (mirrors) => this.writeItems(mirrors, {}, requireNamespace), defaults.routing);
     });
+  }
+
+  /** The bulk of `bulk`, without dual writes. */
+  private async writeItems(items: readonly BulkItem[], defaults: BulkDefaults = {}, requireNamespace?: NamespaceCheck): Promise<BulkResponse> {
+    // Only the items of a missing collection are looked at (their lines parsed here): the others go to their shards untouched.
+    const notAliases = new Map<number, TroveError>();
+    const writes = items.map((item, position) => {
+      const collection = item.collection ?? defaults.collection;
+      if (collection !== undefined && (item.requireAlias ?? defaults.requireAlias) === true && !this.context.router.aliases().has(collection)) {
+        notAliases.set(position, notAnAlias(collection));
+        return { collection, document: undefined };
+      }
+      const missing = collection !== undefined && item.action !== 'delete' && !this.exists(collection);
+      if (!missing) return { collection, document: undefined };
+      if (item.action === 'update') return { collection, document: upsertDocuments(item.body)[0] };
+      return { collection, document: item.body ?? parsedText(item), text: item.text?.bytes };
+    });
+    const refused = new Map([...(await createBulkCollections(this.context, writes, requireNamespace)), ...notAliases]);
+    if (refused.size === 0) return bulk(this.context, items, defaults);
+    const rest = await bulk(this.context, items.filter((_, position) => !refused.has(position)), defaults);
+    let next = 0;
+    const results = items.map((item, position): BulkItemResult =>
+      refused.has(position) ? { action: item.action, index: writes[position]!.collection ?? null, id: item.id ?? null, error: refused.get(position)! } : rest.items[next++]!,
+    );
+    return { took: rest.took, errors: true, items: results };
   }
 
   /** Throws index_not_found unless `name` is an alias (a write with `require_alias`). */

@@ -90,7 +90,9 @@ function renderBulk(entries: ParsedBulkEntry[], response: BulkResponse, collecti
       items.push(renderFailure(entry.action, entry.index ?? collection ?? null, entry.id, entry.error));
       continue;
     }
-    items.push(renderItem(response.items[next++]!, refreshed));
+    const result = response.items[next++]!;
+    items.push(renderItem(result, refreshed));
+    if (result.mirror) items.push(renderItem(result.mirror, refreshed));
   }
   return { took: response.took, errors, items };
 }
