@@ -24,6 +24,7 @@ import {
   type ReaderContextInfo,
   type ReaderOpenOptions,
   type ReaderSelector,
+  type ReaderPosition,
   type ReaderUse,
   type ReplicationRecord,
   type ShardHandle,
@@ -48,6 +49,8 @@ interface ReaderContext {
   /** Queries running on it and search contexts waiting to fetch from it: its snapshot outlives a close until they are done. */
   users: number;
   closed: boolean;
+  /** Where a scroll on this context stands (see ShardHandle.readerPosition). */
+  position: Omit<ReaderPosition, 'moved'>;
 }
 
 /** A bulk batch parsed by `prepareBatch`, waiting for `writePrepared`. */
@@ -178,7 +181,7 @@ export class LocalShardHandle implements ShardHandle {
     if (this.readers.has(options.id)) throw new EngineError('illegal_argument', `reader context [${options.id}] is already open on shard [${this.uuid}]`);
     const info: ReaderContextInfo = { id: options.id, kind: options.kind, shardIndex: options.shardIndex, createdAt: Date.now(), keepAliveMs: options.keepAliveMs };
     const searcher = this.shard.snapshot();
-    const reader: ReaderContext = { info, searcher, expiry: this.readerExpiry(info), users: 0, closed: false };
+    const reader: ReaderContext = { info, searcher, expiry: this.readerExpiry(info), users: 0, closed: false, position: { version: 0, after: null } };
     this.readers.set(info.id, reader);
     return { ...info };
   }
@@ -192,6 +195,14 @@ export class LocalShardHandle implements ShardHandle {
 
   async listReaders(): Promise<ReaderContextInfo[]> {
     return [...this.readers.values()].map((reader) => ({ ...reader.info }));
+  }
+
+  async readerPosition(id: string, update?: Omit<ReaderPosition, 'moved'>): Promise<ReaderPosition> {
+    const reader = this.readers.get(id);
+    if (!reader) throw new EngineError('search_context_missing', `No search context found for id [${id}]`);
+    if (update === undefined || update.version !== reader.position.version) return { ...reader.position, moved: false };
+    reader.position = { version: update.version + 1, after: update.after };
+    return { ...reader.position, moved: true };
   }
 
   /** The searcher a search runs on: the reader context's snapshot (held until `endSearch`), or a new point-in-time view. */

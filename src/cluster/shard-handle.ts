@@ -51,6 +51,14 @@ export interface ReaderUse {
   keepAliveMs?: number;
 }
 
+/** Where a scroll stands, kept in its first shard's reader context: the sort values of the last hit served, and how many times it moved. */
+export interface ReaderPosition {
+  version: number;
+  after: unknown[] | null;
+  /** Whether this call moved it (false without an update, or when the version had changed). */
+  moved: boolean;
+}
+
 /** Which reader contexts `closeReaders` closes: these ids, or every one of a kind. */
 export type ReaderSelector = { ids: readonly string[] } | { kind: ReaderKind };
 
@@ -153,6 +161,12 @@ export interface ShardHandle {
   closeReaders(selector: ReaderSelector): Promise<number>;
   /** The reader contexts open on this copy. */
   listReaders(): Promise<ReaderContextInfo[]>;
+  /**
+   * The position kept in reader context `id` (search_context_missing when it is gone); with
+   * `update`, first moves it to `update.after` if it is still at version `update.version`
+   * (compare and set), and answers the position after.
+   */
+  readerPosition(id: string, update?: Omit<ReaderPosition, 'moved'>): Promise<ReaderPosition>;
   /** Frees a search context without fetching (a shard with no winning hit), or a prepared batch without writing it. */
   freeContext(context: number): Promise<void>;
   /** Number of live documents matching an ES query. */

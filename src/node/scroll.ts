@@ -3,13 +3,16 @@
  * every shard copy it reads (reader-contexts.ts) and pages through their snapshots. Each page is
  * the search again on the same snapshots, after the last hit of the page before: the sort gets the
  * `_shard_doc` tiebreaker (after `_score` when the search has no sort), so the order is total and
- * no hit repeats or is skipped, whatever writes and merges happen meanwhile. The scroll id carries
- * everything the next page needs (the group, the search, where it stopped, its keep-alive), so any
- * node can serve it; it changes with every page, and the previous ones stay valid while the
- * contexts live. Aggregations are answered on the first page only, as Elasticsearch does.
+ * no hit repeats or is skipped, whatever writes and merges happen meanwhile. Where the scroll
+ * stands lives in the server-side context, in its first shard's reader context (a compare and
+ * set moves it), so the scroll id stays the same for its whole life and every call with it gets
+ * the next page, as in Elasticsearch; two calls at once get two different pages. The id carries
+ * the group and the search, so any node can serve it. Aggregations are answered on the first page
+ * only, as Elasticsearch does.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { EngineError } from '../engine/errors.ts';
+import type { ShardHandle } from '../cluster/shard-handle.ts';
 import type { NodeContext } from './node-context.ts';
 import { closeEveryReader, closeGroup, contextMissing, groupFromJson, groupToJson, openReaders, parseKeepAlive, readerTargets, type ReaderGroup } from './reader-contexts.ts';
 import type { SearchParams } from './search-body.ts';
@@ -28,6 +31,9 @@ export interface ClearScrollResponse {
   num_freed: number;
 }
 
+/** How many times a page is searched again because another call moved the scroll meanwhile. */
+const MAX_PAGE_ATTEMPTS = 50;
+
 /** What a scroll id holds. */
 interface ScrollState {
   group: ReaderGroup;
@@ -37,9 +43,6 @@ interface ScrollState {
   params: SearchParams;
   /** Whether hits show their sort values (the search had a sort of its own). */
   showSort: boolean;
-  keepAliveMs: number;
-  /** Sort values of the last hit returned, null before the first. */
-  after: unknown[] | null;
 }
 
 /** Searches `target` and opens a scroll on it (`?scroll=`): the first page and its scroll id. */
@@ -64,25 +67,44 @@ export async function openScroll(context: NodeContext, target: string, body: unk
     targets: async (resolved) => (opened.group = await openReaders(context, target, resolved, 'scroll', keepAliveMs)),
   });
   const { aggs: _aggs, aggregations: _aggregations, ...laterBody } = pageBody;
-  return scrollPage({ group: opened.group!, body: laterBody, params: pageParams, showSort: userSort !== undefined, keepAliveMs, after: null }, response);
+  const state: ScrollState = { group: opened.group!, body: laterBody, params: pageParams, showSort: userSort !== undefined };
+  const last = response.hits.hits.at(-1);
+  if (last?.sort) await positionHolder(context, state.group).readerPosition(state.group.id, { version: 0, after: last.sort });
+  return scrollPage(state, response);
 }
 
-/** The next page of a scroll (`_search/scroll`); `scroll` renews the keep-alive (absent: the one it had). */
+/**
+ * The next page of a scroll (`_search/scroll`), from where its context stands, which then moves
+ * past it; `scroll` renews the keep-alive (absent: the one it had).
+ */
 export async function continueScroll(context: NodeContext, scrollId: string, scroll: string | undefined, params: Pick<SearchParams, 'restTotalHitsAsInt'>, authorize: (collections: string[]) => void): Promise<ScrollResponse> {
   const state = decodeScrollId(scrollId);
   authorize(state.group.shards.map((shard) => shard.collection));
-  const keepAliveMs = scroll === undefined ? state.keepAliveMs : parseKeepAlive(context, scroll, 'scroll');
-  const body = state.after === null ? state.body : { ...state.body, search_after: state.after };
+  const keepAliveMs = scroll === undefined ? undefined : parseKeepAlive(context, scroll, 'scroll');
   const pageParams = { ...state.params, restTotalHitsAsInt: params.restTotalHitsAsInt ?? state.params.restTotalHitsAsInt };
-  let response: SearchResponse;
   try {
-    response = await search(context, state.group.target, body, pageParams, { targets: () => readerTargets(context, state.group, keepAliveMs) });
+    for (let attempt = 0; attempt < MAX_PAGE_ATTEMPTS; attempt++) {
+      const holder = positionHolder(context, state.group);
+      const position = await holder.readerPosition(state.group.id);
+      const body = position.after === null ? state.body : { ...state.body, search_after: position.after };
+      const response = await search(context, state.group.target, body, pageParams, { targets: () => readerTargets(context, state.group, keepAliveMs) });
+      const last = response.hits.hits.at(-1);
+      if (!last?.sort) return scrollPage(state, response);
+      const moved = await holder.readerPosition(state.group.id, { version: position.version, after: last.sort });
+      // Another call took this page first: search again from where that one left the scroll.
+      if (moved.moved) return scrollPage(state, response);
+    }
   } catch (error) {
     // The collections the scroll read are gone from the catalog: so are their contexts.
     if (error instanceof Error && 'code' in error && error.code === 'index_not_found') throw contextMissing(state.group.id);
     throw error;
   }
-  return scrollPage({ ...state, keepAliveMs }, response);
+  throw new EngineError('search_context_missing', `scroll [${state.group.id}] kept moving under ${MAX_PAGE_ATTEMPTS} calls at once; try again`);
+}
+
+/** The handle of the copy whose reader context keeps where a scroll stands (its first shard). */
+function positionHolder(context: NodeContext, group: ReaderGroup): ShardHandle {
+  return readerTargets(context, { ...group, shards: group.shards.slice(0, 1) }).targets[0]!.handle;
 }
 
 /** Clears scrolls by id (`DELETE /_search/scroll`), or every scroll of the cluster with `_all`. */
@@ -112,17 +134,15 @@ function scrollBody(body: unknown): Record<string, unknown> {
 
 /** The response of a page with the scroll id of the next; hits show the search's own sort values only. */
 function scrollPage(state: ScrollState, response: SearchResponse): ScrollResponse {
-  const last = response.hits.hits.at(-1);
-  const next: ScrollState = { ...state, after: last?.sort ?? state.after };
   for (const hit of response.hits.hits) {
     if (state.showSort && hit.sort) hit.sort = hit.sort.slice(0, -1);
     else delete hit.sort;
   }
-  return { _scroll_id: encodeScrollId(next), ...response };
+  return { _scroll_id: encodeScrollId(state), ...response };
 }
 
 function encodeScrollId(state: ScrollState): string {
-  const json = JSON.stringify([1, groupToJson(state.group), state.body, state.params, state.showSort, state.keepAliveMs, state.after]);
+  const json = JSON.stringify([2, groupToJson(state.group), state.body, state.params, state.showSort]);
   return deflateRawSync(json).toString('base64url');
 }
 
@@ -135,10 +155,10 @@ function decodeScrollId(scrollId: string): ScrollState {
   } catch {
     throw invalid();
   }
-  if (!Array.isArray(value) || value.length !== 7 || value[0] !== 1) throw invalid();
-  const [, groupJson, body, params, showSort, keepAliveMs, after] = value as unknown[];
+  if (!Array.isArray(value) || value.length !== 5 || value[0] !== 2) throw invalid();
+  const [, groupJson, body, params, showSort] = value as unknown[];
   const group = groupFromJson(groupJson);
   const isObject = (item: unknown): item is Record<string, unknown> => item !== null && typeof item === 'object' && !Array.isArray(item);
-  if (group === null || !isObject(body) || !isObject(params) || typeof showSort !== 'boolean' || !Number.isSafeInteger(keepAliveMs) || !(after === null || Array.isArray(after))) throw invalid();
-  return { group, body, params: params as SearchParams, showSort, keepAliveMs: keepAliveMs as number, after: after as unknown[] | null };
+  if (group === null || !isObject(body) || !isObject(params) || typeof showSort !== 'boolean') throw invalid();
+  return { group, body, params: params as SearchParams, showSort };
 }

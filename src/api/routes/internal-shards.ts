@@ -20,7 +20,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { CatalogError } from '../../cluster/catalog-error.ts';
-import type { ReaderOpenOptions, ReaderSelector, ReaderUse, ShardHandle } from '../../cluster/shard-handle.ts';
+import type { ReaderOpenOptions, ReaderPosition, ReaderSelector, ReaderUse, ShardHandle } from '../../cluster/shard-handle.ts';
 import {
   hitsFromJson,
   recordsFromJson,
@@ -66,6 +66,7 @@ const DISPATCH: Readonly<Record<RemoteShardMethod, Dispatch>> = {
   openReader: (handle, [options]) => handle.openReader(options as ReaderOpenOptions),
   closeReaders: (handle, [selector]) => handle.closeReaders(selector as ReaderSelector),
   listReaders: (handle) => handle.listReaders(),
+  readerPosition: (handle, [id, update]) => handle.readerPosition(id as string, update as Omit<ReaderPosition, 'moved'> | undefined),
   fetch: (handle, [context, hits]) => handle.fetch(context as number, hitsFromJson(hits as ShardHit[])),
   freeContext: (handle, [context]) => handle.freeContext(context as number),
   count: (handle, [query]) => handle.count(query),

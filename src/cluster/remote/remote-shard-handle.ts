@@ -32,6 +32,7 @@ import type {
   ReaderContextInfo,
   ReaderOpenOptions,
   ReaderSelector,
+  ReaderPosition,
   ReaderUse,
   ReplicationRecord,
   ShardHandle,
@@ -104,6 +105,10 @@ export class RemoteShardHandle implements ShardHandle {
 
   async listReaders(): Promise<ReaderContextInfo[]> {
     return (await this.call('listReaders', [])) as ReaderContextInfo[];
+  }
+
+  async readerPosition(id: string, update?: Omit<ReaderPosition, 'moved'>): Promise<ReaderPosition> {
+    return (await this.call('readerPosition', [id, update])) as ReaderPosition;
   }
 
   async fetch(context: number, hits: readonly ShardHit[]): Promise<FetchedDocument[]> {

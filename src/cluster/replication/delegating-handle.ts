@@ -21,6 +21,7 @@ import type {
   ReaderContextInfo,
   ReaderOpenOptions,
   ReaderSelector,
+  ReaderPosition,
   ReaderUse,
   ReplicationRecord,
   ShardHandle,
@@ -88,6 +89,10 @@ export class DelegatingShardHandle implements ShardHandle {
 
   listReaders(): Promise<ReaderContextInfo[]> {
     return this.inner.listReaders();
+  }
+
+  readerPosition(id: string, update?: Omit<ReaderPosition, 'moved'>): Promise<ReaderPosition> {
+    return this.inner.readerPosition(id, update);
   }
 
   freeContext(context: number): Promise<void> {

@@ -12,8 +12,7 @@ import type { Aggregator } from './aggregator.ts';
 import { GrowableFloats } from './bucket-ordinals.ts';
 import { HyperLogLog } from './hyperloglog.ts';
 import { digestPartial, newDigest, type PercentilesSpec } from './percentiles.ts';
-import type { Histogram } from 'hdr-histogram-js';
-import { hdrPartial, newHdrHistogram, recordHdrValue } from './hdr-percentiles.ts';
+import { type HdrHistogram, hdrPartial, newHdrHistogram, recordHdrValue } from './hdr-percentiles.ts';
 
 /**
  * The values of a numeric field (or the spec's `missing` value for a document without one), handed
@@ -197,7 +196,7 @@ export class CardinalityAggregator implements Aggregator {
  */
 export class PercentilesAggregator extends NumericValuesAggregator {
   private readonly digests: (TDigest | undefined)[] = [];
-  private readonly histograms: (Histogram | undefined)[] = [];
+  private readonly histograms: (HdrHistogram | undefined)[] = [];
 
   constructor(protected override readonly spec: PercentilesSpec) {
     super(spec);
