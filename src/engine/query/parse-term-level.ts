@@ -16,6 +16,7 @@ import { readTimeZone } from './time-zone.ts';
 import type { Query } from './scorer.ts';
 import { exactValueQuery } from './field-queries.ts';
 import { caseInsensitiveQuery, readCaseInsensitive } from './case-insensitive.ts';
+import { bitmapQueryValues } from './roaring-bitmap.ts';
 
 /** Most values a `terms` or `ids` query may list (ES index.max_terms_count). */
 export const MAX_TERMS_COUNT = 65_536;
@@ -73,9 +74,11 @@ export function parseTerm(body: DslObject, fields: ReadonlyMap<string, FlatField
 export function parseTerms(body: DslObject, fields: ReadonlyMap<string, FlatField>, now: number): Query {
   // As in ES, `terms` has no `case_insensitive` (nor other options next to the field).
   if (body.case_insensitive !== undefined && !Array.isArray(body.case_insensitive)) throw dslError('[terms] query does not support [case_insensitive]');
-  const entries = Object.entries(body).filter(([key]) => key !== 'boost' && key !== '_name');
+  const entries = Object.entries(body).filter(([key]) => key !== 'boost' && key !== '_name' && key !== 'value_type');
   if (entries.length !== 1) throw dslError(`[terms] query requires exactly one field, found ${entries.length}`);
   const [path, values] = entries[0]!;
+  const valueType = body.value_type === undefined ? 'default' : readEnum(body.value_type, ['default', 'bitmap'] as const, 'value_type', 'terms');
+  if (valueType === 'bitmap') return bitmapTermsQuery(path, values, fields.get(path), readBoost(body.boost, 'terms'));
   if (!Array.isArray(values)) throw dslError(`[terms] values of field [${path}] must be an array (terms lookup is not supported)`);
   if (values.length > MAX_TERMS_COUNT) throw tooManyTerms('terms', values.length);
   const boost = readBoost(body.boost, 'terms');
@@ -105,6 +108,15 @@ export function parseTerms(body: DslObject, fields: ReadonlyMap<string, FlatFiel
   const clauses = exact.filter((query): query is Query => query !== null);
   if (column.length > 0) clauses.push(new NumericSetQuery(path, column));
   return new BooleanQuery({ must: [], should: clauses, filter: [], mustNot: [] }, 1, boost);
+}
+
+/** `terms` with `value_type: bitmap`: the integers of a serialised roaring bitmap, on an `integer` field. */
+function bitmapTermsQuery(path: string, value: unknown, field: FlatField | undefined, boost: number): Query {
+  const values = bitmapQueryValues(value, path);
+  if (field === undefined) return new MatchNoneQuery();
+  assertSearchable(field);
+  if (field.type !== 'integer') throw dslError(`[terms] query with [value_type: bitmap] supports only fields of type [integer], but [${path}] is of type [${field.type}]`);
+  return new NumericSetQuery(field.path, values, boost);
 }
 
 interface RangeBounds {
