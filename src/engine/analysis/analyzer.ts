@@ -81,6 +81,75 @@ function emitWords(text: string, english: boolean, sink: TokenSink): void {
   }
 }
 
+/**
+ * Receives the terms of an indexing pass in order, without a string sliced per token where it can
+ * be avoided: a term is either a span of a string (`span`) or a string (`term`).
+ */
+export interface TermReceiver {
+  /** A term that is `text.slice(start, end)`. */
+  span(text: string, start: number, end: number, position: number): void;
+  /** A term as a string. */
+  term(term: string, position: number): void;
+}
+
+/** `emitWords` for indexing: ASCII words go out as spans of the lowercased text. */
+function receiveWords(text: string, english: boolean, receiver: TermReceiver): void {
+  const wholeTextAscii = isAscii(text);
+  const lowered = wholeTextAscii || !text.includes('\u0130') ? text.toLowerCase() : null;
+  scanWords(wholeTextAscii ? lowered! : text, spans, wholeTextAscii);
+  const { starts, ends, ascii, count } = spans;
+  for (let position = 0; position < count; position++) {
+    const start = starts[position]!;
+    const end = ends[position]!;
+    if (end - start > MAX_TOKEN_LENGTH) continue;
+    if (ascii[position] !== 0 && lowered !== null && !english) {
+      receiver.span(lowered, start, end, position);
+      continue;
+    }
+    let term: string;
+    if (ascii[position] === 0) term = foldNonAsciiWord(text.slice(start, end));
+    else if (lowered !== null) term = lowered.slice(start, end);
+    else term = text.slice(start, end).toLowerCase();
+    if (english) {
+      const englishForm = englishTerm(term);
+      if (englishForm === null) continue;
+      term = englishForm;
+    }
+    receiver.term(term, position);
+  }
+}
+
+/**
+ * The indexing fast path: passes the terms of `text` with their positions to `receiver` (which
+ * must copy, with `ownedString`, any term string it keeps), in the order `analyzeTermPositions`
+ * returns them.
+ */
+export function receiveTerms(analyzer: AnalyzerName, text: string, receiver: TermReceiver): void {
+  switch (analyzer) {
+    case 'standard':
+      receiveWords(text, false, receiver);
+      return;
+    case 'english':
+      receiveWords(text, true, receiver);
+      return;
+    case 'whitespace': {
+      scanWhitespaceSeparated(text, spans);
+      const { starts, ends, count } = spans;
+      for (let position = 0; position < count; position++) {
+        const start = starts[position]!;
+        const end = ends[position]!;
+        if (end - start <= MAX_TOKEN_LENGTH) receiver.span(text, start, end, position);
+      }
+      return;
+    }
+    case 'keyword':
+      receiver.term(text, 0);
+      return;
+    default:
+      throw new EngineError('illegal_argument', `unknown analyzer [${String(analyzer)}]`);
+  }
+}
+
 /** Emits the whitespace-separated runs of `text` unchanged. */
 function emitWhitespaceSeparated(text: string, sink: TokenSink): void {
   scanWhitespaceSeparated(text, spans);

@@ -14,8 +14,9 @@ import {
 } from '../segment/leaf-reader.ts';
 import { ByteVector } from './growable.ts';
 import { MutableKeywordColumn, MutableNumericColumn } from './columns.ts';
-import { TermPostings } from './postings.ts';
-import { analyzeTextValues } from './text-terms.ts';
+import { IntSlicePool } from './int-slices.ts';
+import { FieldPostings } from './postings.ts';
+import { TokenBuffer } from './text-terms.ts';
 import { FieldOverlay } from './field-overlay.ts';
 import { readTopLevelTexts } from '../update/source-splice.ts';
 
@@ -29,14 +30,8 @@ export interface IndexableDocument {
   parsed: ParsedDocument;
 }
 
-interface FieldIndex {
-  terms: Map<string, TermPostings>;
-  positions: boolean;
-  norms: ByteVector;
-  stats: FieldStats;
-  /** Sorted term list, rebuilt lazily after new terms arrive. */
-  sortedTerms: string[] | null;
-}
+/** Reused by every add: indexing is synchronous, so one document's tokens are never interleaved with another's. */
+const tokens = new TokenBuffer();
 
 /**
  * The in-memory write layer of a shard: inverted index, columns, stored sources and doc meta of
@@ -52,7 +47,9 @@ export class MutableSegment implements LeafReader {
   private readonly live = new ByteVector(64);
   private liveCount = 0;
   private readonly idIndex = new Map<string, number>();
-  private readonly indexes = new Map<string, FieldIndex>();
+  private readonly indexes = new Map<string, FieldPostings>();
+  /** Postings streams of every field. */
+  private readonly pool = new IntSlicePool();
   private readonly numeric = new Map<string, MutableNumericColumn>();
   private readonly keyword = new Map<string, MutableKeywordColumn>();
   private readonly inplaceFields: Set<string>;
@@ -133,10 +130,10 @@ export class MutableSegment implements LeafReader {
     this.primaryTerms[doc] = primaryTerm;
   }
 
-  private fieldIndex(path: string, positions: boolean): FieldIndex {
+  private fieldIndex(path: string, positions: boolean): FieldPostings {
     let index = this.indexes.get(path);
     if (!index) {
-      index = { terms: new Map(), positions, norms: new ByteVector(64), stats: { docCount: 0, sumTotalTermFreq: 0 }, sortedTerms: null };
+      index = new FieldPostings(this.pool, positions);
       this.indexes.set(path, index);
     }
     return index;
@@ -144,23 +141,18 @@ export class MutableSegment implements LeafReader {
 
   private indexText(doc: number, path: string, values: readonly string[], analyzer: FlatField['analyzer']): void {
     const index = this.fieldIndex(path, true);
-    const { termPositions, tokenCount } = analyzeTextValues(values, analyzer);
+    const termsBefore = index.termCount;
+    tokens.collect(values, analyzer, index.table);
+    const tokenCount = tokens.count;
     if (tokenCount === 0) return;
+    this.countNewTerms(index, termsBefore);
     const norm = encodeNorm(tokenCount);
     index.norms.ensure(doc + 1);
     index.norms.data[doc] = norm;
     index.stats.docCount++;
     index.stats.sumTotalTermFreq += tokenCount;
-    for (const [term, positions] of termPositions) {
-      let postings = index.terms.get(term);
-      if (!postings) {
-        index.terms.set(term, (postings = new TermPostings(true)));
-        index.sortedTerms = null;
-        this.bytes += term.length + 48;
-      }
-      postings.add(doc, positions, positions.length, norm);
-      this.bytes += 4 + positions.length * 2;
-    }
+    const postings = index.addTokens(doc, tokens.ids, tokens.positions, tokenCount, norm);
+    this.bytes += 4 * postings + 2 * tokenCount;
   }
 
   private indexKeyword(doc: number, path: string, values: readonly string[]): void {
@@ -170,18 +162,19 @@ export class MutableSegment implements LeafReader {
     index.norms.data[doc] = 1;
     index.stats.docCount++;
     index.stats.sumTotalTermFreq += 1;
-    const seen = new Set<string>();
-    for (const value of values) {
-      if (seen.has(value)) continue;
-      seen.add(value);
-      let postings = index.terms.get(value);
-      if (!postings) {
-        index.terms.set(value, (postings = new TermPostings(false)));
-        index.sortedTerms = null;
-        this.bytes += value.length + 48;
-      }
-      postings.add(doc, null, 1, 1);
-    }
+    const termsBefore = index.termCount;
+    tokens.collectKeywords(values, index.table);
+    this.countNewTerms(index, termsBefore);
+    index.addTokens(doc, tokens.ids, null, tokens.count, 1);
+  }
+
+  /** Makes room for the terms interned since `termsBefore` and counts their bytes. */
+  private countNewTerms(index: FieldPostings, termsBefore: number): void {
+    const count = index.termCount;
+    if (count === termsBefore) return;
+    index.fitTerms();
+    const terms = index.table.terms;
+    for (let id = termsBefore; id < count; id++) this.bytes += terms[id]!.length + 48;
   }
 
   private numericColumnFor(path: string): MutableNumericColumn {
@@ -204,12 +197,16 @@ export class MutableSegment implements LeafReader {
   }
 
   postings(field: string, term: string): PostingsCursor | null {
-    const own = this.indexes.get(field)?.terms.get(term)?.cursor() ?? null;
+    const index = this.indexes.get(field);
+    const id = index ? index.table.lookup(term) : -1;
+    const own = id >= 0 ? index!.cursor(id) : null;
     return this.overlay.touches(field) ? this.overlay.postings(field, term, own) : own;
   }
 
   docFreq(field: string, term: string): number {
-    const own = this.indexes.get(field)?.terms.get(term)?.docs.length ?? 0;
+    const index = this.indexes.get(field);
+    const id = index ? index.table.lookup(term) : -1;
+    const own = id >= 0 ? index!.docFreq(id) : 0;
     return this.overlay.touches(field) ? this.overlay.docFreq(field, term, own) : own;
   }
 
@@ -220,14 +217,27 @@ export class MutableSegment implements LeafReader {
 
   private ownTerms(field: string, from?: string): TermsIterator {
     const index = this.indexes.get(field);
-    if (index && !index.sortedTerms) index.sortedTerms = [...index.terms.keys()].sort(compareTerms);
-    const sorted = index?.sortedTerms ?? [];
-    let position = from === undefined ? 0 : lowerBound(sorted, from);
-    let current: string | null = null;
+    if (!index) {
+      return {
+        next: () => null,
+        docFreq: () => 0,
+        postings: () => {
+          throw new RangeError(`field [${field}] has no terms`);
+        },
+      };
+    }
+    const sorted = index.sortedIds();
+    const terms = index.table.terms;
+    let position = from === undefined ? 0 : lowerBound(sorted, terms, from);
+    let current = -1;
     return {
-      next: () => (current = position < sorted.length ? sorted[position++]! : null),
-      docFreq: () => index!.terms.get(current!)!.docs.length,
-      postings: () => index!.terms.get(current!)!.cursor(),
+      next: () => {
+        if (position >= sorted.length) return null;
+        current = sorted[position++]!;
+        return terms[current]!;
+      },
+      docFreq: () => index.docFreq(current),
+      postings: () => index.cursor(current),
     };
   }
 
@@ -303,12 +313,12 @@ export function compareTerms(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function lowerBound(sorted: readonly string[], target: string): number {
+function lowerBound(sorted: Int32Array, terms: readonly string[], target: string): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (sorted[mid]! < target) low = mid + 1;
+    if (terms[sorted[mid]!]! < target) low = mid + 1;
     else high = mid;
   }
   return low;
