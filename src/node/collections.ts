@@ -246,7 +246,7 @@ export function getMappings(context: NodeContext, target: string): Record<string
 
 /** `PUT /{target}/_mapping`: adds fields (a changed type is illegal_argument); all collections or none. */
 export async function putMappings(context: NodeContext, target: string, body: unknown): Promise<Acknowledged> {
-  const update = validateMapping(body);
+  const update = validateMapping(body, { partial: true });
   const selected = resolveCollections(context, target);
   for (const hosted of selected) mergeMappings(hosted.meta.mapping, update);
   for (const { meta } of selected) {

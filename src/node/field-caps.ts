@@ -194,7 +194,8 @@ function collectionFields(meta: CollectionMeta, wanted: (name: string) => boolea
   const leaf = (path: string, field: FieldMapping): void => {
     const view = flat.get(path);
     if (view === undefined || !wanted(path)) return;
-    const capability: FieldCapability = { type: field.type, searchable: view.searchable, aggregatable: view.docValues };
+    // A field alias shows its target's type.
+    const capability: FieldCapability = { type: field.type === 'alias' ? view.type : field.type, searchable: view.searchable, aggregatable: view.docValues };
     if (field.meta !== undefined && Object.keys(field.meta).length > 0) capability.meta = field.meta;
     out.set(path, capability);
   };

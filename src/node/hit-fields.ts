@@ -10,7 +10,7 @@
  */
 import { DatePattern } from '../engine/collect/date-pattern.ts';
 import { EngineError } from '../engine/errors.ts';
-import { DATE_TYPES, type FieldMapping, type FlatField, type Mapping } from '../engine/mapping/mapping.ts';
+import { DATE_TYPES, FieldMap, type FieldMapping, type FlatField, type Mapping } from '../engine/mapping/mapping.ts';
 import { columnValue } from '../engine/query/field-queries.ts';
 import { WildcardPattern } from '../engine/query/wildcard-pattern.ts';
 
@@ -117,6 +117,7 @@ function typedValue(field: FlatField, value: unknown, format: DatePattern | null
 function selectFields(name: string, fields: ReadonlyMap<string, FlatField>): FlatField[] {
   if (!name.includes('*')) {
     const field = fields.get(name);
+    if (field !== undefined && fields instanceof FieldMap && fields.aliases().has(name)) return [{ ...field, displayPath: name }];
     return field === undefined ? [] : [field];
   }
   const pattern = new WildcardPattern(name);

@@ -84,10 +84,11 @@ export function valueSource(options: Record<string, unknown>, fields: ReadonlyMa
   if (mapped === undefined) return { field, kind: 'none', format: 'number' };
   if (mapped.storage === 'text') throw new EngineError('illegal_argument', TEXT_FIELD_DATA_MESSAGE.replace('FIELD', field));
   assertDocValues(mapped, field);
-  if (mapped.storage === 'keyword') return { field, kind: 'keyword', format: mapped.type === 'ip' ? 'ip' : 'string' };
+  // A field alias reads its target's column.
+  if (mapped.storage === 'keyword') return { field: mapped.path, kind: 'keyword', format: mapped.type === 'ip' ? 'ip' : 'string' };
   if (!COLUMN_NUMERIC_TYPES.has(mapped.type)) throw dslError(`[${type}] field [${field}] of type [${mapped.type}] cannot be aggregated`);
   const format: ValueFormat = DATE_TYPES.has(mapped.type) ? 'date' : mapped.type === 'boolean' ? 'boolean' : 'number';
-  const source: ValueSource = { field, kind: 'numeric', format };
+  const source: ValueSource = { field: mapped.path, kind: 'numeric', format };
   if (mapped.exactPath !== undefined && isExactIntegerType(mapped.type)) source.exact = { path: mapped.exactPath, type: mapped.type };
   return source;
 }

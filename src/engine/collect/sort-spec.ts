@@ -111,7 +111,7 @@ function sortKey(field: string, options: Record<string, unknown>, fields: Readon
   } else {
     throw dslError(`[sort] cannot sort on field [${field}] of type [${mapped.type}]`);
   }
-  const key: SortKey = { kind, field, order, mode, missing: parseMissing(options.missing, kind, mapped, field) };
+  const key: SortKey = { kind, field: mapped?.path ?? field, order, mode, missing: parseMissing(options.missing, kind, mapped, field) };
   if (kind === 'numeric' && mapped !== undefined && mapped.exactPath !== undefined && isExactIntegerType(mapped.type)) key.exact = { path: mapped.exactPath, type: mapped.type };
   return key;
 }

@@ -2,7 +2,7 @@
  * Lookup structure over a flattened mapping, built once per field map and cached: which dotted
  * paths are leaf fields, which are objects, and each leaf's multi-fields.
  */
-import type { FlatField } from './mapping.ts';
+import { FieldMap, type FlatField } from './mapping.ts';
 
 /** The shape of a flattened mapping as document walking needs it. */
 export interface FieldIndex {
@@ -14,6 +14,8 @@ export interface FieldIndex {
   readonly subFields: ReadonlyMap<string, readonly FlatField[]>;
   /** The leaves mapped with `inplace: true`. */
   readonly inplace: readonly FlatField[];
+  /** Paths of field aliases (a document may not hold a value there). */
+  readonly aliases: ReadonlySet<string>;
 }
 
 const cache = new WeakMap<ReadonlyMap<string, FlatField>, FieldIndex>();
@@ -48,7 +50,11 @@ function buildFieldIndex(fields: ReadonlyMap<string, FlatField>): FieldIndex {
       objects.add(path.slice(0, dot));
     }
   }
-  return { leaves, objects, subFields, inplace };
+  const aliases = new Set(fields instanceof FieldMap ? fields.aliases().keys() : []);
+  for (const alias of aliases) {
+    for (let dot = alias.indexOf('.'); dot >= 0; dot = alias.indexOf('.', dot + 1)) objects.add(alias.slice(0, dot));
+  }
+  return { leaves, objects, subFields, inplace, aliases };
 }
 
 /**

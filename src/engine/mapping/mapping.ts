@@ -1,4 +1,5 @@
 import { exactCompanionPath, isExactIntegerType } from './exact-long.ts';
+import { isRangeType, rangePathsOf, type RangePaths } from './range-field.ts';
 
 /** Field types a collection mapping can declare (PRODUCT.md section 2, docs/api.md "Field types"). */
 export type FieldType =
@@ -23,6 +24,13 @@ export type FieldType =
   | 'geo_point'
   | 'flattened'
   | 'flat_object'
+  | 'integer_range'
+  | 'long_range'
+  | 'float_range'
+  | 'double_range'
+  | 'date_range'
+  | 'ip_range'
+  | 'alias'
   | 'object';
 
 /** Analyzer names understood by the analysis module. */
@@ -67,6 +75,8 @@ export interface FieldMapping {
   index_options?: string;
   /** `text`: accepted and kept (Elasticsearch's term vectors); Trove builds none. */
   term_vector?: string;
+  /** `alias`: the dotted path of the concrete field the alias stands for. */
+  path?: string;
 }
 
 /** The root `_source` options of a mapping: whether and which parts of documents come back. */
@@ -131,6 +141,8 @@ export interface FlatField {
   geo?: GeoPaths;
   /** `binary` fields without doc values: the hidden keyword companion marking the docs that hold a value (for `exists`). */
   presencePath?: string;
+  /** Range fields (`integer_range` … `ip_range`): the hidden companions of their bounds (range-field.ts). */
+  range?: RangePaths;
 }
 
 /** The hidden companions of a `geo_point` field. */
@@ -202,13 +214,24 @@ export const KEYED_SEPARATOR = '\u0000';
  * Leaf fields by dotted path. `get` also answers the hidden companions (the keyed terms of a
  * `flattened` field, the exact terms of a long, the columns of a `geo_point`, the presence marks
  * of a `binary` field, `_ignored`), which iteration leaves out so that field patterns, highlighting and field
- * listings never show them, and the keys of `flattened` fields: `tags.color`, with `tags`
+ * listings never show them, field aliases (`get` answers the target field itself), and the keys of `flattened` fields: `tags.color`, with `tags`
  * flattened, is a keyword view of the companion restricted to the key `color`.
  */
 export class FieldMap extends Map<string, FlatField> {
   readonly #flattenedPaths: string[] = [];
   readonly #keyViews = new Map<string, FlatField>();
   readonly #companions = new Map<string, FlatField>();
+  readonly #aliases = new Map<string, string>();
+
+  /** Adds a field alias: `get(path)` answers the field at `target` (iteration leaves aliases out). */
+  addAlias(path: string, target: string): void {
+    this.#aliases.set(path, target);
+  }
+
+  /** The field aliases: alias path → target path. */
+  aliases(): ReadonlyMap<string, string> {
+    return this.#aliases;
+  }
 
   /** Adds a hidden companion field (found by `get`, not iterated). */
   addCompanion(field: FlatField): void {
@@ -227,7 +250,10 @@ export class FieldMap extends Map<string, FlatField> {
 
   override get(path: string): FlatField | undefined {
     const direct = super.get(path) ?? this.#companions.get(path);
-    if (direct !== undefined || this.#flattenedPaths.length === 0) return direct;
+    if (direct !== undefined) return direct;
+    const target = this.#aliases.get(path);
+    if (target !== undefined) return super.get(target);
+    if (this.#flattenedPaths.length === 0) return direct;
     const cached = this.#keyViews.get(path);
     if (cached !== undefined) return cached;
     for (const root of this.#flattenedPaths) {
@@ -276,6 +302,10 @@ export function flatField(path: string, field: FieldMapping, multiField = false)
   if (field.ignore_malformed === true) flat.ignoreMalformed = true;
   if (type === 'geo_point') flat.geo = { lat: `${path}\u0000lat`, lon: `${path}\u0000lon`, points: `${path}\u0000points` };
   if (type === 'binary' && storage === 'none') flat.presencePath = `${path}\u0000present`;
+  if (isRangeType(type)) {
+    flat.range = rangePathsOf(path, type);
+    flat.searchable = field.index !== false;
+  }
   if (field.scaling_factor !== undefined) flat.scalingFactor = field.scaling_factor;
   if (field.format !== undefined) flat.dateFormats = field.format.split('||');
   if (field.null_value !== undefined) flat.nullValue = field.null_value;
@@ -300,6 +330,7 @@ function companionOf(owner: FlatField, path: string, keyPrefix?: string, numeric
   delete companion.geo;
   delete companion.presencePath;
   delete companion.ignoreMalformed;
+  delete companion.range;
   if (keyPrefix !== undefined) companion.keyPrefix = keyPrefix;
   return companion;
 }
@@ -314,6 +345,11 @@ function addCompanions(out: FieldMap, flat: FlatField): void {
     out.addCompanion(companionOf(flat, flat.geo.lon, undefined, true));
     out.addCompanion(companionOf(flat, flat.geo.points));
   }
+  if (flat.range !== undefined) {
+    out.addCompanion(companionOf(flat, flat.range.from, undefined, !flat.range.keyword));
+    out.addCompanion(companionOf(flat, flat.range.to, undefined, !flat.range.keyword));
+    out.addCompanion(companionOf(flat, flat.range.pairs));
+  }
 }
 
 /** Flattens a mapping into leaf fields keyed by dotted path (multi-fields as `path.sub`). */
@@ -324,6 +360,10 @@ export function flattenMapping(mapping: Mapping): FieldMap {
       const path = prefix ? `${prefix}.${name}` : name;
       if (field.type === 'object') {
         walk(field.properties ?? {}, path);
+        continue;
+      }
+      if (field.type === 'alias') {
+        if (field.path !== undefined) out.addAlias(path, field.path);
         continue;
       }
       const flat = flatField(path, field, false);

@@ -11,6 +11,7 @@
 import { EngineError, type EngineErrorCode } from '../errors.ts';
 import { cloneJson, getOwn, setKey } from './json-value.ts';
 import { checkMappingLimits } from './limits.ts';
+import { checkFieldAliases } from './field-alias.ts';
 import type { FieldMapping, Mapping } from './mapping.ts';
 
 /** `current` extended by `update` (both validated); throws illegal_argument on a conflicting change. */
@@ -29,6 +30,7 @@ export function mergeMappings(current: Mapping, update: Mapping): Mapping {
     mergeFieldInto(merged.properties, name, cloneJson(update.properties[name] as FieldMapping), name, 'illegal_argument');
   }
   checkMappingLimits(merged);
+  checkFieldAliases(merged);
   return merged;
 }
 
@@ -50,6 +52,10 @@ export function mergeFieldInto(
   }
   if (existing.type !== incoming.type) {
     throw new EngineError(code, `mapper [${path}] cannot be changed from type [${existing.type}] to [${incoming.type}]`);
+  }
+  if (existing.type === 'alias') {
+    existing.path = incoming.path;
+    return;
   }
   if (existing.type === 'object') {
     const children = incoming.properties ?? {};

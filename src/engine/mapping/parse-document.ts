@@ -15,7 +15,8 @@
  * an empty term into its presence companion (for `exists`). A `geo_point` takes one point in any
  * format of geo-point.ts or an array of them (addGeoValues). A field with `ignore_malformed`
  * skips a value that does not fit instead of refusing the document, and the document's hidden
- * `_ignored` keyword field names it.
+ * `_ignored` keyword field names it. A range field takes one range or an array of them
+ * (range-field.ts, addRangeValues); a value at the path of a field alias is refused.
  * New writes parse with `strictNumbers` (a `long` must be a safe integer); the WAL replay of a
  * shard parses without it, so that a document admitted before that rule never stops a shard opening.
  */
@@ -28,6 +29,7 @@ import { encodeExact, EXACT_INTEGER_TYPES, exactIntegerLiterals, integerOfText, 
 import { DEPTH_LIMIT } from './limits.ts';
 import { FLATTENED_TYPES, IGNORED_FIELD, KEYED_SEPARATOR, keyedCompanionPath, type FlatField } from './mapping.ts';
 import { encodePointTerm, GeoPointError, isCoordinateArray, parseGeoPoint, type GeoPoint } from './geo-point.ts';
+import { encodeRangePair, parseRangeValue, type InclusiveRange } from './range-field.ts';
 
 /** The values a document contributes to each mapped field, grouped by how they are indexed. */
 export interface ParsedDocument {
@@ -111,12 +113,17 @@ function walkValue(path: string, value: unknown, walk: Walk): void {
       addGeoValues(leaf, value, walk);
       return;
     }
+    if (leaf.range !== undefined) {
+      addRangeValues(leaf, value, walk);
+      return;
+    }
     const count = addLeafValues(leaf, value, index.subFields.get(path), walk, 0);
     if (leaf.inplace && count > 1) {
       throw fieldValueError(leaf, value, 'has several values, an inplace field holds a single value');
     }
     return;
   }
+  if (index.aliases.has(path)) throw new EngineError('mapper_parsing', `Cannot write to a field alias [${path}].`);
   if (index.objects.has(path)) {
     if (Array.isArray(value)) {
       for (const element of value) walkValue(path, element, walk);
@@ -269,6 +276,35 @@ function addGeoValues(leaf: FlatField, value: unknown, walk: Walk): void {
     append(walk.parsed.numeric, leaf.geo.lat, point.lat);
     append(walk.parsed.numeric, leaf.geo.lon, point.lon);
     if (points.length > 1) append(walk.parsed.keyword, leaf.geo.points, encodePointTerm(point));
+  }
+}
+
+/**
+ * Indexes the ranges of a range field's value (one range, or an array of them): their bounds in
+ * the field's bound columns and, when there are several, the `low|high` pairs in its pairs column.
+ */
+function addRangeValues(leaf: FlatField, value: unknown, walk: Walk): void {
+  const ranges: InclusiveRange[] = [];
+  const visit = (item: unknown, depth: number): void => {
+    if (item === null || item === undefined) return;
+    if (Array.isArray(item) && depth === 0) {
+      for (const element of item) visit(element, depth + 1);
+      return;
+    }
+    ranges.push(parseRangeValue(leaf, item));
+  };
+  visit(value, 0);
+  const paths = leaf.range;
+  if (walk.parsed === null || ranges.length === 0 || paths === undefined) return;
+  for (const range of ranges) {
+    if (paths.keyword) {
+      append(walk.parsed.keyword, paths.from, range.from as string);
+      append(walk.parsed.keyword, paths.to, range.to as string);
+    } else {
+      append(walk.parsed.numeric, paths.from, range.from as number);
+      append(walk.parsed.numeric, paths.to, range.to as number);
+    }
+    if (ranges.length > 1) append(walk.parsed.keyword, paths.pairs, encodeRangePair(range));
   }
 }
 

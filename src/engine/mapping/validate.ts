@@ -12,7 +12,9 @@
  * naming the parameter and the field, and so is a field or multi-field name with a reserved
  * segment (`__proto__`, `constructor`, `prototype`; see limits.ts). Field names containing dots
  * expand into objects, as in Elasticsearch: `{"a.b": {"type": "long"}}` is
- * `{"a": {"properties": {"b": {"type": "long"}}}}`.
+ * `{"a": {"properties": {"b": {"type": "long"}}}}`. Range types take `format` (`date_range`),
+ * `index`, `store`, `meta` and `doc_values`; an `alias` takes only `path`, which must name a
+ * concrete field of the whole mapping (field-alias.ts; for `partial` bodies, after the merge).
  */
 import { EngineError } from '../errors.ts';
 import { parseDateFormat } from './date.ts';
@@ -21,6 +23,7 @@ import { assertDepth, assertNotReserved, assertValidFieldName, checkMappingLimit
 import { flattenMapping, NUMERIC_TYPES, type AnalyzerName, type DynamicPolicy, type FieldMapping, type FieldType, type Mapping, type SourceOptions } from './mapping.ts';
 import { checkFieldValue } from './parse-document.ts';
 import { mergeFieldInto } from './merge.ts';
+import { checkFieldAliases } from './field-alias.ts';
 
 /** Mapping merge for `PUT _mapping` (implemented in merge.ts, offered here beside validation). */
 export { mergeMappings } from './merge.ts';
@@ -50,13 +53,22 @@ const FIELD_TYPES: Record<FieldType, true> = {
   geo_point: true,
   flattened: true,
   flat_object: true,
+  integer_range: true,
+  long_range: true,
+  float_range: true,
+  double_range: true,
+  date_range: true,
+  ip_range: true,
+  alias: true,
   object: true,
 };
 
 /** Every analyzer the analysis module provides. */
 const ANALYZERS: Record<AnalyzerName, true> = { standard: true, english: true, keyword: true, whitespace: true };
 
-const LEAF_TYPES = (Object.keys(FIELD_TYPES) as FieldType[]).filter((type) => type !== 'object');
+/** The types that take mapping parameters (an alias takes only `path`). */
+const LEAF_TYPES = (Object.keys(FIELD_TYPES) as FieldType[]).filter((type) => type !== 'object' && type !== 'alias');
+const RANGE_TYPES: FieldType[] = ['integer_range', 'long_range', 'float_range', 'double_range', 'date_range', 'ip_range'];
 const except = (...excluded: FieldType[]): ReadonlySet<FieldType> => new Set(LEAF_TYPES.filter((type) => !excluded.includes(type)));
 
 /** Field parameters and the types that accept each. */
@@ -64,21 +76,22 @@ const PARAMETER_TYPES: Record<string, ReadonlySet<FieldType>> = {
   analyzer: new Set(['text', 'match_only_text']),
   ignore_above: new Set(['keyword', 'wildcard', 'flattened', 'flat_object']),
   inplace: new Set(['long', 'integer', 'double', 'float', 'boolean', 'date']),
-  fields: except('binary', 'flattened', 'flat_object', 'geo_point'),
+  fields: except('binary', 'flattened', 'flat_object', 'geo_point', ...RANGE_TYPES),
   properties: new Set(['object']),
   scaling_factor: new Set(['scaled_float']),
-  format: new Set(['date', 'date_nanos']),
+  format: new Set(['date', 'date_nanos', 'date_range']),
   store: except(),
   meta: except(),
   index: except('binary'),
   doc_values: except('text', 'match_only_text'),
-  null_value: except('text', 'match_only_text', 'binary'),
-  copy_to: except('binary', 'flattened', 'flat_object', 'geo_point'),
+  null_value: except('text', 'match_only_text', 'binary', ...RANGE_TYPES),
+  copy_to: except('binary', 'flattened', 'flat_object', 'geo_point', ...RANGE_TYPES),
   ignore_malformed: new Set([...NUMERIC_TYPES, 'date', 'date_nanos', 'ip', 'geo_point']),
   index_prefixes: new Set(['text', 'match_only_text']),
   index_phrases: new Set(['text', 'match_only_text']),
   index_options: new Set(['text']),
   term_vector: new Set(['text']),
+  path: new Set(['alias']),
 };
 
 /** `index_options` and `term_vector` values Elasticsearch accepts on text fields. */
@@ -99,8 +112,12 @@ const META_MAX_VALUE_LENGTH = 50;
 
 const SOURCE_KEYS = new Set(['enabled', 'includes', 'excludes']);
 
-/** Validates and normalizes a `mappings` body; throws mapper_parsing (or illegal_argument for the total-fields limit). */
-export function validateMapping(mapping: unknown): Mapping {
+/**
+ * Validates and normalizes a `mappings` body; throws mapper_parsing (or illegal_argument for the
+ * total-fields limit). `partial`: the body updates an existing mapping (`PUT _mapping`), so its
+ * field aliases are checked once merged (mergeMappings), not here.
+ */
+export function validateMapping(mapping: unknown, options: { partial?: boolean } = {}): Mapping {
   if (!isPlainObject(mapping)) {
     throw new EngineError('mapper_parsing', `Root mapping definition must be an object, got ${previewJson(mapping)}`);
   }
@@ -126,6 +143,7 @@ export function validateMapping(mapping: unknown): Mapping {
     result.properties = parseProperties(properties, '', 1);
   }
   checkMappingLimits(result);
+  if (options.partial !== true) checkFieldAliases(result);
   return result;
 }
 
@@ -187,13 +205,16 @@ function parseField(raw: unknown, path: string, depth: number, isMultiField: boo
     throw new EngineError('mapper_parsing', `No handler for type [${String(declared)}] declared on field [${path}]`);
   }
   const type = declared as FieldType;
-  if (isMultiField && (type === 'object' || type === 'geo_point')) {
+  if (isMultiField && (type === 'object' || type === 'geo_point' || type === 'alias' || RANGE_TYPES.includes(type))) {
     throw new EngineError('mapper_parsing', `multi-field [${path}] cannot be of type [${type}]`);
   }
   const field: FieldMapping = { type };
   for (const parameter of Object.keys(raw)) {
     if (parameter === 'type') continue;
     const value = raw[parameter];
+    if (type === 'alias' && parameter !== 'path') {
+      throw new EngineError('mapper_parsing', `Mapping definition for [${path}] has unsupported parameters:  [${parameter} : ${previewJson(value)}]`);
+    }
     const allowedTypes = Object.hasOwn(PARAMETER_TYPES, parameter) ? PARAMETER_TYPES[parameter] : undefined;
     if (allowedTypes === undefined) {
       throw new EngineError('mapper_parsing', `unknown parameter [${parameter}] on mapper [${path}] of type [${type}]`);
@@ -205,6 +226,9 @@ function parseField(raw: unknown, path: string, depth: number, isMultiField: boo
       throw new EngineError('mapper_parsing', `[${parameter}] is not allowed on multi-field [${path}]`);
     }
     applyParameter(field, parameter, value, path, depth);
+  }
+  if (type === 'alias' && field.path === undefined) {
+    throw new EngineError('mapper_parsing', `The [path] property must be specified for field [${path}].`);
   }
   if (type === 'scaled_float' && field.scaling_factor === undefined) {
     throw new EngineError('mapper_parsing', `Field [scaling_factor] is required for field [${path}] of type [scaled_float]`);
@@ -289,6 +313,12 @@ function applyParameter(field: FieldMapping, parameter: string, value: unknown, 
       return;
     case 'meta':
       field.meta = parseMeta(value, path);
+      return;
+    case 'path':
+      if (typeof value !== 'string' || value === '') {
+        throw new EngineError('mapper_parsing', `[path] on field alias [${path}] must be a field path, got ${previewJson(value)}`);
+      }
+      field.path = value;
       return;
     case 'null_value':
       if (value !== null) field.null_value = cloneJson(value);

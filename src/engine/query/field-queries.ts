@@ -23,6 +23,8 @@ import type { Query } from './scorer.ts';
 import { TermQuery } from './term-query.ts';
 import { exactLongTerm } from './exact-long-queries.ts';
 import { WildcardPattern } from './wildcard-pattern.ts';
+import { rangeFieldTermQuery } from './range-field-queries.ts';
+import { TimeZone } from './time-zone.ts';
 
 /** Options of an analysed match on one field. */
 export interface MatchOptions {
@@ -100,6 +102,7 @@ export function requireColumnValue(field: FlatField, value: unknown, owner: stri
 /** Exact-value query (ES `term`): the raw term on inverted fields, the parsed value on columns. */
 export function exactValueQuery(field: FlatField, value: unknown, boost: number, owner: string, now: number): Query {
   assertSearchable(field);
+  if (field.range !== undefined) return rangeFieldTermQuery(field, value, { zone: TimeZone.UTC, now, owner }, boost);
   const cidr = cidrBounds(field, value, owner);
   if (cidr !== null) return new KeywordRangeQuery(field.path, cidr, boost);
   if (field.storage === 'keyword') return new TermQuery(field.path, keywordTerm(field, value, owner), boost);

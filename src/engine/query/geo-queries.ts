@@ -72,8 +72,8 @@ function docMatches(doc: number, lat: NumericColumn, lon: NumericColumn, points:
   return false;
 }
 
-/** The candidates of a scorer that pass an exact check, each with a constant score. */
-class GeoCheckScorer extends Scorer {
+/** The candidates of a scorer that pass an exact check, each with a constant score (geo and range field queries). */
+export class GeoCheckScorer extends Scorer {
   constructor(
     private readonly candidates: Scorer,
     private readonly constantScore: number,

@@ -9,7 +9,7 @@
 import { analyze, type Token } from '../analysis/analyzer.ts';
 import { EngineError } from '../errors.ts';
 import { setKey } from '../mapping/json-value.ts';
-import { FLATTENED_TYPES, type FlatField } from '../mapping/mapping.ts';
+import { FieldMap, FLATTENED_TYPES, type FlatField } from '../mapping/mapping.ts';
 import { asArray, checkKeys, dslError, expectObject, isDslObject, readBoolean, readEnum, readInteger, readString, singleEntry, type DslObject } from './dsl-reader.ts';
 import { parseQuery } from './parse-query.ts';
 import type { Dfa } from './automaton.ts';
@@ -247,10 +247,12 @@ export function highlight(
     return terms;
   };
   const result: Record<string, string[]> = {};
+  const candidates = highlightCandidates(fields);
   for (const [pattern, options] of requestedFields(object, base)) {
     const expression = new WildcardPattern(pattern);
-    for (const field of fields.values()) {
-      if (!isHighlightable(field) || !expression.matches(field.path) || Object.hasOwn(result, field.path)) continue;
+    for (const field of candidates) {
+      const shown = field.displayPath ?? field.path;
+      if (!isHighlightable(field) || !expression.matches(shown) || Object.hasOwn(result, shown)) continue;
       const extracted = termsFor(options.highlightQuery ?? query);
       const terms = options.requireFieldMatch ? extracted.terms.get(field.path) : unionOf(extracted.terms);
       const prefixes = options.requireFieldMatch ? extracted.prefixes.get(field.path) : unionOf(extracted.prefixes);
@@ -264,7 +266,7 @@ export function highlight(
         fragments.push(...highlightValue(value, tokens, matched, options));
       }
       if (fragments.length === 0) {
-        if (options.noMatchSize > 0 && values.length > 0) setKey(result, field.path, [escapeHtml(values[0]!.slice(0, options.noMatchSize), options.encodeHtml)]);
+        if (options.noMatchSize > 0 && values.length > 0) setKey(result, shown, [escapeHtml(values[0]!.slice(0, options.noMatchSize), options.encodeHtml)]);
         continue;
       }
       let chosen = fragments;
@@ -276,7 +278,7 @@ export function highlight(
         if (!options.orderByScore) ranked.sort((left, right) => left.index - right.index);
         chosen = ranked.map(({ entry }) => entry);
       }
-      setKey(result, field.path, chosen.map((entry) => entry.text));
+      setKey(result, shown, chosen.map((entry) => entry.text));
     }
   }
   return result;
@@ -292,6 +294,17 @@ function checkAnalyzedLength(value: string, field: FlatField, options: Highlight
     'illegal_argument',
     `The length of [${field.path}] field of [${limits.id}] doc of [${limits.collection}] index has exceeded [${limits.maxAnalyzedOffset}] - maximum allowed to be analyzed for highlighting. This maximum can be set by changing the [index.highlight.max_analyzed_offset] index level setting. For large texts, indexing with offsets or term vectors is recommended!`,
   );
+}
+
+/** The fields a highlight pattern may name: the mapped fields, then each field alias as its target shown under the alias's name. */
+function highlightCandidates(fields: ReadonlyMap<string, FlatField>): FlatField[] {
+  const candidates = [...fields.values()];
+  if (!(fields instanceof FieldMap)) return candidates;
+  for (const [alias, target] of fields.aliases()) {
+    const field = fields.get(target);
+    if (field !== undefined) candidates.push({ ...field, displayPath: alias });
+  }
+  return candidates;
 }
 
 /** Text and keyword-like fields whose source values are their terms (not `ip` terms, not a flattened field's keyed companion). */

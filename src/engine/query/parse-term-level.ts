@@ -17,6 +17,7 @@ import type { Query } from './scorer.ts';
 import { exactValueQuery } from './field-queries.ts';
 import { caseInsensitiveQuery, readCaseInsensitive } from './case-insensitive.ts';
 import { bitmapQueryValues } from './roaring-bitmap.ts';
+import { rangeExistsColumn, rangeFieldRangeQuery } from './range-field-queries.ts';
 
 /** Most values a `terms` or `ids` query may list (ES index.max_terms_count). */
 export const MAX_TERMS_COUNT = 65_536;
@@ -86,7 +87,7 @@ export function parseTerms(body: DslObject, fields: ReadonlyMap<string, FlatFiel
   const field = fields.get(path);
   if (field === undefined) return new MatchNoneQuery();
   assertSearchable(field);
-  if (field.type === 'ip' && values.some((value) => typeof value === 'string' && value.includes('/'))) {
+  if (field.range !== undefined || (field.type === 'ip' && values.some((value) => typeof value === 'string' && value.includes('/')))) {
     const clauses = values.map((value) => exactValueQuery(field, value, 1, 'terms', now));
     return new BooleanQuery({ must: [], should: clauses, filter: [], mustNot: [] }, 1, boost);
   }
@@ -100,13 +101,13 @@ export function parseTerms(body: DslObject, fields: ReadonlyMap<string, FlatFiel
       }
       return String(value);
     });
-    return new TermSetQuery(path, [...new Set(terms)], boost);
+    return new TermSetQuery(field.path, [...new Set(terms)], boost);
   }
   const exact = values.map((value) => exactLongTerm(field, value, 1, 'terms'));
-  if (exact.every((query) => query === null)) return new NumericSetQuery(path, values.map((value) => requireColumnValue(field, value, 'terms', now)), boost);
+  if (exact.every((query) => query === null)) return new NumericSetQuery(field.path, values.map((value) => requireColumnValue(field, value, 'terms', now)), boost);
   const column = values.filter((_, index) => exact[index] === null).map((value) => requireColumnValue(field, value, 'terms', now));
   const clauses = exact.filter((query): query is Query => query !== null);
-  if (column.length > 0) clauses.push(new NumericSetQuery(path, column));
+  if (column.length > 0) clauses.push(new NumericSetQuery(field.path, column));
   return new BooleanQuery({ must: [], should: clauses, filter: [], mustNot: [] }, 1, boost);
 }
 
@@ -152,13 +153,17 @@ export function parseRange(body: DslObject, fields: ReadonlyMap<string, FlatFiel
   const options = expectObject(value, 'range');
   checkKeys(options, ['gt', 'gte', 'lt', 'lte', 'from', 'to', 'include_lower', 'include_upper', 'format', 'time_zone', 'boost', 'relation', '_name'], 'range');
   if (options.format !== undefined) readString(options.format, 'format', 'range');
-  if (options.relation !== undefined) readEnum(options.relation, ['intersects', 'contains', 'within'] as const, 'relation', 'range');
+  const relation = options.relation === undefined ? 'intersects' : readEnum(options.relation, ['intersects', 'contains', 'within'] as const, 'relation', 'range');
   const zone = readTimeZone(options.time_zone, 'range');
   const boost = readBoost(options.boost, 'range');
   const bounds = readRangeBounds(options);
   const field = fields.get(path);
   if (field === undefined) return new MatchNoneQuery();
   assertSearchable(field);
+  if (field.range !== undefined) {
+    const format = options.format === undefined ? undefined : (options.format as string);
+    return rangeFieldRangeQuery(field, bounds, relation, { format, zone, now, owner: 'range' }, boost);
+  }
   if (isInvertedField(field)) {
     const text = (bound: unknown): string | null => {
       if (bound === undefined) return null;
@@ -173,7 +178,7 @@ export function parseRange(body: DslObject, fields: ReadonlyMap<string, FlatFiel
     };
     return field.storage === 'keyword'
       ? new KeywordRangeQuery(field.path, keywordBounds(field, termBounds, 'range'), boost)
-      : new TermRangeQuery(path, termBounds, boost);
+      : new TermRangeQuery(field.path, termBounds, boost);
   }
   const exactRange = exactLongRange(field, bounds, boost);
   if (exactRange !== null) return exactRange;
@@ -193,7 +198,7 @@ export function parseRange(body: DslObject, fields: ReadonlyMap<string, FlatFiel
     const upper = columnBound(bounds.upper, bounds.includeUpper);
     max = bounds.includeUpper ? upper : nextDown(upper);
   }
-  return new NumericRangeQuery(path, min, max, boost);
+  return new NumericRangeQuery(field.path, min, max, boost);
 }
 
 /** `{exists: {field, boost}}`; an object path checks every field below it. */
@@ -214,6 +219,7 @@ export function parseExists(body: DslObject, fields: ReadonlyMap<string, FlatFie
 /** Where `exists` finds a field's values: its norms, its column, a geo_point's latitudes, a binary field's presence marks; null when nowhere. */
 function existsSourceOf(field: FlatField): ExistsSource | null {
   if (field.geo !== undefined) return { field: field.geo.lat, kind: 'numeric' };
+  if (field.range !== undefined) return rangeExistsColumn(field.range);
   if (field.presencePath !== undefined) return { field: field.presencePath, kind: 'keyword' };
   if (field.storage === 'none') return null;
   return { field: field.path, kind: field.storage === 'text' ? 'norms' : field.storage === 'keyword' ? 'keyword' : 'numeric' };
