@@ -23,6 +23,8 @@ const ACTIONS: ReadonlySet<string> = new Set(['index', 'create', 'update', 'dele
 const METADATA_KEYS: ReadonlySet<string> = new Set([
   '_index',
   '_id',
+  // Mapping types are gone; OpenSearch still reads `_type` on an action line and ignores it.
+  '_type',
   'routing',
   '_routing',
   'if_seq_no',
@@ -172,6 +174,7 @@ function parseActionLine(line: string, lineNumber: number): { action: BulkAction
     throw new ApiError('malformed_bulk', `Malformed action/metadata line [${lineNumber}], expected an object`);
   }
   const keys = Object.keys(parsed);
+  if (keys.length === 0) throw new ApiError('malformed_bulk', `Malformed action/metadata line [${lineNumber}], expected FIELD_NAME but found [END_OBJECT]`);
   if (keys.length !== 1 || !ACTIONS.has(keys[0]!)) {
     throw new ApiError(
       'malformed_bulk',

@@ -3,7 +3,7 @@
  * running it (Elasticsearch's `valid`, and with `explain` one entry per collection with its error).
  * Parsing is what a search does first, with the same limits (nesting, clause count, terms count).
  */
-import { TroveError } from '../engine/errors.ts';
+import { EngineError, TroveError } from '../engine/errors.ts';
 import { parseQuery } from '../engine/query/parse-query.ts';
 import { resolveCollections } from './collections.ts';
 import type { NodeContext } from './node-context.ts';
@@ -30,6 +30,8 @@ export function validateQuery(context: NodeContext, target: string, body: unknow
   const selected = resolveCollections(context, target);
   let query: unknown;
   try {
+    const unsupported = body !== null && typeof body === 'object' ? Object.keys(body).find((key) => key !== 'query') : undefined;
+    if (unsupported !== undefined) throw new EngineError('parsing', `request does not support [${unsupported}]`);
     query = parseCount(body, params);
   } catch (error) {
     if (!(error instanceof TroveError)) throw error;

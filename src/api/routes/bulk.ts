@@ -6,7 +6,7 @@
  * `{took, errors, items:[{<action>: {..., status}}]}`.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { BulkItemResult, BulkResponse } from '../../node/node-service.ts';
 import type { DocumentText } from '../../node/bulk.ts';
@@ -14,14 +14,17 @@ import { parseBulkBody, type ParsedBulkEntry } from '../bulk-body.ts';
 import { installRawBytesParser } from '../content-types.ts';
 import { ERROR_TABLE, classifyError, errorCause } from '../errors.ts';
 import type { DocumentService } from '../../node/document-service.ts';
-import { CollectionParams, FlagParam, WRITE_QUERY, flagSet, forcedRefreshField, querySchema } from '../params.ts';
+import { CollectionParams, FlagParam, SOURCE_QUERY, WRITE_QUERY, flagSet, forcedRefreshField, querySchema, sourceOptions } from '../params.ts';
 import type { AuthScope } from '../auth/auth-scope.ts';
 
 const BulkQuery = querySchema({
   ...WRITE_QUERY,
-  _source: Type.Optional(Type.String()),
+  ...SOURCE_QUERY,
   require_alias: Type.Optional(FlagParam),
 });
+
+/** The URL parameters `run` reads. */
+type BulkQueryValues = Static<typeof BulkQuery>;
 
 /** What the bulk route needs: the document service. */
 export interface BulkRouteOptions {
@@ -34,9 +37,13 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { documents } = options;
 
-  const run = async (collection: string | undefined, body: unknown, routing: string | undefined, scope: AuthScope, refresh?: string, requireAlias?: string) => {
+  const run = async (collection: string | undefined, body: unknown, query: BulkQueryValues, scope: AuthScope) => {
+    const { routing, refresh, require_alias: requireAlias } = query;
     const entries = parseBulkBody(body, documents.maxDocumentBytes());
     const items = entries.flatMap((entry) => (entry.kind === 'item' ? [entry.item] : []));
+    // The URL's `_source` is the default of every update item's (what its `get` section returns).
+    const source = sourceOptions(query);
+    if (source !== undefined) for (const item of items) if (item.action === 'update' && item.source === undefined) item.source = source;
     // A key limited to namespaces may not reach any item's collection outside them: nothing is applied
     // (an item whose document line does not parse only fails, as it would have before reaching a collection).
     for (const item of items) {
@@ -57,7 +64,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
     url: '/_bulk',
     config: { role: 'write' },
     schema: { querystring: BulkQuery },
-    handler: async (request) => run(undefined, request.body, request.query.routing, request.authScope, request.query.refresh, request.query.require_alias),
+    handler: async (request) => run(undefined, request.body, request.query, request.authScope),
   });
 
   app.route({
@@ -65,7 +72,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
     url: '/:collection/_bulk',
     config: { role: 'write' },
     schema: { params: CollectionParams, querystring: BulkQuery },
-    handler: async (request) => run(request.params.collection, request.body, request.query.routing, request.authScope, request.query.refresh, request.query.require_alias),
+    handler: async (request) => run(request.params.collection, request.body, request.query, request.authScope),
   });
 }
 

@@ -46,7 +46,8 @@ const GetQuery = querySchema({
   refresh: Type.Optional(Type.String()),
   stored_fields: Type.Optional(Type.String()),
   version: Type.Optional(Type.Integer({ minimum: 0 })),
-  version_type: Type.Optional(Type.Literal('internal')),
+  // A read checks `version` for equality whatever the version type (as Elasticsearch does).
+  version_type: Type.Optional(Type.Union([Type.Literal('internal'), Type.Literal('external'), Type.Literal('external_gte')])),
 });
 
 const DeleteQuery = querySchema({ ...WRITE_QUERY, ...CONCURRENCY_QUERY, ...VERSION_QUERY });

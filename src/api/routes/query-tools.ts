@@ -22,7 +22,8 @@ const ValidateQuery = querySchema({
   expand_wildcards: Type.Optional(Type.String()),
 });
 
-const ValidateBody = Type.Object({ query: Type.Optional(AnyObject) }, { additionalProperties: false });
+/** Any object: a key other than `query` makes the answer `valid: false` (validate-query.ts), as in Elasticsearch. */
+const ValidateBody = AnyObject;
 
 const ExplainQuery = querySchema({
   ...Q_QUERY,

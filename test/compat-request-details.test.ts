@@ -1,0 +1,68 @@
+/**
+ * Request details OpenSearch clients and its REST tests rely on, through real HTTP: `_type` on a
+ * bulk action line is read and ignored, an empty action line gets OpenSearch's message, the URL's
+ * `_source` gives every bulk update its `get` section, GET takes `version_type` external and
+ * external_gte (checked for equality, as reads are), and `_validate/query` answers `valid: false`
+ * for a body key other than `query`.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, startServer, type TroveServer } from './harness.ts';
+
+let server: TroveServer;
+const NDJSON = { 'content-type': 'application/x-ndjson' };
+
+before(async () => {
+  server = await startServer();
+});
+
+after(async () => {
+  await server?.cleanup();
+});
+
+function bulk(lines: unknown[], query = '') {
+  return call(server, 'POST', `/_bulk${query}`, { body: lines.map((line) => JSON.stringify(line)).join('\n') + '\n', headers: NDJSON });
+}
+
+test('_type on an action line is ignored; an empty action line is refused with OpenSearch words', async () => {
+  const typed = await bulk([{ index: { _index: 'typed', _type: '_doc', _id: '1' } }, { foo: 'bar' }]);
+  assert.equal(typed.status, 200, typed.text);
+  assert.equal(typed.body.errors, false, typed.text);
+  const empty = await bulk([{ index: { _index: 'typed', _id: '2' } }, { f: 1 }, {}]);
+  assert.equal(empty.status, 400);
+  assert.match(empty.body.error.reason, /Malformed action\/metadata line \[3\], expected FIELD_NAME but found \[END_OBJECT\]/);
+  assert.equal((await call(server, 'GET', '/typed/_doc/2')).status, 404, 'nothing of a refused request is applied');
+});
+
+test("the URL's _source is the default of every bulk update's get section", async () => {
+  await bulk([{ index: { _index: 'src', _id: '1' } }, { foo: 'bar', n: 1 }]);
+  const answer = await bulk([{ update: { _index: 'src', _id: '1' } }, { doc: { foo: 'garply' } }, { update: { _index: 'src', _id: '1', _source: 'n' } }, { doc: { n: 2 } }], '?_source=true');
+  assert.equal(answer.body.errors, false, answer.text);
+  assert.deepEqual(answer.body.items[0].update.get._source, { foo: 'garply', n: 1 });
+  assert.deepEqual(answer.body.items[1].update.get._source, { n: 2 }, "an item's own _source wins");
+  const plain = await bulk([{ update: { _index: 'src', _id: '1' } }, { doc: { foo: 'x' } }]);
+  assert.equal(plain.body.items[0].update.get, undefined);
+});
+
+test('GET with version_type external or external_gte checks the version for equality', async () => {
+  await call(server, 'PUT', '/versions/_doc/1', { json: { v: 1 } });
+  await call(server, 'PUT', '/versions/_doc/1', { json: { v: 2 } });
+  for (const type of ['external', 'external_gte']) {
+    assert.equal((await call(server, 'GET', `/versions/_doc/1?version=2&version_type=${type}`)).status, 200);
+    assert.equal((await call(server, 'GET', `/versions/_doc/1?version=10&version_type=${type}`)).status, 409);
+    assert.equal((await call(server, 'GET', `/versions/_doc/1?version=1&version_type=${type}`)).status, 409);
+  }
+  assert.equal((await call(server, 'GET', '/versions/_doc/1?version=2&version_type=force')).status, 400);
+});
+
+test('_validate/query: a body key other than query is valid: false, with the reason under explain', async () => {
+  await call(server, 'PUT', '/validated');
+  const plain = await call(server, 'POST', '/_validate/query', { json: { match_all: {} } });
+  assert.equal(plain.status, 200, plain.text);
+  assert.equal(plain.body.valid, false);
+  assert.equal(plain.body.error, undefined);
+  const explained = await call(server, 'POST', '/_validate/query?explain=true', { json: { match_all: {} } });
+  assert.equal(explained.body.valid, false);
+  assert.match(explained.body.error, /request does not support \[match_all\]/);
+  assert.equal((await call(server, 'POST', '/_validate/query', { json: { query: { match_all: {} } } })).body.valid, true);
+});
