@@ -1,13 +1,15 @@
 /**
- * Reads one term's postings from the loaded `postings.doc` / `postings.pos` streams. Skip data
- * is decoded when the cursor is created; a block's docs are unpacked only when the cursor
- * enters it, its freqs on the first `freq()` there, positions only on `positions()`: from
- * format 4 on, through the block's per-doc position byte lengths, so the positions of the docs
- * stepped over are never read.
+ * Reads one term's postings from the `postings.doc` / `postings.pos` files by byte ranges
+ * (paged-file.ts: verified pages through the thread's page cache from format 6 on). Skip data
+ * is read and decoded when the cursor is created; a block's bytes are read and its docs unpacked
+ * only when the cursor enters it, its freqs on the first `freq()` there, its positions only on
+ * `positions()`: from format 4 on, through the block's per-doc position byte lengths, so the
+ * positions of the docs stepped over are never decoded.
  */
 import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type PostingsCursor } from './leaf-reader.ts';
 import { PACKED_VALUE_MAX_WIDTH, packedBytes, packedValueAt, sumPackedRange, unpackFrom } from './bitpack.ts';
-import { corruptFile, FOOTER_BYTES } from './segment-file.ts';
+import { corruptFile } from './segment-file.ts';
+import { READ_PADDING, type SegmentDataFile } from './paged-file.ts';
 
 /** First segment format whose positional blocks carry per-doc position byte lengths. */
 export const POSITION_LENGTHS_FORMAT_VERSION = 4;
@@ -18,6 +20,11 @@ const DOC_START = 1;
 const POS_START = 2;
 const MAX_FREQ = 3;
 const MIN_NORM = 4;
+
+/** Upper bound of the bytes of one block's skip entry (four varints of at most 8 bytes and a byte). */
+const MAX_SKIP_ENTRY_BYTES = 33;
+
+const EMPTY = new Uint8Array(8);
 
 /** Offset just past the varint last read by `readVarint` (avoids allocating a reader per cursor). */
 let varintEnd = 0;
@@ -43,19 +50,20 @@ export interface TermPostingsPointer {
   singletonFreq: number;
   /** Offset of the term's skip data in postings.doc. */
   docStart: number;
+  /** Offset just past the term's bytes in postings.doc (docStart for a singleton). */
+  docEnd: number;
   /** Offset of the term's first position in postings.pos. */
   posStart: number;
+  /** Offset just past the term's positions in postings.pos (posStart without positions). */
+  posEnd: number;
 }
 
-/** The loaded postings streams of a segment. */
+/** The postings files of a segment. */
 export interface PostingsStreams {
-  docs: Uint8Array;
-  positions: Uint8Array;
+  docs: SegmentDataFile;
+  positions: SegmentDataFile;
   /** Whether blocks of positional fields carry each doc's position byte length (format 4 on). */
   positionLengths: boolean;
-  /** Paths of postings.doc and postings.pos, named by corruption errors. */
-  docsPath: string;
-  positionsPath: string;
 }
 
 /** PostingsCursor over a segment term. */
@@ -65,9 +73,22 @@ export class SegmentPostingsCursor implements PostingsCursor {
   readonly maxFreq: number;
   readonly minNorm: number;
 
-  private readonly streams: PostingsStreams;
-  private readonly docData: Uint8Array;
-  private readonly posData: Uint8Array | null;
+  private readonly docFile: SegmentDataFile;
+  private readonly posFile: SegmentDataFile | null;
+  /** Bytes of the current block (file offset `docBase` at index 0), from `docFile.read`. */
+  private docData: Uint8Array;
+  private docBase = 0;
+  /** End of the current block in docData. */
+  private blockEnd = 0;
+  /** Bytes of the current block's positions (file offset `posBase` at index 0), null until read. */
+  private posData: Uint8Array | null = null;
+  /** The bytes posData was last read into (kept across blocks: the next block's positions may lie in them). */
+  private lastPosData: Uint8Array | null = null;
+  private posBase = 0;
+  private posEnd = 0;
+  /** Offsets just past the term's bytes in postings.doc and postings.pos. */
+  private readonly termDocEnd: number;
+  private readonly termPosEnd: number;
   /** Whether the blocks carry position byte lengths (read through positionLengthsOffset). */
   private readonly hasPositionLengths: boolean;
   private readonly blockCountTotal: number;
@@ -100,9 +121,10 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.docFreq = pointer.docFreq;
     this.maxFreq = pointer.maxFreq;
     this.minNorm = pointer.minNorm;
-    this.streams = streams;
-    this.docData = streams.docs;
-    this.posData = withPositions ? streams.positions : null;
+    this.docFile = streams.docs;
+    this.posFile = withPositions ? streams.positions : null;
+    this.termDocEnd = pointer.docEnd;
+    this.termPosEnd = pointer.posEnd;
     this.hasPositionLengths = withPositions && streams.positionLengths && pointer.docFreq > 1;
     const blocks = Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE);
     this.blockCountTotal = blocks;
@@ -115,19 +137,29 @@ export class SegmentPostingsCursor implements PostingsCursor {
     skip[MAX_FREQ] = pointer.maxFreq;
     skip[MIN_NORM] = pointer.minNorm;
     if (pointer.docFreq === 1) {
+      this.docData = EMPTY;
       skip[LAST_DOC] = pointer.singletonDoc;
       skip[DOC_START] = -1;
       this.docs[0] = pointer.singletonDoc;
       this.freqs[0] = pointer.singletonFreq;
       return;
     }
-    const data = streams.docs;
+    const docFile = streams.docs;
     if (blocks === 1) {
-      skip[LAST_DOC] = readVarint(data, pointer.docStart);
-      skip[DOC_START] = varintEnd;
+      // The whole term is one range: its last doc, then its only block.
+      const data = (this.docData = docFile.read(pointer.docStart, pointer.docEnd));
+      const base = docFile.base;
+      skip[LAST_DOC] = readVarint(data, pointer.docStart - base);
+      skip[DOC_START] = varintEnd + base;
+      this.docBase = base;
       return;
     }
-    let position = pointer.docStart;
+    const data = docFile.read(pointer.docStart, Math.min(pointer.docEnd, pointer.docStart + blocks * MAX_SKIP_ENTRY_BYTES));
+    const base = docFile.base;
+    // The first blocks may lie in the bytes just read (loadBlock checks).
+    this.docData = data;
+    this.docBase = base;
+    let position = pointer.docStart - base;
     let lastDoc = -1;
     let posStart = pointer.posStart;
     for (let b = 0; b < blocks; b++) {
@@ -141,7 +173,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
       position = varintEnd;
       skip[base + MIN_NORM] = data[position++]!;
     }
-    let blockStart = position;
+    let blockStart = position + base;
     for (let b = 0; b < blocks; b++) {
       const length = skip[b * SKIP_STRIDE + DOC_START]!;
       skip[b * SKIP_STRIDE + DOC_START] = blockStart;
@@ -182,10 +214,27 @@ export class SegmentPostingsCursor implements PostingsCursor {
 
   /** Positions of the term in the current doc (a view valid until the next positions() call). */
   positions(): ArrayLike<number> {
-    const posData = this.posData;
-    if (posData === null) throw new RangeError('field was indexed without positions');
+    if (this.posFile === null) throw new RangeError('field was indexed without positions');
     if (this.positionsIndex === this.index) return this.positionView!;
+    const posData = this.posData ?? this.readBlockPositions(this.posFile);
     return this.hasPositionLengths ? this.positionsByLength(posData) : this.positionsByFreq(posData);
+  }
+
+  /** Reads the current block's bytes of postings.pos (the term's, for a term of one block). */
+  private readBlockPositions(posFile: SegmentDataFile): Uint8Array {
+    const block = this.block;
+    const start = this.skip[block * SKIP_STRIDE + POS_START]!;
+    const end = block + 1 < this.blockCountTotal ? this.skip[(block + 1) * SKIP_STRIDE + POS_START]! : this.termPosEnd;
+    if (end < start) throw corruptFile(posFile.path, `positions of block ${block} end before they start`);
+    let data = this.lastPosData;
+    if (data === null || start < this.posBase || end > this.posBase + data.length - READ_PADDING) {
+      data = this.lastPosData = posFile.read(start, end);
+      this.posBase = posFile.base;
+    }
+    this.posEnd = end - this.posBase;
+    this.posPointer = start - this.posBase;
+    this.posData = data;
+    return data;
   }
 
   /** Format 4 blocks: skips earlier docs by their byte lengths, decodes the doc's byte range. */
@@ -195,15 +244,12 @@ export class SegmentPostingsCursor implements PostingsCursor {
     let pointer = this.posPointer;
     const wide = this.widePositionLengths;
     if (wide === null) {
-      const data = this.docData;
-      const offset = this.positionLengthsOffset;
-      const bits = this.positionBits;
-      pointer += sumPackedRange(data, offset, bits, this.posIndex, index);
+      pointer += sumPackedRange(this.docData, this.positionLengthsOffset, this.positionBits, this.posIndex, index);
     } else {
       for (let j = this.posIndex; j < index; j++) pointer += wide[j]!;
     }
     const end = pointer + (wide === null ? packedValueAt(this.docData, this.positionLengthsOffset, this.positionBits, index) : wide[index]!);
-    if (end > posData.length - FOOTER_BYTES) throw corruptFile(this.streams.positionsPath, `positions of doc ${this.doc} end past the data`);
+    if (end > this.posEnd) throw corruptFile(this.posFile!.path, `positions of doc ${this.doc} end past the data`);
     const out = this.positionBufferFor(end - pointer);
     let count = 0;
     let position = 0;
@@ -224,7 +270,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
       position += delta;
       out[count++] = position;
     }
-    if (pointer !== end) throw corruptFile(this.streams.positionsPath, `a position of doc ${this.doc} runs past its byte length`);
+    if (pointer !== end) throw corruptFile(this.posFile!.path, `a position of doc ${this.doc} runs past its byte length`);
     this.posPointer = end;
     return this.finishPositions(out, count);
   }
@@ -317,20 +363,36 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private loadBlock(block: number): void {
     this.block = block;
     const base = block * SKIP_STRIDE;
-    this.posPointer = this.skip[base + POS_START]!;
+    this.posData = null;
     this.posIndex = 0;
     this.positionsIndex = -1;
     this.positionLengthsOffset = -1;
     const count = block === this.blockCountTotal - 1 ? this.docFreq - block * POSTINGS_BLOCK_SIZE : POSTINGS_BLOCK_SIZE;
     this.docsInBlock = count;
-    const start = this.skip[base + DOC_START]!;
-    if (start < 0) {
+    const fileStart = this.skip[base + DOC_START]!;
+    if (fileStart < 0) {
       this.freqsLoaded = true;
       return;
     }
-    const data = this.docData;
+    const fileEnd = block + 1 < this.blockCountTotal ? this.skip[base + SKIP_STRIDE + DOC_START]! : this.termDocEnd;
+    let data = this.docData;
+    if (this.blockCountTotal > 1) {
+      // A term of one block had its bytes read with its last doc, by the constructor.
+      if (fileEnd < fileStart) throw corruptFile(this.docFile.path, `block ${block} ends before it starts`);
+      // Blocks are small: the page (or range) that held the previous block often holds this one too.
+      if (fileStart < this.docBase || fileEnd > this.docBase + data.length - READ_PADDING) {
+        data = this.docData = this.docFile.read(fileStart, fileEnd);
+        this.docBase = this.docFile.base;
+      }
+    }
+    const dataBase = this.docBase;
+    const start = fileStart - dataBase;
+    this.blockEnd = fileEnd - dataBase;
     const docBits = data[start]!;
     this.freqBits = data[start + 1]!;
+    if (start + 2 > this.blockEnd || docBits > 32 || this.freqBits > 32 || start + 2 + packedBytes(count, docBits) + packedBytes(count, this.freqBits) > this.blockEnd) {
+      throw corruptFile(this.docFile.path, `block ${block} is malformed`);
+    }
     const docs = this.docs;
     this.freqOffset = unpackFrom(data, start + 2, count, docBits, docs);
     let previous = block === 0 ? -1 : this.skip[base - SKIP_STRIDE + LAST_DOC]!;
@@ -351,15 +413,15 @@ export class SegmentPostingsCursor implements PostingsCursor {
 
   /**
    * Finds the block's packed position byte lengths, which follow its packed freqs (format 4 on);
-   * they are read one by one (packedValueAt may read 3 bytes past them: the footer follows).
+   * they are read one by one (packedValueAt may read 3 bytes past them: ranges are padded).
    */
   private locatePositionLengths(): void {
     const count = this.docsInBlock;
     const data = this.docData;
     const bitsOffset = this.freqOffset + packedBytes(count, this.freqBits);
     const bits = data[bitsOffset];
-    if (bits === undefined || bits > 31 || bitsOffset + 1 + packedBytes(count, bits) > data.length - FOOTER_BYTES) {
-      throw corruptFile(this.streams.docsPath, `position lengths of block ${this.block} are malformed`);
+    if (bits === undefined || bits > 31 || bitsOffset + 1 + packedBytes(count, bits) > this.blockEnd) {
+      throw corruptFile(this.docFile.path, `position lengths of block ${this.block} are malformed`);
     }
     this.positionLengthsOffset = bitsOffset + 1;
     this.positionBits = bits;

@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EngineError } from '../errors.ts';
+import { NO_MORE_DOCS } from './leaf-reader.ts';
+import { PAGED_MAGICS, readVerifiedFile } from './segment-file.ts';
 import { SegmentReader, type SegmentGenerations } from './segment-reader.ts';
 import { buildDocMaps, writeSegment, type SegmentMeta } from './segment-writer.ts';
 import { TEST_FIELDS, TestLeaf, generateTestDocs } from './reference-leaf.fixture.ts';
@@ -90,8 +92,27 @@ test(
   }),
 );
 
+/** Opens the segment and reads every term, doc, freq and position of it (paged files are verified page by page as read). */
+function openAndReadAll(dir: string, meta: SegmentMeta, state: SegmentGenerations): void {
+  const segment = SegmentReader.open(dir, meta, state);
+  try {
+    for (const field of segment.indexedFields()) {
+      const terms = segment.terms(field);
+      for (let term = terms.next(); term !== null; term = terms.next()) {
+        const cursor = terms.postings();
+        while (cursor.next() !== NO_MORE_DOCS) {
+          cursor.freq();
+          if (segment.hasPositions(field)) cursor.positions();
+        }
+      }
+    }
+  } finally {
+    segment.close();
+  }
+}
+
 test(
-  'a corrupt byte in any file fails open with corrupt_index naming the file',
+  'a corrupt byte in any file fails open with corrupt_index naming the file (in paged files: fails open or the read of its page; in their footer: fails whole-file verification)',
   withTempDir(async (root) => {
     const dir = path.join(root, 'seg_000001');
     const leaf = new TestLeaf(generateTestDocs(200, 22), ['views']);
@@ -108,15 +129,18 @@ test(
     for (const file of files) {
       const filePath = path.join(dir, file);
       const original = fs.readFileSync(filePath);
+      const paged = PAGED_MAGICS.has(original.subarray(0, 4).toString('latin1'));
       for (const offset of [Math.floor(original.length / 2), 0, original.length - 1]) {
         const damaged = Buffer.from(original);
         damaged[offset] = damaged[offset]! ^ 0x10;
         fs.writeFileSync(filePath, damaged);
-        assert.throws(
-          () => SegmentReader.open(dir, meta, state).close(),
-          (error: unknown) => error instanceof EngineError && error.code === 'corrupt_index' && error.message.includes(filePath),
-          `${file} damaged at ${offset}`,
-        );
+        const namesFile = (error: unknown): boolean => error instanceof EngineError && error.code === 'corrupt_index' && error.message.includes(filePath);
+        if (paged && offset === original.length - 1) {
+          // The footer covers the whole file; only whole-file verification (shard verify) reads it.
+          assert.throws(() => readVerifiedFile(filePath, original.subarray(0, 4).toString('latin1'), meta.files[file]), namesFile, `${file} footer damaged`);
+          continue;
+        }
+        assert.throws(() => (paged ? openAndReadAll(dir, meta, state) : SegmentReader.open(dir, meta, state).close()), namesFile, `${file} damaged at ${offset}`);
       }
       fs.writeFileSync(filePath, original.subarray(0, original.length - 5));
       assert.throws(() => SegmentReader.open(dir, meta, state).close(), /corrupt segment file/, `${file} truncated`);

@@ -1,6 +1,8 @@
 /**
  * Framing shared by every segment file: an 8-byte header (4-byte ASCII magic + uint32 format
- * version) and a 4-byte CRC32C footer over all preceding bytes. Also the durable-write helpers
+ * version) and a 4-byte CRC32C footer over all preceding bytes. Paged files (term dictionary and
+ * postings, format 6 on) also end with a table of one CRC32C per page, so that a reader can verify
+ * the pages it reads instead of the whole file (paged-file.ts). Also the durable-write helpers
  * (fsync of files and directories) and checksum verification on load.
  */
 import fs from 'node:fs';
@@ -12,9 +14,19 @@ import { ByteSink } from './byte-io.ts';
 /**
  * Version written in every segment file header and in `SegmentMeta.formatVersion` (2: range
  * index, 3: LZ4 source blocks, 4: per-doc position byte lengths in postings blocks, 5: large
- * sources stored in pieces with an index of their top-level fields).
+ * sources stored in pieces with an index of their top-level fields, 6: page checksum tables in
+ * the term dictionary and postings files, read page by page).
  */
-export const SEGMENT_FORMAT_VERSION = 5;
+export const SEGMENT_FORMAT_VERSION = 6;
+
+/** First format whose term dictionary and postings files end with a page checksum table. */
+export const PAGED_FORMAT_VERSION = 6;
+
+/** Bytes per checksummed page of a paged file (a power of two; the file records its own). */
+export const PAGE_BYTES = 16 * 1024;
+
+/** Bytes after the page checksums: u32 page bytes, u32 page count, u32 CRC32C of the table. */
+export const PAGE_TABLE_TRAILER_BYTES = 12;
 
 /** Oldest version readers accept: format 1 segments (no range index) open and answer by scanning. */
 export const OLDEST_SEGMENT_FORMAT_VERSION = 1;
@@ -66,21 +78,51 @@ export interface FileChecksum {
   crc32c: number;
 }
 
+/** Magics of the files written with a page checksum table (read page by page, paged-file.ts). */
+export const PAGED_MAGICS: ReadonlySet<string> = new Set([FileMagic.terms, FileMagic.postings, FileMagic.positions, FileMagic.storedSource]);
+
+/**
+ * The page checksum table of a paged file whose bytes before the table are `content` (header
+ * included): the CRC32C of each PAGE_BYTES page, then u32 PAGE_BYTES, u32 page count and u32
+ * CRC32C of the preceding table bytes. `OutputFile` builds the same table as it writes.
+ */
+export function pageTableOf(content: Uint8Array): Buffer {
+  const count = Math.ceil(content.length / PAGE_BYTES);
+  const table = Buffer.alloc(count * 4 + PAGE_TABLE_TRAILER_BYTES);
+  for (let i = 0; i < count; i++) table.writeUInt32LE(crc32c(content.subarray(i * PAGE_BYTES, (i + 1) * PAGE_BYTES)), i * 4);
+  writePageTableTrailer(table, count);
+  return table;
+}
+
+function writePageTableTrailer(table: Buffer, count: number): void {
+  table.writeUInt32LE(PAGE_BYTES, count * 4);
+  table.writeUInt32LE(count, count * 4 + 4);
+  table.writeUInt32LE(crc32c(table.subarray(0, count * 4 + 8)), count * 4 + 8);
+}
+
 /** A segment file being written: append to `sink`, call `drain` now and then, `finish` once. */
 export class OutputFile {
   /** Bytes of the file; appended through the sink's methods. */
   readonly sink = new ByteSink();
   private crc = 0;
+  /** CRC32C of each complete page so far (paged files only), its count, and the current page's. */
+  private pageCrcs: Uint32Array | null = null;
+  private pageCount = 0;
+  private pageCrc = 0;
+  private pageFill = 0;
 
   private constructor(
     readonly path: string,
     private readonly handle: FileHandle,
-  ) {}
+    paged: boolean,
+  ) {
+    if (paged) this.pageCrcs = new Uint32Array(64);
+  }
 
-  /** Creates (truncates) the file and writes its header. */
+  /** Creates (truncates) the file and writes its header; term dictionary and postings files are paged. */
   static async create(path: string, magic: string): Promise<OutputFile> {
     const handle = await fsp.open(path, 'w');
-    const file = new OutputFile(path, handle);
+    const file = new OutputFile(path, handle, PAGED_MAGICS.has(magic));
     for (let i = 0; i < 4; i++) file.sink.writeByte(magic.charCodeAt(i));
     file.sink.writeU32(SEGMENT_FORMAT_VERSION);
     return file;
@@ -91,16 +133,55 @@ export class OutputFile {
     await this.writeParts(this.sink.takeChunks(false));
   }
 
-  /** Writes the rest and the CRC32C footer, fsyncs and closes; returns size and checksum. */
+  /** Writes the rest (and the page table of a paged file) and the CRC32C footer, fsyncs and closes; returns size and checksum. */
   async finish(): Promise<FileChecksum> {
     await this.writeParts(this.sink.takeChunks(true));
+    let tableBytes = 0;
+    if (this.pageCrcs !== null) {
+      const table = this.pageTable();
+      tableBytes = table.length;
+      this.crc = crc32c(table, this.crc);
+      await this.handle.write(table);
+    }
     const checksum = this.crc >>> 0;
     const footer = Buffer.alloc(FOOTER_BYTES);
     footer.writeUInt32LE(checksum, 0);
     await this.handle.write(footer);
     await this.handle.sync();
     await this.handle.close();
-    return { bytes: this.sink.length + FOOTER_BYTES, crc32c: checksum };
+    return { bytes: this.sink.length + tableBytes + FOOTER_BYTES, crc32c: checksum };
+  }
+
+  /** The page checksum table: the last page's CRC completed, the trailer and the table's own CRC. */
+  private pageTable(): Buffer {
+    if (this.pageFill > 0) this.pushPageCrc();
+    const count = this.pageCount;
+    const table = Buffer.alloc(count * 4 + PAGE_TABLE_TRAILER_BYTES);
+    for (let i = 0; i < count; i++) table.writeUInt32LE(this.pageCrcs![i]!, i * 4);
+    writePageTableTrailer(table, count);
+    return table;
+  }
+
+  private pushPageCrc(): void {
+    if (this.pageCount === this.pageCrcs!.length) {
+      const grown = new Uint32Array(this.pageCount * 2);
+      grown.set(this.pageCrcs!);
+      this.pageCrcs = grown;
+    }
+    this.pageCrcs![this.pageCount++] = this.pageCrc >>> 0;
+    this.pageCrc = 0;
+    this.pageFill = 0;
+  }
+
+  /** Folds written bytes into the page checksums. */
+  private addToPages(part: Uint8Array): void {
+    for (let offset = 0; offset < part.length; ) {
+      const take = Math.min(part.length - offset, PAGE_BYTES - this.pageFill);
+      this.pageCrc = crc32c(part.subarray(offset, offset + take), this.pageCrc);
+      this.pageFill += take;
+      offset += take;
+      if (this.pageFill === PAGE_BYTES) this.pushPageCrc();
+    }
   }
 
   /** Closes the handle without completing the file (error paths). */
@@ -111,6 +192,7 @@ export class OutputFile {
   private async writeParts(parts: Uint8Array[]): Promise<void> {
     for (const part of parts) {
       this.crc = crc32c(part, this.crc);
+      if (this.pageCrcs !== null) this.addToPages(part);
       await this.handle.write(part);
     }
   }

@@ -1,6 +1,8 @@
 /**
- * SegmentReader: the LeafReader of an immutable on-disk segment. Opening verifies every file's
- * checksum and loads the term index, postings, norms, columns and doc meta into memory; stored
+ * SegmentReader: the LeafReader of an immutable on-disk segment. Opening loads norms, columns and
+ * doc meta into memory (each verified whole) and the term dictionary's field directory; term
+ * blocks and postings (format 6 on) stay on disk and are read page by page through the thread's
+ * bounded page cache, each page verified by its checksum when read (paged-file.ts); stored
  * sources stay on disk. Deletions, inplace values and per-doc seq_no/version are the only
  * mutable state; the shard persists them as generation files through `writeLiveDocs`,
  * `writeInplaceColumn` and `writeMeta`.
@@ -31,6 +33,7 @@ import {
 } from './segment-file.ts';
 import type { SegmentMeta } from './segment-writer.ts';
 import { readTermDictionaries, type FieldTermDictionary } from './term-dictionary-reader.ts';
+import { openSegmentDataFile, type SegmentDataFile } from './paged-file.ts';
 import { POSITION_LENGTHS_FORMAT_VERSION } from './postings-cursor.ts';
 import { readNorms, type FieldNorms } from './norms-store.ts';
 import { readNumericColumns, SegmentInplaceColumn } from './numeric-columns.ts';
@@ -105,6 +108,8 @@ export class SegmentReader implements LeafReader {
     private readonly storedSource: StoredSourceReader,
     private readonly docMeta: DocMetaStore,
     private readonly liveDocs: LiveDocs,
+    /** The term dictionary and postings files, closed with the reader. */
+    private readonly dataFiles: SegmentDataFile[],
   ) {
     this.name = segmentMeta.name;
     this.maxDoc = segmentMeta.maxDoc;
@@ -120,8 +125,9 @@ export class SegmentReader implements LeafReader {
   readonly overlay: FieldOverlay;
 
   /**
-   * Opens a segment directory, verifying every file; throws EngineError('corrupt_index') naming a
-   * bad file. Field overlays (`state.overlayGen`) are re-applied with `fields`, the shard's mapping.
+   * Opens a segment directory, verifying every file it loads (paged files: size, header and page
+   * table; their pages when read); throws EngineError('corrupt_index') naming a bad file. Field
+   * overlays (`state.overlayGen`) are re-applied with `fields`, the shard's mapping.
    */
   static open(dir: string, meta: SegmentMeta, state: SegmentGenerations, fields: ReadonlyMap<string, FlatField> = new Map()): SegmentReader {
     if (!isSupportedFormatVersion(meta.formatVersion)) {
@@ -132,37 +138,56 @@ export class SegmentReader implements LeafReader {
       const filePath = path.join(dir, name);
       return { filePath, data: readVerifiedFile(filePath, magic, meta.files[name]) };
     };
-    const terms = load(SegmentFileName.terms, FileMagic.terms);
-    const postings = load(SegmentFileName.postings, FileMagic.postings);
-    const positions = load(SegmentFileName.positions, FileMagic.positions);
-    const streams = {
-      docs: postings.data,
-      positions: positions.data,
-      positionLengths: meta.formatVersion >= POSITION_LENGTHS_FORMAT_VERSION,
-      docsPath: postings.filePath,
-      positionsPath: positions.filePath,
+    const dataFiles: SegmentDataFile[] = [];
+    const openData = (name: string, magic: string): SegmentDataFile => {
+      const file = openSegmentDataFile(path.join(dir, name), magic, meta.files[name]);
+      dataFiles.push(file);
+      return file;
     };
-    const dictionaries = parseFile(terms.filePath, () => readTermDictionaries(terms.data, streams));
-    const normsFile = load(SegmentFileName.norms, FileMagic.norms);
-    const norms = parseFile(normsFile.filePath, () => readNorms(normsFile.data, HEADER_BYTES, maxDoc));
-    for (const [field, dictionary] of dictionaries) dictionary.norms = norms.get(field)?.norms ?? null;
-    const numericFile = load(SegmentFileName.numericColumns, FileMagic.numericColumns);
-    const numeric = parseFile(numericFile.filePath, () => readNumericColumns(numericFile.data, HEADER_BYTES, maxDoc));
-    const keywordFile = load(SegmentFileName.keywordColumns, FileMagic.keywordColumns);
-    const keywordColumns = parseFile(keywordFile.filePath, () => new KeywordColumnsFile(keywordFile.data, HEADER_BYTES, maxDoc));
-    const docMetaFile = load(SegmentFileName.docMeta, FileMagic.docMeta);
-    const docMeta = parseFile(docMetaFile.filePath, () => new DocMetaStore(docMetaFile.data, HEADER_BYTES, maxDoc));
+    let dictionaries: Map<string, FieldTermDictionary>;
+    try {
+      const terms = openData(SegmentFileName.terms, FileMagic.terms);
+      const streams = {
+        docs: openData(SegmentFileName.postings, FileMagic.postings),
+        positions: openData(SegmentFileName.positions, FileMagic.positions),
+        positionLengths: meta.formatVersion >= POSITION_LENGTHS_FORMAT_VERSION,
+      };
+      dictionaries = parseFile(terms.path, () => readTermDictionaries(terms, streams));
+    } catch (error) {
+      for (const file of dataFiles) file.close();
+      throw error;
+    }
+    const closeData = <T>(step: () => T): T => {
+      try {
+        return step();
+      } catch (error) {
+        for (const file of dataFiles) file.close();
+        throw error;
+      }
+    };
     const metaGen = state.metaGen ?? 0;
     const metaPath = path.join(dir, metaFileName(metaGen));
-    if (metaGen > 0) {
-      docMeta.applyGeneration(readMetaGenerationFile(metaPath, maxDoc));
-    }
     const livePath = path.join(dir, liveDocsFileName(state.liveDocsGen));
-    const liveDocs = parseFile(livePath, () => readLiveDocsFile(livePath, state.liveDocsGen, maxDoc));
-    const sourcePath = path.join(dir, SegmentFileName.storedSource);
-    const storedSource = parseFile(sourcePath, () => StoredSourceReader.open(sourcePath, meta.files[SegmentFileName.storedSource], maxDoc));
+    const { norms, numeric, keywordColumns, docMeta, liveDocs, storedSource } = closeData(() => {
+      const normsFile = load(SegmentFileName.norms, FileMagic.norms);
+      const norms = parseFile(normsFile.filePath, () => readNorms(normsFile.data, HEADER_BYTES, maxDoc));
+      for (const [field, dictionary] of dictionaries) dictionary.norms = norms.get(field)?.norms ?? null;
+      const numericFile = load(SegmentFileName.numericColumns, FileMagic.numericColumns);
+      const numeric = parseFile(numericFile.filePath, () => readNumericColumns(numericFile.data, HEADER_BYTES, maxDoc));
+      const keywordFile = load(SegmentFileName.keywordColumns, FileMagic.keywordColumns);
+      const keywordColumns = parseFile(keywordFile.filePath, () => new KeywordColumnsFile(keywordFile.data, HEADER_BYTES, maxDoc));
+      const docMetaFile = load(SegmentFileName.docMeta, FileMagic.docMeta);
+      const docMeta = parseFile(docMetaFile.filePath, () => new DocMetaStore(docMetaFile.data, HEADER_BYTES, maxDoc));
+      if (metaGen > 0) {
+        docMeta.applyGeneration(readMetaGenerationFile(metaPath, maxDoc));
+      }
+      const liveDocs = parseFile(livePath, () => readLiveDocsFile(livePath, state.liveDocsGen, maxDoc));
+      const sourcePath = path.join(dir, SegmentFileName.storedSource);
+      const storedSource = parseFile(sourcePath, () => StoredSourceReader.open(sourcePath, meta.files[SegmentFileName.storedSource], maxDoc));
+      return { norms, numeric, keywordColumns, docMeta, liveDocs, storedSource };
+    });
 
-    const reader = new SegmentReader(dir, meta, dictionaries, norms, keywordColumns, storedSource, docMeta, liveDocs);
+    const reader = new SegmentReader(dir, meta, dictionaries, norms, keywordColumns, storedSource, docMeta, liveDocs, dataFiles);
     try {
       if (fs.existsSync(livePath)) reader.generationBytes.set('live', fs.statSync(livePath).size);
       if (metaGen > 0) reader.generationBytes.set('meta', fs.statSync(metaPath).size);
@@ -422,10 +447,11 @@ export class SegmentReader implements LeafReader {
     return bytes;
   }
 
-  /** Releases the stored-source file descriptor; the reader must not be used afterwards. */
+  /** Releases the stored-source descriptor and the cached pages of the term dictionary and postings; the reader must not be used afterwards. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.storedSource.close();
+    for (const file of this.dataFiles) file.close();
   }
 }

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SegmentReader } from './segment-reader.ts';
 import { buildDocMaps, writeSegment } from './segment-writer.ts';
-import { FOOTER_BYTES, HEADER_BYTES, SEGMENT_FORMAT_VERSION, SegmentFileName } from './segment-file.ts';
+import { FOOTER_BYTES, HEADER_BYTES, PAGE_TABLE_TRAILER_BYTES, PAGED_FORMAT_VERSION, SEGMENT_FORMAT_VERSION, SegmentFileName, pageTableOf } from './segment-file.ts';
 import { crc32c } from '../directory/checksum.ts';
 import { TestLeaf, seededRandom, type TestDoc } from './reference-leaf.fixture.ts';
 import { compressSync as lz4Compress } from 'lz4-napi';
@@ -61,10 +61,7 @@ test('a source block that does not decompress is a corrupt file naming the sourc
     // The first block starts after the header with its uncompressed size (u32): claim 1000 bytes
     // fewer, then give the file a valid checksum so that only the block decoding can notice.
     bytes.writeUInt32LE(bytes.readUInt32LE(HEADER_BYTES) - 1000, HEADER_BYTES);
-    const crc = crc32c(bytes.subarray(0, bytes.length - FOOTER_BYTES));
-    bytes.writeUInt32LE(crc, bytes.length - FOOTER_BYTES);
-    fs.writeFileSync(file, bytes);
-    const files = { ...meta.files, [SegmentFileName.storedSource]: { bytes: bytes.length, crc32c: crc } };
+    const files = { ...meta.files, [SegmentFileName.storedSource]: resealed(file, bytes) };
     const segment = SegmentReader.open(segmentDir, { ...meta, files }, { liveDocsGen: 0, inplaceGens: {} });
     try {
       assert.throws(
@@ -111,8 +108,9 @@ function keysOf(source: Buffer): string[] {
 
 /** The block index of a source file: per block its offset, docs and header bytes (format 5 and later). */
 function sourceBlocks(bytes: Buffer): Array<{ offset: number; docs: number; bytes: number; headerBytes: number }> {
-  const indexOffset = bytes.readDoubleLE(bytes.length - FOOTER_BYTES - 8);
-  const reader = new ByteReader(bytes.subarray(indexOffset, bytes.length - FOOTER_BYTES - 8));
+  const bodyEnd = bodyEndOf(bytes);
+  const indexOffset = bytes.readDoubleLE(bodyEnd - 8);
+  const reader = new ByteReader(bytes.subarray(indexOffset, bodyEnd - 8));
   reader.readVarint();
   const blocks = reader.readVarint();
   const out = [];
@@ -127,11 +125,21 @@ function sourceBlocks(bytes: Buffer): Array<{ offset: number; docs: number; byte
 }
 
 /** Rewrites a file's CRC32C footer and returns the checksum the segment meta must record. */
+/** Where a source file's body ends: before its page table (format 6 on) or its footer. */
+function bodyEndOf(bytes: Buffer): number {
+  const paged = bytes.readUInt32LE(4) >= PAGED_FORMAT_VERSION;
+  return bytes.length - FOOTER_BYTES - (paged ? bytes.readUInt32LE(bytes.length - FOOTER_BYTES - 8) * 4 + PAGE_TABLE_TRAILER_BYTES : 0);
+}
+
+/** Rewrites a file's page table (format 6 on) and CRC32C footer; returns the checksum the segment meta must record. */
 function resealed(file: string, bytes: Buffer): { bytes: number; crc32c: number } {
-  const crc = crc32c(bytes.subarray(0, bytes.length - FOOTER_BYTES));
-  bytes.writeUInt32LE(crc, bytes.length - FOOTER_BYTES);
-  fs.writeFileSync(file, bytes);
-  return { bytes: bytes.length, crc32c: crc };
+  const content = bytes.subarray(0, bodyEndOf(bytes));
+  const table = bytes.readUInt32LE(4) >= PAGED_FORMAT_VERSION ? pageTableOf(content) : Buffer.alloc(0);
+  const sealed = Buffer.concat([content, table, Buffer.alloc(FOOTER_BYTES)]);
+  const crc = crc32c(sealed.subarray(0, sealed.length - FOOTER_BYTES));
+  sealed.writeUInt32LE(crc, sealed.length - FOOTER_BYTES);
+  fs.writeFileSync(file, sealed);
+  return { bytes: sealed.length, crc32c: crc };
 }
 
 test('large sources are stored in pieces: each reads back as written, and top-level fields read as a scan of the text finds them', () =>

@@ -6,13 +6,16 @@
  * (source-pieces.ts), so that reading one top-level field decompresses only its piece. A block
  * index at the end of the file. Readers keep only the index in memory and read blocks with
  * positional reads through the thread's bounded descriptor cache (directory/read-descriptors.ts),
- * caching a few decoded blocks.
+ * caching a few decoded blocks. From format 6 the file is paged (paged-file.ts): opening checks
+ * its page table instead of streaming the whole file through its checksum, and each page is
+ * verified when read, through the thread's page cache.
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { compressSync as lz4Compress, uncompressSync as lz4Uncompress } from 'lz4-napi';
 import { ByteReader, ByteSink } from './byte-io.ts';
-import { FileMagic, FOOTER_BYTES, HEADER_BYTES, corruptFile, verifyFileStreaming, type FileChecksum, type OutputFile } from './segment-file.ts';
+import { FileMagic, FOOTER_BYTES, HEADER_BYTES, PAGED_FORMAT_VERSION, corruptFile, verifyFileStreaming, type FileChecksum, type OutputFile } from './segment-file.ts';
+import { PagedDataFile } from './paged-file.ts';
 import { decodePiecedHeader, encodePieces, pieceAt, PIECED_SOURCE_BYTES, type EncodedPieces, type PiecedHeader } from './source-pieces.ts';
 import { EngineError } from '../errors.ts';
 import { readDescriptors } from '../directory/read-descriptors.ts';
@@ -138,26 +141,47 @@ export class StoredSourceReader {
     private readonly blockHeaderBytes: Int32Array,
     /** Format version of the file: blocks are LZ4 from version 3, raw deflate before. */
     private readonly formatVersion: number,
+    /** The file read page by page (format 6 on), else null (read directly). */
+    private readonly paged: PagedDataFile | null,
   ) {}
 
   /**
-   * Verifies the file's checksum (streaming) and loads the block index, through a descriptor of its
-   * own that it closes; blocks are later read through the thread's bounded `readDescriptors`.
+   * Loads the block index, through a descriptor of its own that it closes, after verifying the
+   * file: a paged file (format 6) by its size, header and page table, its pages as they are read;
+   * an earlier one by streaming it through its checksum. Blocks are later read through the
+   * thread's bounded `readDescriptors` (and page cache).
    */
   static open(path: string, expected: FileChecksum | undefined, maxDoc: number): StoredSourceReader {
     const fd = fs.openSync(path, 'r');
+    let paged: PagedDataFile | null = null;
     try {
-      const size = verifyFileStreaming(path, fd, FileMagic.storedSource, expected);
       const header = Buffer.alloc(HEADER_BYTES);
       fs.readSync(fd, header, 0, HEADER_BYTES, 0);
       const formatVersion = header.readUInt32LE(4);
-      const trailer = Buffer.alloc(8);
-      fs.readSync(fd, trailer, 0, 8, size - FOOTER_BYTES - 8);
-      const indexOffset = trailer.readDoubleLE(0);
-      const indexEnd = size - FOOTER_BYTES - 8;
+      let size: number;
+      let bodyEnd: number;
+      if (formatVersion >= PAGED_FORMAT_VERSION) {
+        paged = PagedDataFile.open(path, FileMagic.storedSource, expected);
+        size = fs.fstatSync(fd).size;
+        bodyEnd = paged.bodyEnd;
+      } else {
+        size = verifyFileStreaming(path, fd, FileMagic.storedSource, expected);
+        bodyEnd = size - FOOTER_BYTES;
+      }
+      const readAt = (position: number, length: number): Buffer => {
+        if (paged === null) {
+          const bytes = Buffer.alloc(length);
+          fs.readSync(fd, bytes, 0, length, position);
+          return bytes;
+        }
+        const data = paged.read(position, position + length);
+        return Buffer.from(data.subarray(position - paged.base, position - paged.base + length));
+      };
+      if (bodyEnd < HEADER_BYTES + 8) throw corruptFile(path, 'file too short');
+      const indexEnd = bodyEnd - 8;
+      const indexOffset = readAt(indexEnd, 8).readDoubleLE(0);
       if (!(indexOffset >= HEADER_BYTES && indexOffset <= indexEnd)) throw corruptFile(path, 'source index offset out of range');
-      const indexBytes = Buffer.alloc(indexEnd - indexOffset);
-      fs.readSync(fd, indexBytes, 0, indexBytes.length, indexOffset);
+      const indexBytes = readAt(indexOffset, indexEnd - indexOffset);
       const reader = new ByteReader(indexBytes);
       const docCount = reader.readVarint();
       if (docCount !== maxDoc) throw corruptFile(path, `holds ${docCount} sources, segment has ${maxDoc}`);
@@ -181,7 +205,10 @@ export class StoredSourceReader {
       if (blockFirstDocs[blocks] !== docCount || blockOffsets[blocks] !== indexOffset || reader.pos !== indexBytes.length) {
         throw corruptFile(path, 'source block index is inconsistent');
       }
-      return new StoredSourceReader(path, size, blockFirstDocs, blockOffsets, blockHeaderBytes, formatVersion);
+      return new StoredSourceReader(path, size, blockFirstDocs, blockOffsets, blockHeaderBytes, formatVersion, paged);
+    } catch (error) {
+      paged?.close();
+      throw error;
     } finally {
       fs.closeSync(fd);
     }
@@ -220,7 +247,8 @@ export class StoredSourceReader {
   /** Closes the reader and the cached descriptor of its file, if one is open. */
   close(): void {
     this.closed = true;
-    readDescriptors.forget(this.path);
+    if (this.paged !== null) this.paged.close();
+    else readDescriptors.forget(this.path);
   }
 
   private blockOf(doc: number): number {
@@ -323,8 +351,15 @@ export class StoredSourceReader {
   /** `length` bytes of a block from `offset` within it. */
   private read(block: number, offset: number, length: number): Buffer {
     if (this.closed) throw new EngineError('shard_closed', `segment source store ${this.path} is closed`);
+    const position = this.blockOffsets[block]! + offset;
+    const paged = this.paged;
+    if (paged !== null) {
+      // A copy: cached pages are shared, and callers keep the bytes they get.
+      const data = paged.read(position, position + length);
+      return Buffer.from(data.subarray(position - paged.base, position - paged.base + length));
+    }
     const bytes = Buffer.allocUnsafe(length);
-    readDescriptors.read(this.path, bytes, 0, length, this.blockOffsets[block]! + offset);
+    readDescriptors.read(this.path, bytes, 0, length, position);
     return bytes;
   }
 

@@ -1,10 +1,13 @@
 /**
- * Reads the loaded `terms` file: the field directory (block first terms kept in memory for
- * binary search) and term blocks, decoded on demand by exact lookups and sorted iteration.
+ * Reads the `terms` file: the field directory (block first terms kept in memory for binary
+ * search), read at open, and term blocks, read (paged-file.ts) and decoded on demand by exact
+ * lookups and sorted iteration.
  */
 import type { PostingsCursor, TermsIterator } from './leaf-reader.ts';
 import { ByteReader } from './byte-io.ts';
-import { FOOTER_BYTES, HEADER_BYTES } from './segment-file.ts';
+import { EngineError } from '../errors.ts';
+import { corruptFile, HEADER_BYTES } from './segment-file.ts';
+import type { SegmentDataFile } from './paged-file.ts';
 import { FieldKindCode, TERMS_PER_BLOCK, type SegmentFieldKind } from './term-dictionary-writer.ts';
 import { SegmentPostingsCursor, type PostingsStreams, type TermPostingsPointer } from './postings-cursor.ts';
 
@@ -22,23 +25,24 @@ class TermBlockScanner implements TermPostingsPointer {
   singletonDoc = -1;
   singletonFreq = 0;
   docStart = 0;
+  docEnd = 0;
   posStart = 0;
+  posEnd = 0;
   private nextDocStart = 0;
   private nextPosStart = 0;
   private remainingInBlock = 0;
-  private readonly reader: ByteReader;
+  private reader = new ByteReader(new Uint8Array(0));
 
-  constructor(
-    private readonly dictionary: FieldTermDictionary,
-    data: Uint8Array,
-  ) {
-    this.reader = new ByteReader(data);
-  }
+  constructor(private readonly dictionary: FieldTermDictionary) {}
 
-  /** Positions the scanner before the first entry of a block. */
+  /** Positions the scanner before the first entry of a block, reading the block's bytes. */
   enterBlock(block: number): void {
     const dictionary = this.dictionary;
-    this.reader.pos = dictionary.blockOffsets[block]!;
+    const file = dictionary.file;
+    const start = dictionary.blockOffsets[block]!;
+    const data = file.read(start, dictionary.blockEnd(block));
+    if (data !== this.reader.data) this.reader = new ByteReader(data);
+    this.reader.pos = start - file.base;
     this.nextDocStart = dictionary.blockDocBases[block]!;
     this.nextPosStart = dictionary.blockPosBases[block]!;
     const lastBlock = dictionary.blockOffsets.length - 1;
@@ -82,6 +86,8 @@ class TermBlockScanner implements TermPostingsPointer {
       this.nextDocStart += reader.readVarint();
     }
     if (this.dictionary.hasPositions) this.nextPosStart += reader.readVarint();
+    this.docEnd = this.nextDocStart;
+    this.posEnd = this.nextPosStart;
     return true;
   }
 
@@ -107,7 +113,9 @@ class TermBlockScanner implements TermPostingsPointer {
       singletonDoc: this.singletonDoc,
       singletonFreq: this.singletonFreq,
       docStart: this.docStart,
+      docEnd: this.docEnd,
       posStart: this.posStart,
+      posEnd: this.posEnd,
     };
   }
 }
@@ -119,6 +127,8 @@ export class FieldTermDictionary {
   blockOffsets = new Float64Array(0);
   blockDocBases = new Float64Array(0);
   blockPosBases = new Float64Array(0);
+  /** Where the field's last block ends: the next block in the file, or the directory. */
+  lastBlockEnd = 0;
   /** Norm bytes of the field (for singleton min norms), null when the field has none. */
   norms: Uint8Array | null = null;
   private lookupScanner: TermBlockScanner | null = null;
@@ -128,21 +138,31 @@ export class FieldTermDictionary {
     readonly name: string,
     readonly kind: SegmentFieldKind,
     readonly hasPositions: boolean,
-    private readonly data: Uint8Array,
+    /** The `terms` file. */
+    readonly file: SegmentDataFile,
     private readonly streams: PostingsStreams,
   ) {}
+
+  /** File offset just past block `block`'s entries. */
+  blockEnd(block: number): number {
+    return block + 1 < this.blockOffsets.length ? this.blockOffsets[block + 1]! : this.lastBlockEnd;
+  }
 
   /** Postings pointer of a term, or null when absent. */
   lookup(term: string): TermPostingsPointer | null {
     const block = this.blockFor(term);
     if (block < 0) return null;
     // Lookups run synchronously to completion, so one scanner and target buffer serve them all.
-    const scanner = (this.lookupScanner ??= new TermBlockScanner(this, this.data));
+    const scanner = (this.lookupScanner ??= new TermBlockScanner(this));
     if (this.lookupTarget.length < term.length * 3) this.lookupTarget = new Uint8Array(term.length * 3);
     const length = utf8Encoder.encodeInto(term, this.lookupTarget).written;
-    scanner.enterBlock(block);
-    while (scanner.nextEntry()) {
-      if (scanner.termEquals(this.lookupTarget, length)) return scanner.pointer();
+    try {
+      scanner.enterBlock(block);
+      while (scanner.nextEntry()) {
+        if (scanner.termEquals(this.lookupTarget, length)) return scanner.pointer();
+      }
+    } catch (error) {
+      throw asCorrupt(this.file, error);
     }
     return null;
   }
@@ -154,7 +174,7 @@ export class FieldTermDictionary {
 
   /** Sorted iterator over terms >= `from`. */
   iterator(from?: string): TermsIterator {
-    return new SegmentTermsIterator(this, new TermBlockScanner(this, this.data), from);
+    return new SegmentTermsIterator(this, new TermBlockScanner(this), from);
   }
 
   /** Index of the last block whose first term is <= term (-1 when term precedes all). */
@@ -190,6 +210,14 @@ class SegmentTermsIterator implements TermsIterator {
   }
 
   next(): string | null {
+    try {
+      return this.advanceTerm();
+    } catch (error) {
+      throw asCorrupt(this.dictionary.file, error);
+    }
+  }
+
+  private advanceTerm(): string | null {
     const scanner = this.scanner;
     const blocks = this.dictionary.blockFirstTerms.length;
     for (;;) {
@@ -221,14 +249,23 @@ class SegmentTermsIterator implements TermsIterator {
   }
 }
 
-/** Parses the field directory of a loaded terms file into per-field dictionaries. */
-export function readTermDictionaries(data: Uint8Array, streams: PostingsStreams): Map<string, FieldTermDictionary> {
-  const trailer = new ByteReader(data, data.length - FOOTER_BYTES - 8);
-  const directoryOffset = trailer.readF64();
-  if (directoryOffset < HEADER_BYTES || directoryOffset > data.length - FOOTER_BYTES - 8) {
+/** A decoding error of a term block as corrupt_index naming the file (integrity errors pass as they are). */
+function asCorrupt(file: SegmentDataFile, error: unknown): Error {
+  return error instanceof EngineError ? error : corruptFile(file.path, (error as Error).message);
+}
+
+/** Reads the field directory of a terms file into per-field dictionaries (the term blocks stay on disk). */
+export function readTermDictionaries(file: SegmentDataFile, streams: PostingsStreams): Map<string, FieldTermDictionary> {
+  const bodyEnd = file.bodyEnd;
+  if (bodyEnd < HEADER_BYTES + 8) throw new RangeError('term directory offset out of range');
+  const trailerData = file.read(bodyEnd - 8, bodyEnd);
+  const directoryOffset = new ByteReader(trailerData, bodyEnd - 8 - file.base).readF64();
+  if (!Number.isSafeInteger(directoryOffset) || directoryOffset < HEADER_BYTES || directoryOffset > bodyEnd - 8) {
     throw new RangeError('term directory offset out of range');
   }
-  const reader = new ByteReader(data, directoryOffset);
+  const directoryEnd = bodyEnd - 8;
+  const data = file.read(directoryOffset, directoryEnd);
+  const reader = new ByteReader(data.subarray(0, directoryEnd - file.base), directoryOffset - file.base);
   const fields = new Map<string, FieldTermDictionary>();
   const fieldCount = reader.readVarint();
   for (let f = 0; f < fieldCount; f++) {
@@ -236,7 +273,7 @@ export function readTermDictionaries(data: Uint8Array, streams: PostingsStreams)
     const kind = KIND_BY_CODE[reader.readByte()];
     if (kind === undefined) throw new RangeError(`unknown field kind for ${name}`);
     const positions = reader.readByte() === 1;
-    const dictionary = new FieldTermDictionary(name, kind, positions, data, streams);
+    const dictionary = new FieldTermDictionary(name, kind, positions, file, streams);
     dictionary.termCount = reader.readVarint();
     const blocks = reader.readVarint();
     dictionary.blockOffsets = new Float64Array(blocks);
@@ -253,8 +290,19 @@ export function readTermDictionaries(data: Uint8Array, streams: PostingsStreams)
       dictionary.blockOffsets[b] = offset;
       dictionary.blockDocBases[b] = docBase;
       dictionary.blockPosBases[b] = posBase;
+      if (offset < HEADER_BYTES || offset > directoryOffset) throw new RangeError(`block ${b} of ${name} lies outside the term blocks`);
     }
     fields.set(name, dictionary);
+  }
+  // Fields' blocks follow one another in the file: a field's last block ends where the next block starts.
+  const firstOffsets = [...fields.values()].filter((field) => field.blockOffsets.length > 0).map((field) => field.blockOffsets[0]!);
+  for (const dictionary of fields.values()) {
+    const blocks = dictionary.blockOffsets.length;
+    if (blocks === 0) continue;
+    const last = dictionary.blockOffsets[blocks - 1]!;
+    let end = directoryOffset;
+    for (const offset of firstOffsets) if (offset > last && offset < end) end = offset;
+    dictionary.lastBlockEnd = end;
   }
   return fields;
 }
