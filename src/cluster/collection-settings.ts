@@ -12,7 +12,8 @@
  * `refresh_interval`, `translog.retention.age` / `.size` and
  * `search.concurrent_segment_search.mode` (dynamic), and `soft_deletes.enabled` (static, only
  * `true`). Dynamic and applied by the document service (src/node/dual-write.ts):
- * `dual_write.index_name` and `dual_write.soft_deletes_enabled` (OpenSearch's write mirroring).
+ * `dual_write.index_name` and `dual_write.soft_deletes_enabled` (OpenSearch's write mirroring). Static and applied through
+ * the mapping: `mapping.ignore_malformed` (the default `ignore_malformed` of the fields that take one).
  * Anything else, and any count out of range, fractional, or not a number, is an
  * illegal_argument error naming the setting: a count is never trusted to size an allocation.
  */
@@ -44,6 +45,7 @@ export interface IndexLimits {
   'search.concurrent_segment_search.mode'?: string;
   'dual_write.index_name'?: string;
   'dual_write.soft_deletes_enabled'?: string;
+  'mapping.ignore_malformed'?: string;
 }
 
 /** The dynamic index limits (`PUT _settings` may change them). */
@@ -57,7 +59,8 @@ export type TextSetting =
   | 'translog.retention.size'
   | 'search.concurrent_segment_search.mode'
   | 'dual_write.index_name'
-  | 'dual_write.soft_deletes_enabled';
+  | 'dual_write.soft_deletes_enabled'
+  | 'mapping.ignore_malformed';
 
 /** The dynamic text settings (`PUT _settings` may change them; null resets). */
 export const DYNAMIC_TEXT_SETTINGS = [
@@ -105,6 +108,7 @@ export const TEXT_SETTINGS: Readonly<Record<TextSetting, { default: string; pars
   'search.concurrent_segment_search.mode': { default: 'auto', parse: concurrentSearchMode },
   'dual_write.index_name': { default: '', parse: dualWriteTarget },
   'dual_write.soft_deletes_enabled': { default: 'true', parse: booleanSetting },
+  'mapping.ignore_malformed': { default: 'false', parse: booleanSetting },
 };
 
 function timeValue(rendered: string, name: string): string {
@@ -218,7 +222,7 @@ export function parseSettingsUpdate(body: unknown): SettingsUpdate {
     if (name === 'number_of_replicas') update.numberOfReplicas = parseCountSetting(name, value);
     else if (isDynamicLimit(name)) update.limits[name] = value === null ? null : parseCountSetting(name, value);
     else if (isDynamicText(name)) update.text[name] = value === null ? null : parseTextSetting(name, value);
-    else if (name === 'number_of_shards' || name === 'number_of_routing_shards' || name === 'soft_deletes.enabled') update.staticSettings.push(`index.${name}`);
+    else if (name === 'number_of_shards' || name === 'number_of_routing_shards' || name === 'soft_deletes.enabled' || name === 'mapping.ignore_malformed') update.staticSettings.push(`index.${name}`);
     else throw unknownSetting(name);
   }
   return update;

@@ -8,7 +8,7 @@ import { DEFAULT_NAMESPACE, type AliasMeta, type CollectionMeta, type NamespaceM
 import { CatalogError } from '../cluster/catalog-error.ts';
 import { LIMIT_SETTINGS, TEXT_SETTINGS, parseCollectionSettings, type IndexLimits, type TextSetting } from '../cluster/collection-settings.ts';
 import { EngineError } from '../engine/errors.ts';
-import { flattenMapping, type Mapping } from '../engine/mapping/mapping.ts';
+import { flattenMapping, shownMapping, type Mapping } from '../engine/mapping/mapping.ts';
 import { checkCreateAliasFilters, parseCreateAliases } from './aliases-api.ts';
 import { mergeMappings, validateMapping } from '../engine/mapping/validate.ts';
 import type { HostedCollection } from '../cluster/local-shards.ts';
@@ -69,8 +69,11 @@ export function parseCreateBody(body: unknown): { namespace: string; numberOfSha
   }
   const mapping = validateMapping(request.mappings ?? { properties: {} });
   const aliases = request.aliases === undefined ? {} : parseCreateAliases(request.aliases);
+  const settings = parseCollectionSettings(request.settings);
+  // index.mapping.ignore_malformed travels with the mapping, which every shard and node flattens.
+  if (settings.limits?.['mapping.ignore_malformed'] === 'true') mapping.indexIgnoreMalformed = true;
   checkCreateAliasFilters(aliases, flattenMapping(mapping));
-  return { namespace: request.namespace ?? DEFAULT_NAMESPACE, ...parseCollectionSettings(request.settings), mapping, aliases };
+  return { namespace: request.namespace ?? DEFAULT_NAMESPACE, ...settings, mapping, aliases };
 }
 
 /** Runs a coordinator change and waits until this node applied it; catalog errors become NodeErrors. */
@@ -163,7 +166,7 @@ export function indexSettingsOf(meta: CollectionMeta): Record<string, unknown> {
 function describe(meta: CollectionMeta): Record<string, unknown> {
   return {
     aliases: meta.aliases ?? {},
-    mappings: meta.mapping,
+    mappings: shownMapping(meta.mapping),
     settings: { index: indexSettingsOf(meta) },
     namespace: meta.namespace,
   };
@@ -240,7 +243,7 @@ export async function listCollections(context: NodeContext): Promise<CollectionS
 /** `GET /{target}/_mapping`. */
 export function getMappings(context: NodeContext, target: string): Record<string, { mappings: Mapping }> {
   const out: Record<string, { mappings: Mapping }> = {};
-  for (const hosted of resolveCollections(context, target)) out[hosted.meta.name] = { mappings: hosted.meta.mapping };
+  for (const hosted of resolveCollections(context, target)) out[hosted.meta.name] = { mappings: shownMapping(hosted.meta.mapping) };
   return out;
 }
 

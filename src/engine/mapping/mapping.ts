@@ -95,7 +95,37 @@ export interface Mapping {
   /** Root `_source` options (absent: whole documents come back). */
   _source?: SourceOptions;
   properties: Record<string, FieldMapping>;
+  /**
+   * The index setting `index.mapping.ignore_malformed`, kept with the mapping so that every
+   * holder of it flattens fields alike: the default `ignore_malformed` of the fields that take
+   * one. Set from the settings at creation, never from a mappings body; `shownMapping` hides it.
+   */
+  indexIgnoreMalformed?: boolean;
 }
+
+/** The mapping as GET _mapping and GET /{collection} show it (without what the index settings put there). */
+export function shownMapping(mapping: Mapping): Omit<Mapping, 'indexIgnoreMalformed'> {
+  if (mapping.indexIgnoreMalformed === undefined) return mapping;
+  const { indexIgnoreMalformed: _setting, ...shown } = mapping;
+  return shown;
+}
+
+/** Types whose fields take `ignore_malformed` (and follow `index.mapping.ignore_malformed`). */
+export const IGNORE_MALFORMED_TYPES: ReadonlySet<FieldType> = new Set<FieldType>([
+  'long',
+  'integer',
+  'short',
+  'byte',
+  'unsigned_long',
+  'double',
+  'float',
+  'half_float',
+  'scaled_float',
+  'date',
+  'date_nanos',
+  'ip',
+  'geo_point',
+]);
 
 /**
  * How a field's values are held: an inverted index with positions (`text`), an inverted index
@@ -284,8 +314,11 @@ export function segmentFieldList(fields: ReadonlyMap<string, FlatField>, holds: 
   return [...fields.values(), ...[...fields.companions()].filter((field) => holds(field.path))];
 }
 
-/** The leaf view of one field mapping at `path`; `multiField` fields are never inplace. */
-export function flatField(path: string, field: FieldMapping, multiField = false): FlatField {
+/**
+ * The leaf view of one field mapping at `path`; `multiField` fields are never inplace.
+ * `ignoreMalformedDefault` is the index's `index.mapping.ignore_malformed`.
+ */
+export function flatField(path: string, field: FieldMapping, multiField = false, ignoreMalformedDefault = false): FlatField {
   const type = field.type as Exclude<FieldType, 'object'>;
   // A binary field with doc values keeps its base64 text in a keyword column (never searchable).
   const storage = type === 'binary' && field.doc_values === true ? 'keyword' : storageOf(type);
@@ -299,7 +332,7 @@ export function flatField(path: string, field: FieldMapping, multiField = false)
     searchable: type === 'geo_point' ? field.index !== false : storage !== 'none' && type !== 'binary' && field.index !== false,
     docValues: storage !== 'none' && storage !== 'text' && field.doc_values !== false,
   };
-  if (field.ignore_malformed === true) flat.ignoreMalformed = true;
+  if ((field.ignore_malformed ?? (ignoreMalformedDefault && IGNORE_MALFORMED_TYPES.has(type))) === true) flat.ignoreMalformed = true;
   if (type === 'geo_point') flat.geo = { lat: `${path}\u0000lat`, lon: `${path}\u0000lon`, points: `${path}\u0000points` };
   if (type === 'binary' && storage === 'none') flat.presencePath = `${path}\u0000present`;
   if (isRangeType(type)) {
@@ -355,6 +388,7 @@ function addCompanions(out: FieldMap, flat: FlatField): void {
 /** Flattens a mapping into leaf fields keyed by dotted path (multi-fields as `path.sub`). */
 export function flattenMapping(mapping: Mapping): FieldMap {
   const out = new FieldMap();
+  const ignoreMalformedDefault = mapping.indexIgnoreMalformed === true;
   const walk = (props: Record<string, FieldMapping>, prefix: string): void => {
     for (const [name, field] of Object.entries(props)) {
       const path = prefix ? `${prefix}.${name}` : name;
@@ -366,12 +400,12 @@ export function flattenMapping(mapping: Mapping): FieldMap {
         if (field.path !== undefined) out.addAlias(path, field.path);
         continue;
       }
-      const flat = flatField(path, field, false);
+      const flat = flatField(path, field, false, ignoreMalformedDefault);
       out.set(path, flat);
       addCompanions(out, flat);
       for (const [sub, subField] of Object.entries(field.fields ?? {})) {
         if (subField.type === 'object') continue;
-        const multi = flatField(`${path}.${sub}`, subField, true);
+        const multi = flatField(`${path}.${sub}`, subField, true, ignoreMalformedDefault);
         out.set(multi.path, multi);
         addCompanions(out, multi);
       }

@@ -20,7 +20,7 @@ import { EngineError } from '../errors.ts';
 import { parseDateFormat } from './date.ts';
 import { cloneJson, getOwn, isPlainObject, previewJson, setKey, type JsonObject } from './json-value.ts';
 import { assertDepth, assertNotReserved, assertValidFieldName, checkMappingLimits, METADATA_FIELDS } from './limits.ts';
-import { flattenMapping, NUMERIC_TYPES, type AnalyzerName, type DynamicPolicy, type FieldMapping, type FieldType, type Mapping, type SourceOptions } from './mapping.ts';
+import { flattenMapping, IGNORE_MALFORMED_TYPES, type AnalyzerName, type DynamicPolicy, type FieldMapping, type FieldType, type Mapping, type SourceOptions } from './mapping.ts';
 import { checkFieldValue } from './parse-document.ts';
 import { mergeFieldInto } from './merge.ts';
 import { checkFieldAliases } from './field-alias.ts';
@@ -86,7 +86,7 @@ const PARAMETER_TYPES: Record<string, ReadonlySet<FieldType>> = {
   doc_values: except('text', 'match_only_text'),
   null_value: except('text', 'match_only_text', 'binary', ...RANGE_TYPES),
   copy_to: except('binary', 'flattened', 'flat_object', 'geo_point', ...RANGE_TYPES),
-  ignore_malformed: new Set([...NUMERIC_TYPES, 'date', 'date_nanos', 'ip', 'geo_point']),
+  ignore_malformed: IGNORE_MALFORMED_TYPES,
   index_prefixes: new Set(['text', 'match_only_text']),
   index_phrases: new Set(['text', 'match_only_text']),
   index_options: new Set(['text']),
