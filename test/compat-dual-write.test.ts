@@ -93,6 +93,9 @@ test('an update sends the merged document; a noop update sends nothing', async (
   assert.equal(answer.items[0].index?.result, 'updated', JSON.stringify(answer));
   assert.equal(answer.items[1].index.result, 'created');
   assert.deepEqual(await source('dw-upd-dst', '1'), { field1: 'updated', field2: 'keep' });
+  const upsert = await bulkOf([{ update: { _index: 'dw-upd', _id: '3' } }, { doc: { field1: 'new' }, doc_as_upsert: true }]);
+  assert.equal(upsert.items[0].create.result, 'created', JSON.stringify(upsert));
+  assert.deepEqual(await source('dw-upd-dst', '3'), { field1: 'new' });
   const single = await call(server, 'POST', '/dw-upd/_update/2', { json: { doc: { field1: 'upserted' }, doc_as_upsert: true } });
   assert.equal(single.status, 201, single.text);
   assert.deepEqual(await source('dw-upd-dst', '2'), { field1: 'upserted' });

@@ -69,23 +69,29 @@ export type MirrorWriter = (items: readonly BulkItem[]) => Promise<BulkResponse>
 
 /**
  * The bulk answer with each mirrored item's target write attached (`mirror`; the answer lists it
- * right after its item, as OpenSearch does); a mirrored update is listed as the index it became.
- * `routing` is the URL's default.
+ * right after its item, as OpenSearch does); a mirrored update is listed as the write it became
+ * (`create` when it inserted its upsert document, `index` otherwise). `routing` is the URL's
+ * default.
  */
 export async function withMirrors(context: NodeContext, items: readonly BulkItem[], answer: BulkResponse, write: MirrorWriter, routing?: string): Promise<BulkResponse> {
-  const mirrors: Array<BulkItem | null> = await Promise.all(
-    answer.items.map((result, position) => ('error' in result ? null : mirrorItem(context, items[position], result.response, routing).catch((error: unknown) => {
-            context.logger.warn({ collection: result.response._index, id: result.response._id }, `dual write: reading the updated document failed: ${String(error)}`);
-            return null;
-          }))),
-  );
+  const mirrorOf = async (result: BulkItemResult, position: number): Promise<BulkItem | null> => {
+    if ('error' in result) return null;
+    try {
+      return await mirrorItem(context, items[position], result.response, routing);
+    } catch (error) {
+      context.logger.warn({ collection: result.response._index, id: result.response._id }, `dual write: reading the updated document failed: ${String(error)}`);
+      return null;
+    }
+  };
+  const mirrors = await Promise.all(answer.items.map(mirrorOf));
   const sent = mirrors.filter((mirror): mirror is BulkItem => mirror !== null);
   if (sent.length === 0) return answer;
   const mirrored = await write(sent);
   let next = 0;
   const results = answer.items.map((result, position): BulkItemResult => {
     if (mirrors[position] === null || 'error' in result) return result;
-    return { ...result, action: result.action === 'update' ? 'index' : result.action, mirror: mirrored.items[next++] };
+    const action = result.action !== 'update' ? result.action : result.response.result === 'created' ? 'create' : 'index';
+    return { ...result, action, mirror: mirrored.items[next++] };
   });
   return { took: answer.took + mirrored.took, errors: answer.errors || mirrored.errors, items: results };
 }
