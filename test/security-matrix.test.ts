@@ -132,6 +132,10 @@ const ROUTES: Record<string, Sample> = {
   'POST /:collection/_compact': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_compact` }) },
   'GET /_stats': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_stats' }) },
   'GET /:collection/_stats': { role: 'monitor', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_stats` }) },
+  'GET /_stats/:metric': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_stats/docs,store' }) },
+  'GET /:collection/_stats/:metric': { role: 'monitor', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_stats/docs` }) },
+  'POST /_flush': { role: 'write', scoping: 'global', request: async () => ({ path: '/_flush' }) },
+  'POST /:collection/_flush': { role: 'write', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_flush` }) },
   'GET /:collection/_recovery': { role: 'monitor', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_recovery` }) },
   'GET /_settings': { role: 'read', scoping: 'global', request: async () => ({ path: '/_settings' }) },
   'GET /:collection/_settings': { role: 'read', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_settings` }) },
@@ -297,7 +301,14 @@ function aliasRoutes(): Record<string, Sample> {
     for (const method of ['PUT', 'POST']) {
       routes[`${method} /:collection/${segment}/:name`] = { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/${segment}/${unique(`${side}-alias`)}` }) };
     }
+    for (const method of ['PUT', 'POST']) {
+      routes[`${method} /:collection/${segment}`] = { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/${segment}`, ...json({ alias: unique(`${side}-alias`) }) }) };
+    }
     routes[`DELETE /:collection/${segment}/:name`] = { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/${segment}/${await freshAlias(side)}` }) };
+  }
+  for (const method of ['PUT', 'POST']) {
+    routes[`${method} /_alias/:name`] = { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/_alias/${unique(`${side}-alias`)}`, ...json({ index: docs(side) }) }) };
+    routes[`${method} /_alias`] = { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: '/_alias', ...json({ index: docs(side), alias: unique(`${side}-alias`) }) }) };
   }
   for (const method of ['GET', 'HEAD']) {
     routes[`${method} /_alias`] = { role: 'read', scoping: 'global', request: async () => ({ path: '/_alias' }) };

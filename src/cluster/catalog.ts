@@ -68,6 +68,8 @@ export interface AliasMeta {
   search_routing?: string;
   /** Whether writes through an alias of several collections go to this one. */
   is_write_index?: boolean;
+  /** OpenSearch's hidden alias flag: stored and shown (Trove's wildcards do not skip hidden aliases). */
+  is_hidden?: boolean;
 }
 
 /** A collection (ES index) as the catalog records it. */

@@ -18,7 +18,7 @@ export interface AliasesAcknowledged {
   acknowledged: true;
 }
 
-const PROPERTY_KEYS = ['filter', 'routing', 'index_routing', 'search_routing', 'is_write_index'];
+const PROPERTY_KEYS = ['filter', 'routing', 'index_routing', 'search_routing', 'is_write_index', 'is_hidden'];
 
 function readString(value: unknown, name: string, owner: string): string {
   if (typeof value === 'string' && value !== '') return value;
@@ -26,7 +26,7 @@ function readString(value: unknown, name: string, owner: string): string {
   throw new EngineError('parsing', `[${owner}] [${name}] must be a non-empty string`);
 }
 
-/** The alias properties of a body (`filter`, `routing`, `index_routing`, `search_routing`, `is_write_index`); unknown keys are refused unless `extra` allows them. */
+/** The alias properties of a body (`filter`, `routing`, `index_routing`, `search_routing`, `is_write_index`, `is_hidden`); unknown keys are refused unless `extra` allows them. */
 export function parseAliasProperties(body: Record<string, unknown>, owner: string, extra: readonly string[] = []): AliasMeta {
   for (const key of Object.keys(body)) {
     if (!PROPERTY_KEYS.includes(key) && !extra.includes(key)) throw new EngineError('parsing', `[${owner}] unknown field [${key}]`);
@@ -43,6 +43,10 @@ export function parseAliasProperties(body: Record<string, unknown>, owner: strin
   if (body.is_write_index !== undefined) {
     if (typeof body.is_write_index !== 'boolean') throw new EngineError('parsing', `[${owner}] [is_write_index] must be a boolean`);
     alias.is_write_index = body.is_write_index;
+  }
+  if (body.is_hidden !== undefined) {
+    if (typeof body.is_hidden !== 'boolean') throw new EngineError('parsing', `[${owner}] [is_hidden] must be a boolean`);
+    alias.is_hidden = body.is_hidden;
   }
   return alias;
 }
@@ -144,14 +148,21 @@ export function removedByActions(context: NodeContext, actions: readonly AliasAc
   return names;
 }
 
-/** `PUT /{target}/_alias/{name}`: one `add` action. */
-export function putAliasAction(context: NodeContext, target: string, name: string, body: unknown): AliasAction {
+/**
+ * `PUT /{target}/_alias/{name}` (also `PUT /_alias/{name}`, `PUT /{target}/_alias`, `PUT /_alias`):
+ * one `add` action; the body's `index`/`indices` and `alias`/`aliases` name what the path does not
+ * (and win over it, as in Elasticsearch).
+ */
+export function putAliasAction(context: NodeContext, target: string | undefined, name: string | undefined, body: unknown): AliasAction {
   const properties = body === undefined || body === null ? {} : body;
   if (!isPlainObject(properties)) throw new EngineError('parsing', 'the alias body must be a JSON object');
-  const alias = parseAliasProperties(properties, name);
-  const indices = target.split(',');
+  const named = (single: string, plural: string, path: string | undefined): string[] =>
+    properties[single] !== undefined || properties[plural] !== undefined || path === undefined ? namesOf(properties, single, plural, name ?? 'alias') : path.split(',');
+  const indices = named('index', 'indices', target);
+  const aliases = named('alias', 'aliases', name);
+  const alias = parseAliasProperties(properties, aliases.join(','), ['index', 'indices', 'alias', 'aliases']);
   checkFilter(context, alias, indices);
-  return { kind: 'add', indices, aliases: [name], alias };
+  return { kind: 'add', indices, aliases, alias };
 }
 
 /** What `GET /_alias` answers: the body, and 404 when a concrete alias name matched nothing (ES's `error` string then). */

@@ -6,7 +6,7 @@
 import type { DeleteCollectionsResponse, DeleteNamespaceResponse, TrashService } from '../trash/trash-service.ts';
 import { getCollectionSettings, putCollectionSettings, type GetSettingsOptions } from './collection-settings-api.ts';
 import { fieldCapabilities, type CollectionMatcher, type FieldCapsRequest, type FieldCapsResponse } from './field-caps.ts';
-import { collectionStats, type CollectionStatsResponse } from './collection-stats.ts';
+import { collectionStats, type CollectionStatsOptions, type CollectionStatsResponse } from './collection-stats.ts';
 import * as aliases from './aliases-api.ts';
 import { EngineError } from '../engine/errors.ts';
 import * as collections from './collections.ts';
@@ -52,8 +52,8 @@ export class CollectionService {
     return this.requests.track(() => collections.putMappings(this.context, target, body));
   }
 
-  /** `GET /_stats`, `GET /{target}/_stats`: docs and store per collection and in total. */
-  stats(target: string, options: ResolveOptions = {}): Promise<CollectionStatsResponse> {
+  /** `GET /_stats[/{metric}]`, `GET /{target}/_stats[/{metric}]`: the sections asked, per collection and in total. */
+  stats(target: string, options: CollectionStatsOptions = {}): Promise<CollectionStatsResponse> {
     return this.requests.track(() => collectionStats(this.context, target, options));
   }
 
@@ -72,8 +72,8 @@ export class CollectionService {
     return this.requests.track(() => putCollectionSettings(this.context, target, body));
   }
 
-  /** `PUT|POST /{target}/_alias/{name}` with the optional body `{filter?, routing?, index_routing?, search_routing?, is_write_index?}`. */
-  putAlias(target: string, name: string, body: unknown): Promise<aliases.AliasesAcknowledged> {
+  /** `PUT|POST [/{target}]/_alias[/{name}]` with the optional body `{index?, alias?, filter?, routing?, index_routing?, search_routing?, is_write_index?, is_hidden?}`. */
+  putAlias(target: string | undefined, name: string | undefined, body: unknown): Promise<aliases.AliasesAcknowledged> {
     return this.requests.track(async () => {
       await aliases.applyAliasActions(this.context, [aliases.putAliasAction(this.context, target, name, body)]);
       return { acknowledged: true };

@@ -1,7 +1,7 @@
 /**
  * The compaction service: manual compaction, the jobs it queues, and the segment figures it acts
- * on (the routes of src/api/routes/{compact,jobs,cat-segments}.ts). `compact`, `job` and
- * `listJobs` run as tracked requests.
+ * on (the routes of src/api/routes/{compact,jobs,cat-segments}.ts), and flushes (src/node/flush.ts).
+ * `compact`, `flush`, `job` and `listJobs` run as tracked requests.
  */
 import type { PeerDirectory } from '../cluster/remote/peer-nodes.ts';
 import { aliasIndexOf } from '../cluster/aliases.ts';
@@ -11,6 +11,8 @@ import type { Job } from '../jobs/job.ts';
 import { maintenanceStats, type MaintenanceStats } from '../ops/stats/maintenance-stats.ts';
 import { compactAcrossNodes, LocalCompactionNode, RemoteCompactionNode, type CompactionNode, type CompactionResult, type CompactOptions } from './compaction.ts';
 import type { NodeFaults } from './faults.ts';
+import { resolveCollections, type ResolveOptions } from './collections.ts';
+import { flushCollections, type FlushShards } from './flush.ts';
 import type { NodeContext } from './node-context.ts';
 import { collectionNotFound, NodeError } from './node-error.ts';
 import type { RequestTracker } from './request-tracker.ts';
@@ -64,6 +66,11 @@ export class CompactionService {
       };
       return compactAcrossNodes(collection, coordinator.listNodes(), lookup, options);
     });
+  }
+
+  /** `POST [/{target}]/_flush`: every copy of the selected collections freezes its in-memory layer into a segment. */
+  flush(target: string, options: ResolveOptions = {}): Promise<{ _shards: FlushShards }> {
+    return this.requests.track(async () => ({ _shards: await flushCollections(this.context, resolveCollections(this.context, target, options)) }));
   }
 
   /** The one collection alias `name` points to; index_not_found when no alias has the name. */

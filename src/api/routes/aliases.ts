@@ -1,6 +1,7 @@
 /**
  * Alias routes (Elasticsearch's alias APIs): `PUT|POST /{collection}/_alias/{name}` (and
- * `_aliases/{name}`), `DELETE /{collection}/_alias/{name}`, `GET|HEAD [/{collection}]/_alias[/{name}]`,
+ * `_aliases/{name}`; `/_alias/{name}`, `/{collection}/_alias` and `/_alias` with the rest in the
+ * body's `index` and `alias`), `DELETE /{collection}/_alias/{name}`, `GET|HEAD [/{collection}]/_alias[/{name}]`,
  * `POST /_aliases` with `add`/`remove`/`remove_index` actions applied as one catalog change, and
  * `GET /_cat/aliases[/{name}]`. Changes need the `manage` role; a key limited to namespaces names
  * its collections concretely and sees only their aliases.
@@ -73,7 +74,10 @@ export async function aliasRoutes(instance: FastifyInstance, options: AliasRoute
       url: `/:collection/${segment}/:name`,
       config: { role: 'manage' },
       schema: { params: CollectionNameParams, querystring: AliasQuery, body: optionalBody(AnyObject) },
-      handler: async (request) => collections.putAlias(request.params.collection, request.params.name, request.body ?? {}),
+      handler: async (request) => {
+        requireBodyCollections(request.authScope, request.body);
+        return collections.putAlias(request.params.collection, request.params.name, request.body ?? {});
+      },
     });
     app.delete(
       `/:collection/${segment}/:name`,
@@ -81,6 +85,45 @@ export async function aliasRoutes(instance: FastifyInstance, options: AliasRoute
       async (request) => collections.deleteAlias(request.params.collection, request.params.name),
     );
   }
+
+  /** The collections a put-alias body names (`index`, `indices`), each checked against the caller's namespaces. */
+  const requireBodyCollections = (scope: AuthScope, body: unknown): void => {
+    if (scope.unrestricted || body === null || typeof body !== 'object') return;
+    const { index, indices } = body as { index?: unknown; indices?: unknown };
+    for (const name of [index, ...(Array.isArray(indices) ? indices : [indices])]) if (typeof name === 'string') scope.requireConcreteCollections(name);
+  };
+  for (const segment of ['_alias', '_aliases']) {
+    app.route({
+      method: ['PUT', 'POST'],
+      url: `/:collection/${segment}`,
+      config: { role: 'manage' },
+      schema: { params: CollectionParams, querystring: AliasQuery, body: optionalBody(AnyObject) },
+      handler: async (request) => {
+        requireBodyCollections(request.authScope, request.body);
+        return collections.putAlias(request.params.collection, undefined, request.body ?? {});
+      },
+    });
+  }
+  app.route({
+    method: ['PUT', 'POST'],
+    url: '/_alias/:name',
+    config: { role: 'manage' },
+    schema: { params: NameParams, querystring: AliasQuery, body: optionalBody(AnyObject) },
+    handler: async (request) => {
+      requireBodyCollections(request.authScope, request.body);
+      return collections.putAlias(undefined, request.params.name, request.body ?? {});
+    },
+  });
+  app.route({
+    method: ['PUT', 'POST'],
+    url: '/_alias',
+    config: { role: 'manage' },
+    schema: { querystring: AliasQuery, body: optionalBody(AnyObject) },
+    handler: async (request) => {
+      requireBodyCollections(request.authScope, request.body);
+      return collections.putAlias(undefined, undefined, request.body ?? {});
+    },
+  });
 
   app.post('/_aliases', { config: { role: 'manage' }, schema: { querystring: AliasQuery, body: AnyObject } }, async (request) => {
     requireActionCollections(request.authScope, request.body);

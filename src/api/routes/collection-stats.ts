@@ -1,12 +1,23 @@
 /**
- * Collection statistics routes (ES index stats): `GET /_stats` and `GET /{target}/_stats`; every
- * section Trove has is returned (src/node/collection-stats.ts).
+ * Collection statistics routes (ES index stats): `GET /_stats[/{metric}]` and
+ * `GET /{target}/_stats[/{metric}]`; every section by default, or those of the metric list
+ * (src/node/collection-stats.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { CollectionService } from '../../node/collection-service.ts';
+import { parseStatsMetrics } from '../../node/collection-stats.ts';
 import { CollectionParams, FlagParam, flagSet, querySchema } from '../params.ts';
+
+const MetricParams = Type.Object({ metric: Type.String({ minLength: 1 }) });
+const CollectionMetricParams = Type.Object({ collection: Type.String({ minLength: 1 }), metric: Type.String({ minLength: 1 }) });
+
+/** The path of a request without its query string, as Elasticsearch names it in errors. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return decodeURIComponent(query < 0 ? url : url.slice(0, query));
+}
 
 const StatsQuery = querySchema({
   level: Type.Optional(Type.Union([Type.Literal('cluster'), Type.Literal('indices'), Type.Literal('shards')])),
@@ -40,5 +51,19 @@ export async function collectionStatsRoutes(instance: FastifyInstance, options: 
     '/:collection/_stats',
     { config: { role: 'monitor', collectionTarget: true }, schema: { params: CollectionParams, querystring: StatsQuery } },
     async (request) => collections.stats(request.params.collection, { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
+  );
+
+  app.get('/_stats/:metric', { config: { role: 'monitor' }, schema: { params: MetricParams, querystring: StatsQuery } }, async (request) => {
+    const metrics = parseStatsMetrics(request.params.metric, pathOf(request.url));
+    return collections.stats(request.authScope.narrowTarget('_all'), { ignoreUnavailable: flagSet(request.query.ignore_unavailable), metrics });
+  });
+
+  app.get(
+    '/:collection/_stats/:metric',
+    { config: { role: 'monitor', collectionTarget: true }, schema: { params: CollectionMetricParams, querystring: StatsQuery } },
+    async (request) => {
+      const metrics = parseStatsMetrics(request.params.metric, pathOf(request.url));
+      return collections.stats(request.params.collection, { ignoreUnavailable: flagSet(request.query.ignore_unavailable), metrics });
+    },
   );
 }

@@ -2,7 +2,9 @@
  * `POST /{collection}/_forcemerge`: Elasticsearch's force merge, the same job as `_compact`
  * (src/node/force-merge.ts). Waits for the merge by default and answers ES's
  * `{_shards: {total, successful, failed, failures?}}`; `wait_for_completion=false` answers
- * `{task}` at once, the job id to read at `GET /_jobs/{job_id}`.
+ * `{task}` at once, the job id to read at `GET /_jobs/{job_id}`. `primary_only` (OpenSearch) is
+ * accepted: the job merges primary copies either way. Also `POST [/{collection}]/_flush`
+ * (src/node/flush.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
@@ -17,6 +19,15 @@ const ForceMergeQuery = querySchema({
   wait_for_completion: Type.Optional(FlagParam),
   only_expunge_deletes: Type.Optional(FlagParam),
   flush: Type.Optional(FlagParam),
+  primary_only: Type.Optional(FlagParam),
+});
+
+const FlushQuery = querySchema({
+  force: Type.Optional(FlagParam),
+  wait_if_ongoing: Type.Optional(FlagParam),
+  ignore_unavailable: Type.Optional(FlagParam),
+  allow_no_indices: Type.Optional(FlagParam),
+  expand_wildcards: Type.Optional(Type.String()),
 });
 
 const NoBody = optionalBody(Type.Object({}, { additionalProperties: false }));
@@ -49,5 +60,14 @@ export async function forceMergeRoutes(instance: FastifyInstance, options: Force
       if (failures.length > 0) shards.failures = failures;
       return { _shards: shards };
     },
+  );
+
+  app.post('/_flush', { config: { role: 'write' }, schema: { querystring: FlushQuery, body: NoBody } }, async (request) =>
+    compaction.flush(request.authScope.narrowTarget('_all'), { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
+  );
+  app.post(
+    '/:collection/_flush',
+    { config: { role: 'write', collectionTarget: true }, schema: { params: CollectionParams, querystring: FlushQuery, body: NoBody } },
+    async (request) => compaction.flush(request.params.collection, { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
   );
 }
