@@ -56,71 +56,44 @@ export class IntSlicePool {
   }
 }
 
-/**
- * The write ends of many streams of one entry width, by stream number: head, next free address,
- * end of the current slice (its link slot) and slice level, in growable typed arrays.
- */
-export class SliceStreams {
-  heads = new Int32Array(0);
-  tails = new Int32Array(0);
-  ends = new Int32Array(0);
-  levels = new Uint8Array(0);
+/** Where a stream's write state sits in a state array: four ints from `at`. */
+export const STREAM_HEAD = 0;
+/** Address the next entry goes to (-1 before the first slice). */
+export const STREAM_TAIL = 1;
+/** Address of the current slice's link slot (its end; -1 before the first slice). */
+export const STREAM_END = 2;
+/** Level of the current slice. */
+export const STREAM_LEVEL = 3;
 
-  constructor(
-    readonly pool: IntSlicePool,
-    /** Ints per entry. */
-    readonly width: number,
-  ) {}
-
-  /** Makes room for streams 0..count-1 (new streams start empty, without a slice). */
-  ensure(count: number): void {
-    if (count <= this.heads.length) return;
-    let capacity = Math.max(64, this.heads.length * 2);
-    while (capacity < count) capacity *= 2;
-    this.heads = grow(this.heads, capacity, -1);
-    this.tails = grow(this.tails, capacity, -1);
-    this.ends = grow(this.ends, capacity, -1);
-    const levels = new Uint8Array(capacity);
-    levels.set(this.levels);
-    this.levels = levels;
-  }
-
-  /**
-   * Address where the next entry of `stream` goes (the caller writes `width` ints there and then
-   * calls `advance`), opening a new slice when the current one is full.
-   */
-  reserve(stream: number): number {
-    const tail = this.tails[stream]!;
-    if (tail !== this.ends[stream]!) return tail;
-    const width = this.width;
-    if (tail < 0) {
-      const first = this.pool.allocate(sliceEntries(0) * width + 1);
-      this.heads[stream] = first;
-      this.tails[stream] = first;
-      this.ends[stream] = first + sliceEntries(0) * width;
-      this.levels[stream] = 0;
-      return first;
-    }
-    const level = this.levels[stream]! + 1;
-    const entries = sliceEntries(level);
-    const next = this.pool.allocate(entries * width + 1);
-    this.pool.set(tail, next);
-    this.tails[stream] = next;
-    this.ends[stream] = next + entries * width;
-    this.levels[stream] = level > 255 ? 255 : level;
-    return next;
-  }
-
-  /** Marks the entry written at the reserved address as appended. */
-  advance(stream: number): void {
-    this.tails[stream] = this.tails[stream]! + this.width;
-  }
+/** Writes the state of an empty stream (no slice yet) at state[at..at+3]. */
+export function emptyStream(state: Int32Array, at: number): void {
+  state[at + STREAM_HEAD] = -1;
+  state[at + STREAM_TAIL] = -1;
+  state[at + STREAM_END] = -1;
+  state[at + STREAM_LEVEL] = 0;
 }
 
-function grow(array: Int32Array, capacity: number, fill: number): Int32Array<ArrayBuffer> {
-  const next = new Int32Array(capacity);
-  next.fill(fill, array.length);
-  next.set(array);
+/**
+ * Opens the next slice of the stream whose write state sits at state[at..at+3] (its current slice
+ * is full, or it has none) and returns the new tail. Appending an entry of `width` ints is then:
+ * write at the tail, add `width` to the tail; a full slice shows as tail === end.
+ */
+export function openSlice(pool: IntSlicePool, state: Int32Array, at: number, width: number): number {
+  const tail = state[at + STREAM_TAIL]!;
+  if (tail < 0) {
+    const first = pool.allocate(sliceEntries(0) * width + 1);
+    state[at + STREAM_HEAD] = first;
+    state[at + STREAM_TAIL] = first;
+    state[at + STREAM_END] = first + sliceEntries(0) * width;
+    state[at + STREAM_LEVEL] = 0;
+    return first;
+  }
+  const level = state[at + STREAM_LEVEL]! + 1;
+  const next = pool.allocate(sliceEntries(level) * width + 1);
+  pool.set(tail, next);
+  state[at + STREAM_TAIL] = next;
+  state[at + STREAM_END] = next + sliceEntries(level) * width;
+  state[at + STREAM_LEVEL] = level;
   return next;
 }
 

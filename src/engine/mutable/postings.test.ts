@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { NO_MORE_DOCS } from '../segment/leaf-reader.ts';
-import { IntSlicePool, SliceReader, SliceStreams, sliceEntries } from './int-slices.ts';
+import { IntSlicePool, STREAM_HEAD, STREAM_TAIL, SliceReader, emptyStream, openSlice, sliceEntries } from './int-slices.ts';
 import { FieldPostings } from './postings.ts';
 import { TermTable } from './term-table.ts';
 
@@ -18,9 +18,10 @@ function random(seed: number): () => number {
 
 test('slice streams keep interleaved appends of many streams apart, across slices and chunks', () => {
   const pool = new IntSlicePool();
-  const streams = new SliceStreams(pool, 2);
   const count = 50;
-  streams.ensure(count);
+  // Write states 8 ints apart, as the postings keep them.
+  const state = new Int32Array(count * 8);
+  for (let stream = 0; stream < count; stream++) emptyStream(state, stream * 8);
   const expected: number[][] = Array.from({ length: count }, () => []);
   const next = random(7);
   // About 150k ints: several 64k-int chunks.
@@ -28,10 +29,12 @@ test('slice streams keep interleaved appends of many streams apart, across slice
     for (let stream = 0; stream < count; stream++) {
       if (next() < 0.3 + (stream % 5) * 0.15) {
         const value = Math.floor(next() * 1e9);
-        const address = streams.reserve(stream);
+        const at = stream * 8;
+        let address = state[at + STREAM_TAIL]!;
+        if (address === state[at + 2]!) address = openSlice(pool, state, at, 2);
         pool.set(address, value);
         pool.set(address + 1, -value);
-        streams.advance(stream);
+        state[at + STREAM_TAIL] = address + 2;
         expected[stream]!.push(value);
       }
     }
@@ -40,7 +43,7 @@ test('slice streams keep interleaved appends of many streams apart, across slice
   for (let stream = 0; stream < count; stream++) {
     const values = expected[stream]!;
     const reader = new SliceReader(pool, 2);
-    reader.start(streams.heads[stream]!);
+    reader.start(state[stream * 8 + STREAM_HEAD]!);
     for (let index = 0; index < values.length; index++) {
       reader.settle();
       assert.equal(reader.value(0), values[index]);
@@ -49,7 +52,7 @@ test('slice streams keep interleaved appends of many streams apart, across slice
     }
     // Skipping many entries at once lands on the same entry as stepping.
     if (values.length > 40) {
-      reader.start(streams.heads[stream]!);
+      reader.start(state[stream * 8 + STREAM_HEAD]!);
       reader.skip(37);
       reader.settle();
       assert.equal(reader.value(0), values[37]);
@@ -134,7 +137,7 @@ test('cursors return every posting with its freq and positions, and the term bou
       assert.equal(cursor.next(), posting.doc);
       assert.equal(cursor.freq(), posting.positions.length);
       // Read the positions of some docs only: the skipped ones must not shift the next.
-      if ((posting.doc + term.length) % 3 !== 0) assert.deepEqual([...cursor.positions()], posting.positions);
+      if ((posting.doc + term.length) % 3 !== 0) assert.deepEqual(Array.from(cursor.positions()), posting.positions);
     }
     assert.equal(cursor.next(), NO_MORE_DOCS);
     assert.equal(cursor.shallowAdvance(0), postings.at(-1)!.doc);
@@ -161,7 +164,7 @@ test('advance and countBelow agree with a linear scan', () => {
       if (current === NO_MORE_DOCS) break;
       const posting = postings.find((entry) => entry.doc === current)!;
       assert.equal(cursor.freq(), posting.positions.length);
-      assert.deepEqual([...cursor.positions()], posting.positions);
+      assert.deepEqual(Array.from(cursor.positions()), posting.positions);
     }
   }
 });
@@ -178,7 +181,7 @@ test('a cursor sees the postings present when it was made, not later ones', () =
   assert.equal(cursor.maxFreq, 2);
   let count = 0;
   while (cursor.next() !== NO_MORE_DOCS) {
-    assert.deepEqual([...cursor.positions()], [cursor.doc, cursor.doc + 1]);
+    assert.deepEqual(Array.from(cursor.positions()), [cursor.doc, cursor.doc + 1]);
     count++;
   }
   assert.equal(count, 10);
@@ -193,7 +196,7 @@ test('fields without positions keep one posting per doc (repeated values once) w
     for (const posting of postings) {
       assert.equal(cursor.next(), posting.doc);
       assert.equal(cursor.freq(), 1);
-      assert.deepEqual([...cursor.positions()], []);
+      assert.deepEqual(Array.from(cursor.positions()), []);
     }
     assert.equal(cursor.next(), NO_MORE_DOCS);
     assert.equal(cursor.maxFreq, 1);

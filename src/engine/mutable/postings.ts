@@ -8,8 +8,24 @@
  */
 import { NO_MORE_DOCS, type FieldStats, type PostingsCursor } from '../segment/leaf-reader.ts';
 import { ByteVector } from './growable.ts';
-import { CHUNK_BITS, CHUNK_MASK, IntSlicePool, SliceReader, SliceStreams } from './int-slices.ts';
+import { CHUNK_BITS, CHUNK_MASK, IntSlicePool, SliceReader, STREAM_END, STREAM_HEAD, STREAM_TAIL, emptyStream, openSlice } from './int-slices.ts';
 import { TermTable } from './term-table.ts';
+
+/**
+ * Per-term state, STRIDE ints per term in one array (the ints a token touches share a cache line
+ * or two): the last doc holding the term, its freq there, document frequency, largest freq,
+ * positions so far (the next posting's first position index), smallest norm, then the write
+ * state of the doc stream and of the position stream (int-slices.ts).
+ */
+const LAST_DOC = 0;
+const FREQ_IN_DOC = 1;
+const DOC_FREQ = 2;
+const MAX_FREQ = 3;
+const POSITION_COUNT = 4;
+const MIN_NORM = 5;
+const DOC_STREAM = 8;
+const POSITION_STREAM = 12;
+const STRIDE_BITS = 4;
 
 /** Scratch of `addTokens`: the distinct terms of the document being added. */
 let touched = new Int32Array(1024);
@@ -19,18 +35,11 @@ export class FieldPostings {
   readonly table = new TermTable();
   readonly norms = new ByteVector(64);
   readonly stats: FieldStats = { docCount: 0, sumTotalTermFreq: 0 };
-  /** Doc stream entries: (doc, freq, position index) with positions, (doc) without. */
-  readonly docStreams: SliceStreams;
-  readonly positionStreams: SliceStreams | null;
-  docFreqs = new Int32Array(0);
-  maxFreqs = new Int32Array(0);
-  minNorms = new Uint8Array(0);
-  /** Last doc holding each term (-1: none yet). */
-  lastDocs = new Int32Array(0);
-  /** Positions each term has so far (the next posting's first position index). */
-  private positionCounts = new Int32Array(0);
-  /** Freq of each term in the document being added. */
-  private docTermFreqs = new Int32Array(0);
+  /** Ints per doc stream entry: (doc, freq, position index) with positions, (doc) without. */
+  readonly docWidth: number;
+  /** Per-term state (see LAST_DOC …), for `capacity` terms. */
+  private state = new Int32Array(0);
+  private capacity = 0;
   /** Term ids in term order, rebuilt lazily after new terms arrive. */
   private sorted: Int32Array | null = null;
 
@@ -39,8 +48,7 @@ export class FieldPostings {
     /** Whether the field indexes positions. */
     readonly positions: boolean,
   ) {
-    this.docStreams = new SliceStreams(pool, positions ? 3 : 1);
-    this.positionStreams = positions ? new SliceStreams(pool, 1) : null;
+    this.docWidth = positions ? 3 : 1;
   }
 
   /** Number of distinct terms. */
@@ -53,22 +61,23 @@ export class FieldPostings {
     return this.table.intern(term);
   }
 
-  /** Grows the per-term arrays to cover every interned term. */
+  /** Grows the per-term state to cover every interned term. */
   fitTerms(): void {
     const count = this.table.size;
-    if (count <= this.docFreqs.length) return;
-    let capacity = Math.max(64, this.docFreqs.length * 2);
+    if (count <= this.capacity) return;
+    let capacity = Math.max(64, this.capacity * 2);
     while (capacity < count) capacity *= 2;
-    this.docFreqs = growInts(this.docFreqs, capacity, 0);
-    this.maxFreqs = growInts(this.maxFreqs, capacity, 0);
-    this.lastDocs = growInts(this.lastDocs, capacity, -1);
-    this.positionCounts = growInts(this.positionCounts, capacity, 0);
-    this.docTermFreqs = growInts(this.docTermFreqs, capacity, 0);
-    const minNorms = new Uint8Array(capacity).fill(255);
-    minNorms.set(this.minNorms);
-    this.minNorms = minNorms;
-    this.docStreams.ensure(capacity);
-    this.positionStreams?.ensure(capacity);
+    const state = new Int32Array(capacity << STRIDE_BITS);
+    state.set(this.state);
+    for (let id = this.capacity; id < capacity; id++) {
+      const at = id << STRIDE_BITS;
+      state[at + LAST_DOC] = -1;
+      state[at + MIN_NORM] = 255;
+      emptyStream(state, at + DOC_STREAM);
+      emptyStream(state, at + POSITION_STREAM);
+    }
+    this.state = state;
+    this.capacity = capacity;
   }
 
   /**
@@ -77,61 +86,74 @@ export class FieldPostings {
    * each once per field. Returns the number of postings added.
    */
   addTokens(doc: number, ids: Int32Array, positions: Int32Array | null, count: number, norm: number): number {
-    const lastDocs = this.lastDocs;
-    const docTermFreqs = this.docTermFreqs;
+    const state = this.state;
+    const pool = this.pool;
+    const chunks = pool.chunks;
     if (touched.length < count) touched = new Int32Array(Math.max(count, touched.length * 2));
     const distinct = touched;
     let distinctCount = 0;
+    const withPositions = this.positions;
     for (let index = 0; index < count; index++) {
       const id = ids[index]!;
-      if (lastDocs[id] !== doc) {
-        lastDocs[id] = doc;
-        docTermFreqs[id] = 1;
+      const at = id << STRIDE_BITS;
+      if (state[at + LAST_DOC] !== doc) {
+        state[at + LAST_DOC] = doc;
+        state[at + FREQ_IN_DOC] = 1;
         distinct[distinctCount++] = id;
       } else {
-        docTermFreqs[id]!++;
+        state[at + FREQ_IN_DOC]!++;
+      }
+      if (withPositions) {
+        const stream = at + POSITION_STREAM;
+        let tail = state[stream + STREAM_TAIL]!;
+        if (tail === state[stream + STREAM_END]!) tail = openSlice(pool, state, stream, 1);
+        chunks[tail >>> CHUNK_BITS]![tail & CHUNK_MASK] = positions![index]!;
+        state[stream + STREAM_TAIL] = tail + 1;
       }
     }
-    const streams = this.docStreams;
-    const chunks = this.pool.chunks;
-    const withPositions = this.positions;
+    const width = this.docWidth;
     for (let index = 0; index < distinctCount; index++) {
-      const id = distinct[index]!;
-      const freq = withPositions ? docTermFreqs[id]! : 1;
-      const address = streams.reserve(id);
-      const chunk = chunks[address >>> CHUNK_BITS]!;
-      const offset = address & CHUNK_MASK;
+      const at = distinct[index]! << STRIDE_BITS;
+      const freq = withPositions ? state[at + FREQ_IN_DOC]! : 1;
+      const stream = at + DOC_STREAM;
+      let tail = state[stream + STREAM_TAIL]!;
+      if (tail === state[stream + STREAM_END]!) tail = openSlice(pool, state, stream, width);
+      const chunk = chunks[tail >>> CHUNK_BITS]!;
+      const offset = tail & CHUNK_MASK;
       chunk[offset] = doc;
       if (withPositions) {
         chunk[offset + 1] = freq;
-        chunk[offset + 2] = this.positionCounts[id]!;
-        this.positionCounts[id]! += freq;
+        chunk[offset + 2] = state[at + POSITION_COUNT]!;
+        state[at + POSITION_COUNT]! += freq;
       }
-      streams.tails[id] = address + streams.width;
-      this.docFreqs[id]!++;
-      if (freq > this.maxFreqs[id]!) this.maxFreqs[id] = freq;
-      if (norm < this.minNorms[id]!) this.minNorms[id] = norm;
-    }
-    if (withPositions) {
-      const positionStreams = this.positionStreams!;
-      for (let index = 0; index < count; index++) {
-        const id = ids[index]!;
-        const address = positionStreams.reserve(id);
-        chunks[address >>> CHUNK_BITS]![address & CHUNK_MASK] = positions![index]!;
-        positionStreams.tails[id] = address + 1;
-      }
+      state[stream + STREAM_TAIL] = tail + width;
+      state[at + DOC_FREQ]!++;
+      if (freq > state[at + MAX_FREQ]!) state[at + MAX_FREQ] = freq;
+      if (norm < state[at + MIN_NORM]!) state[at + MIN_NORM] = norm;
     }
     return distinctCount;
   }
 
   /** Document frequency of a term id. */
   docFreq(id: number): number {
-    return this.docFreqs[id]!;
+    return this.state[(id << STRIDE_BITS) + DOC_FREQ]!;
   }
 
   /** A cursor over the postings of a term id present now (later appends are not seen). */
   cursor(id: number): PostingsCursor {
-    return new MutablePostingsCursor(this, id);
+    const at = id << STRIDE_BITS;
+    const state = this.state;
+    const docFreq = state[at + DOC_FREQ]!;
+    return new MutablePostingsCursor(
+      this.pool,
+      this.docWidth,
+      docFreq,
+      state[at + MAX_FREQ]!,
+      state[at + MIN_NORM]!,
+      docFreq > 0 ? state[at + LAST_DOC]! : NO_MORE_DOCS,
+      state[at + DOC_STREAM + STREAM_HEAD]!,
+      this.positions ? state[at + POSITION_STREAM + STREAM_HEAD]! : -1,
+    );
   }
 
   /** Term ids in term order (UTF-16 code unit order). */
@@ -146,25 +168,13 @@ export class FieldPostings {
   }
 }
 
-function growInts(array: Int32Array, capacity: number, fill: number): Int32Array<ArrayBuffer> {
-  const next = new Int32Array(capacity);
-  if (fill !== 0) next.fill(fill, array.length);
-  next.set(array);
-  return next;
-}
-
 /** Positions views of these lengths are cached per cursor (positions() then allocates nothing). */
 const CACHED_VIEW_LENGTHS = 32;
 
 /** Cursor over the postings of one term as they were at creation; the whole list is one block for block-max purposes. */
 class MutablePostingsCursor implements PostingsCursor {
   doc = -1;
-  readonly docFreq: number;
-  readonly maxFreq: number;
-  readonly minNorm: number;
   private index = -1;
-  private readonly head: number;
-  private readonly lastDoc: number;
   private readonly reader: SliceReader;
   private readonly withPositions: boolean;
   private positionReader: SliceReader | null = null;
@@ -174,16 +184,18 @@ class MutablePostingsCursor implements PostingsCursor {
   private views: (Int32Array | undefined)[] = [];
 
   constructor(
-    private readonly field: FieldPostings,
-    private readonly id: number,
+    private readonly pool: IntSlicePool,
+    width: number,
+    readonly docFreq: number,
+    readonly maxFreq: number,
+    readonly minNorm: number,
+    private readonly lastDoc: number,
+    private readonly head: number,
+    /** Head of the position stream, -1 for a field without positions. */
+    private readonly positionHead: number,
   ) {
-    this.docFreq = field.docFreqs[id]!;
-    this.maxFreq = field.maxFreqs[id]!;
-    this.minNorm = field.minNorms[id]!;
-    this.head = field.docStreams.heads[id]!;
-    this.lastDoc = this.docFreq > 0 ? field.lastDocs[id]! : NO_MORE_DOCS;
-    this.withPositions = field.positions;
-    this.reader = new SliceReader(field.pool, field.docStreams.width);
+    this.withPositions = width === 3;
+    this.reader = new SliceReader(pool, width);
   }
 
   next(): number {
@@ -232,7 +244,7 @@ class MutablePostingsCursor implements PostingsCursor {
 
   countBelow(doc: number): number {
     if (this.docFreq === 0) return 0;
-    const reader = new SliceReader(this.field.pool, this.field.docStreams.width);
+    const reader = new SliceReader(this.pool, this.reader.width);
     reader.start(this.head);
     let counted = 0;
     for (;;) {
@@ -261,12 +273,12 @@ class MutablePostingsCursor implements PostingsCursor {
     const start = this.reader.value(2);
     let positions = this.positionReader;
     if (positions === null) {
-      positions = this.positionReader = new SliceReader(this.field.pool, 1);
-      positions.start(this.field.positionStreams!.heads[this.id]!);
+      positions = this.positionReader = new SliceReader(this.pool, 1);
+      positions.start(this.positionHead);
       this.positionIndex = 0;
     }
     if (start < this.positionIndex) {
-      positions.start(this.field.positionStreams!.heads[this.id]!);
+      positions.start(this.positionHead);
       this.positionIndex = 0;
     }
     positions.skip(start - this.positionIndex);
