@@ -2,14 +2,15 @@
  * The `settings` of `PUT /{collection}`. Understood: `number_of_shards` (1 to 1024) and
  * `number_of_replicas` (0 to 32), given nested (`{"index": {"number_of_shards": 2}}`), prefixed
  * (`"index.number_of_shards"`) or bare, as a JSON integer or a string of digits; and
- * `refresh_interval`, accepted for client compatibility with no effect (writes are visible to
- * search at once); the index limits `max_result_window` (from + size of a search, and the page of
+ * `visibility` (dynamic: `immediate`, the default, makes writes visible to search at once;
+ * `refresh` makes them visible on refresh, every `refresh_interval`, see src/cluster/visibility.ts);
+ * the index limits `max_result_window` (from + size of a search, and the page of
  * a scroll), `max_docvalue_fields_search` (entries of `docvalue_fields`) and `max_script_fields`
  * (entries of `script_fields`, which Trove refuses past that check: it runs no scripts),
  * `max_slices_per_scroll` and `analyze.max_token_count` (tokens one `_analyze` call may produce), all dynamic; and
  * `number_of_routing_shards` (static, a multiple of `number_of_shards`, kept and shown: shards
- * are never split, so it does not change routing). Kept and shown with no effect (TEXT_SETTINGS):
- * `refresh_interval`, `translog.retention.age` / `.size` and
+ * are never split, so it does not change routing). Kept and shown (TEXT_SETTINGS), with no effect
+ * but `refresh_interval` with `visibility: refresh`: `refresh_interval`, `translog.retention.age` / `.size` and
  * `search.concurrent_segment_search.mode` (dynamic), and `soft_deletes.enabled` (static, only
  * `true`). Dynamic and applied by the document service (src/node/dual-write.ts):
  * `dual_write.index_name` and `dual_write.soft_deletes_enabled` (OpenSearch's write mirroring). Static and applied through
@@ -20,6 +21,7 @@
 import { EngineError } from '../engine/errors.ts';
 import { isPlainObject, previewJson } from '../engine/mapping/json-value.ts';
 import { invalidNameReason } from './names.ts';
+import { VISIBILITIES } from './visibility.ts';
 
 /** The shard and replica counts of a new collection, and the index limits it sets. */
 export interface CollectionCounts {
@@ -46,12 +48,13 @@ export interface IndexLimits {
   'dual_write.index_name'?: string;
   'dual_write.soft_deletes_enabled'?: string;
   'mapping.ignore_malformed'?: string;
+  visibility?: string;
 }
 
 /** The dynamic index limits (`PUT _settings` may change them). */
 export const DYNAMIC_LIMITS = ['max_result_window', 'max_docvalue_fields_search', 'max_script_fields', 'max_slices_per_scroll', 'analyze.max_token_count', 'highlight.max_analyzed_offset'] as const;
 
-/** The index settings kept as strings (their ES rendering) with no effect in Trove. */
+/** The index settings kept as strings (their ES rendering); most have no effect in Trove (see the module comment). */
 export type TextSetting =
   | 'refresh_interval'
   | 'soft_deletes.enabled'
@@ -60,7 +63,8 @@ export type TextSetting =
   | 'search.concurrent_segment_search.mode'
   | 'dual_write.index_name'
   | 'dual_write.soft_deletes_enabled'
-  | 'mapping.ignore_malformed';
+  | 'mapping.ignore_malformed'
+  | 'visibility';
 
 /** The dynamic text settings (`PUT _settings` may change them; null resets). */
 export const DYNAMIC_TEXT_SETTINGS = [
@@ -70,6 +74,7 @@ export const DYNAMIC_TEXT_SETTINGS = [
   'search.concurrent_segment_search.mode',
   'dual_write.index_name',
   'dual_write.soft_deletes_enabled',
+  'visibility',
 ] as const;
 
 /** A count setting's name (without the `index.` prefix). */
@@ -109,6 +114,7 @@ export const TEXT_SETTINGS: Readonly<Record<TextSetting, { default: string; pars
   'dual_write.index_name': { default: '', parse: dualWriteTarget },
   'dual_write.soft_deletes_enabled': { default: 'true', parse: booleanSetting },
   'mapping.ignore_malformed': { default: 'false', parse: booleanSetting },
+  visibility: { default: 'immediate', parse: visibilityMode },
 };
 
 function timeValue(rendered: string, name: string): string {
@@ -136,6 +142,11 @@ function dualWriteTarget(rendered: string, name: string): string {
 function booleanSetting(rendered: string, name: string): string {
   if (rendered === 'true' || rendered === 'false') return rendered;
   throw new EngineError('illegal_argument', `Failed to parse value [${rendered}] for setting [index.${name}]: only [true] or [false] are allowed.`);
+}
+
+function visibilityMode(rendered: string, name: string): string {
+  if ((VISIBILITIES as readonly string[]).includes(rendered)) return rendered;
+  throw new EngineError('illegal_argument', `Failed to parse value [${rendered}] for setting [index.${name}]: must be one of [${VISIBILITIES.join(', ')}]`);
 }
 
 function softDeletes(rendered: string): string {

@@ -61,6 +61,7 @@ export interface DynamicCollectionSettings {
   'search.concurrent_segment_search.mode'?: string | null;
   'dual_write.index_name'?: string | null;
   'dual_write.soft_deletes_enabled'?: string | null;
+  visibility?: string | null;
 }
 
 /** Options of `putMapping`. */

@@ -20,6 +20,7 @@ import {
   type ChangeBounds,
   type ClosedShardFigures,
   type FetchedQueryPhase,
+  type GetOptions,
   type QueryPhase,
   type ReaderContextInfo,
   type ReaderOpenOptions,
@@ -131,16 +132,16 @@ export class LocalShardHandle implements ShardHandle {
     return results;
   }
 
-  async get(id: string) {
-    return this.shard.get(id);
+  async get(id: string, options?: GetOptions) {
+    return options?.realtime === false ? this.shard.getVisible(id) : this.shard.get(id);
   }
 
-  async multiGet(ids: readonly string[]) {
-    return ids.map((id) => this.shard.get(id));
+  async multiGet(ids: readonly string[], options?: GetOptions) {
+    return ids.map((id) => (options?.realtime === false ? this.shard.getVisible(id) : this.shard.get(id)));
   }
 
-  async exists(id: string) {
-    return this.shard.exists(id);
+  async exists(id: string, options?: GetOptions) {
+    return options?.realtime === false ? this.shard.existsVisible(id) : this.shard.exists(id);
   }
 
   /**
@@ -180,7 +181,7 @@ export class LocalShardHandle implements ShardHandle {
   async openReader(options: ReaderOpenOptions): Promise<ReaderContextInfo> {
     if (this.readers.has(options.id)) throw new EngineError('illegal_argument', `reader context [${options.id}] is already open on shard [${this.uuid}]`);
     const info: ReaderContextInfo = { id: options.id, kind: options.kind, shardIndex: options.shardIndex, createdAt: Date.now(), keepAliveMs: options.keepAliveMs };
-    const searcher = this.shard.snapshot();
+    const searcher = this.shard.searchView();
     const reader: ReaderContext = { info, searcher, expiry: this.readerExpiry(info), users: 0, closed: false, position: { version: 0, after: null } };
     this.readers.set(info.id, reader);
     return { ...info };
@@ -207,7 +208,7 @@ export class LocalShardHandle implements ShardHandle {
 
   /** The searcher a search runs on: the reader context's snapshot (held until `endSearch`), or a new point-in-time view. */
   private searchOn(request: ShardSearchRequest, use: ReaderUse | undefined): { searcher: Searcher; held: ReaderContext | null; shardRequest: ShardSearchRequest } {
-    if (use === undefined) return { searcher: this.shard.snapshot(), held: null, shardRequest: request };
+    if (use === undefined) return { searcher: this.shard.searchView(), held: null, shardRequest: request };
     const reader = this.readers.get(use.id);
     if (!reader) throw new EngineError('search_context_missing', `No search context found for id [${use.id}]`);
     if (use.keepAliveMs !== undefined) reader.info.keepAliveMs = use.keepAliveMs;
@@ -261,12 +262,20 @@ export class LocalShardHandle implements ShardHandle {
   }
 
   async count(query: unknown) {
-    const searcher = this.shard.snapshot();
+    const searcher = this.shard.searchView();
     try {
       return (await runInSlices(searcher.startCount(query))).total.value;
     } finally {
       searcher.release();
     }
+  }
+
+  async refresh() {
+    this.shard.refresh();
+  }
+
+  waitForRefresh(timeoutMs: number) {
+    return this.shard.waitForRefresh(timeoutMs);
   }
 
   async readChanges(afterSeq: number, limit: number) {

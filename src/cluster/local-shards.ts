@@ -17,6 +17,7 @@ import type { EngineSettings, ShardStats } from '../engine/shard/shard.ts';
 import { BudgetedReaders, type ReaderBudget } from './reader-budget.ts';
 import type { ShardHandle, ShardHost } from './shard-handle.ts';
 import { copyRoleOf, CopyRoles, type CopyRole, type ReplicationEnvironment } from './replication/copy-roles.ts';
+import { engineVisibilityOf } from './visibility.ts';
 
 /** Lifecycle of a local shard copy (`recovering`: a replica catching up with its primary). */
 export type LocalShardState = 'opening' | 'recovering' | 'started' | 'failed';
@@ -216,6 +217,10 @@ export class LocalShards {
         hosted.fields = flattenMapping(meta.mapping);
         for (const local of hosted.shards) local?.handle?.setMapping(meta.mapping).catch((error: unknown) => this.logShardError(local, error, 'updating the mapping failed'));
       }
+      const visibility = engineVisibilityOf(meta.settings);
+      if (JSON.stringify(engineVisibilityOf(hosted.meta.settings)) !== JSON.stringify(visibility)) {
+        for (const local of hosted.shards) local?.handle?.updateSettings(visibility).catch((error: unknown) => this.logShardError(local, error, 'updating visibility failed'));
+      }
       hosted.meta = meta;
     }
     const work: Array<Promise<void>> = [];
@@ -251,7 +256,7 @@ export class LocalShards {
       dir: local.dir,
       uuid: local.uuid,
       mapping: hosted.meta.mapping,
-      settings: this.engineSettings,
+      settings: { ...this.engineSettings, ...engineVisibilityOf(hosted.meta.settings) },
       bindings: { collection: hosted.meta.name, shard: local.shardId },
       faults: this.options.faults?.(local.uuid),
       primaryTerm: this.roles.termOf(hosted, local.shardId),

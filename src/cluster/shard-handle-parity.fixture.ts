@@ -128,9 +128,34 @@ export async function exerciseShardHandle(handle: ShardHandle, owner: ShardOwner
   await step('write tagged', () => handle.write({ kind: 'index', id: 'f', source: { title: 'tagged', n: 6, tag: 'red' } }));
   await step('count tagged', () => handle.count({ term: { tag: 'red' } }));
   await step('updateSettings', () => owner.updateSettings({ epochMaxDocs: 1_000 }));
+  await exerciseRefresh(handle, owner, step);
   await exerciseReaders(handle, step);
   await step('close', () => owner.close());
   return answers;
+}
+
+/** Visibility `refresh`: searches, counts and non-realtime gets read the refreshed view until `refresh`; then back to `immediate`. */
+async function exerciseRefresh(handle: ShardHandle, owner: ShardOwner, step: (name: string, run: () => Promise<unknown>) => Promise<unknown>): Promise<void> {
+  await step('waitForRefresh (immediate)', () => handle.waitForRefresh(0));
+  await step('visibility refresh', () => owner.updateSettings({ visibility: 'refresh', refreshIntervalMs: -1 }));
+  await step('write h (not refreshed)', () => handle.write({ kind: 'index', id: 'h', source: { title: 'hidden world', n: 8 } }));
+  await step('delete e (not refreshed)', () => handle.write({ kind: 'delete', id: 'e' }));
+  const hidden = (await step('count before refresh', () => handle.count(undefined))) as number;
+  await step('queryAndFetch before refresh', () => handle.queryAndFetch({ query: { match: { title: 'world' } }, from: 0, size: 10, sort: [{ n: 'asc' }] }));
+  await step('get h realtime', () => handle.get('h'));
+  assert.equal(await step('get h not realtime', () => handle.get('h', { realtime: false })), null, 'a write is hidden until the refresh');
+  assert.notEqual(await step('get e not realtime', () => handle.get('e', { realtime: false })), null, 'a delete too');
+  await step('multiGet not realtime', () => handle.multiGet(['h', 'e'], { realtime: false }));
+  await step('exists h not realtime', () => handle.exists('h', { realtime: false }));
+  await step('waitForRefresh (timeout)', () => handle.waitForRefresh(30));
+  const waiting = handle.waitForRefresh(10_000);
+  await step('refresh', () => handle.refresh());
+  await step('waitForRefresh (refreshed)', () => waiting);
+  const shown = (await step('count after refresh', () => handle.count(undefined))) as number;
+  assert.equal(shown, hidden, 'one write and one delete became visible together');
+  assert.notEqual(await step('get h not realtime after refresh', () => handle.get('h', { realtime: false })), null);
+  assert.equal(await step('exists e not realtime after refresh', () => handle.exists('e', { realtime: false })), false);
+  await step('visibility immediate', () => owner.updateSettings({ visibility: 'immediate' }));
 }
 
 /** Reader contexts: a snapshot that writes after its open do not change, searched, listed and closed. */

@@ -118,6 +118,11 @@ export interface ClosedShardFigures {
   seqNo: number;
 }
 
+/** Options of a get: `realtime: false` reads what searches see (the copy's refreshed view, index.visibility `refresh`) instead of the latest write. */
+export interface GetOptions {
+  realtime?: boolean;
+}
+
 /** See the module comment. */
 export interface ShardHandle {
   /** The shard's UUID, fixed for life. */
@@ -136,12 +141,12 @@ export interface ShardHandle {
    * `skip` (null there), and frees it; an item that fails is its EngineError.
    */
   writePrepared(batch: number, skip: readonly number[]): Promise<Array<WriteResult | EngineError | null>>;
-  /** Realtime get of the live document (inplace values overlaid), or null. */
-  get(id: string): Promise<StoredDocument | null>;
-  /** Realtime get of several documents, in request order. */
-  multiGet(ids: readonly string[]): Promise<Array<StoredDocument | null>>;
-  /** Whether a live document with this id exists (nothing is read). */
-  exists(id: string): Promise<boolean>;
+  /** Realtime get of the live document (inplace values overlaid), or null; see GetOptions. */
+  get(id: string, options?: GetOptions): Promise<StoredDocument | null>;
+  /** Realtime get of several documents, in request order; see GetOptions. */
+  multiGet(ids: readonly string[], options?: GetOptions): Promise<Array<StoredDocument | null>>;
+  /** Whether a live document with this id exists (nothing is read); see GetOptions. */
+  exists(id: string, options?: GetOptions): Promise<boolean>;
   /**
    * Query phase: top hits, total and aggregation partials, on a new search context; with `reader`,
    * on that reader context's snapshot (search_context_missing when it is gone), renewing its keep-alive.
@@ -171,6 +176,16 @@ export interface ShardHandle {
   freeContext(context: number): Promise<void>;
   /** Number of live documents matching an ES query. */
   count(query: unknown): Promise<number>;
+  /**
+   * Refreshes the view this copy's searches read (index.visibility `refresh`: writes applied so far
+   * become searchable); a no-op when the collection makes writes visible at once.
+   */
+  refresh(): Promise<void>;
+  /**
+   * Resolves true once this copy's searches see every write it had applied when called (at once
+   * when writes are visible at once), false after `timeoutMs` (`refresh=wait_for`).
+   */
+  waitForRefresh(timeoutMs: number): Promise<boolean>;
   /** Retained changes with seq > afterSeq, oldest first, at most `limit`. */
   readChanges(afterSeq: number, limit: number): Promise<ChangeEntry[]>;
   /** Where the change log stands now. */

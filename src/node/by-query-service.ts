@@ -15,6 +15,7 @@ import type { DocumentService } from './document-service.ts';
 import type { NodeContext } from './node-context.ts';
 import { collectionNotFound, NodeError } from './node-error.ts';
 import { resolveCollections } from './collections.ts';
+import { refreshAfterWrites, type WrittenDocument } from './refresh.ts';
 import type { RequestTracker } from './request-tracker.ts';
 import type { SearchService } from './search-service.ts';
 
@@ -23,6 +24,8 @@ export interface ByQueryRequestOptions extends Omit<ByQueryOptions, 'conflicts'>
   /** `conflicts` of the query string; the body's `conflicts` applies when absent. */
   conflicts?: 'abort' | 'proceed';
   waitForCompletion: boolean;
+  /** The `refresh` parameter: `true` (or `wait_for`) refreshes the written collections once the run is done (src/node/refresh.ts). */
+  refresh?: string;
 }
 
 /** What a by-query request answers: the finished run's response, or the task's id. */
@@ -42,7 +45,7 @@ export class ByQueryService {
   run(kind: Exclude<ByQueryKind, 'reindex'>, collection: string, body: unknown, options: ByQueryRequestOptions): Promise<ByQueryResult> {
     return this.requests.track(async () => {
       const request = parseByQueryBody(kind, body);
-      return this.start(collection, request, { ...options, conflicts: options.conflicts ?? request.conflicts ?? 'abort' }, options.waitForCompletion);
+      return this.start(collection, request, { ...options, conflicts: options.conflicts ?? request.conflicts ?? 'abort' }, options.waitForCompletion, undefined, options.refresh);
     });
   }
 
@@ -64,15 +67,17 @@ export class ByQueryService {
         throw new EngineError('action_request_validation', `Validation Failed: 1: reindex cannot write into an index its reading from [${destination.meta.name}];`);
       }
       const runOptions: ByQueryOptions = { ...options, batchSize: plan.batchSize ?? options.batchSize, conflicts: options.conflicts ?? plan.conflicts ?? 'abort' };
-      return this.start(plan.source, plan.request, runOptions, options.waitForCompletion, requireNamespace);
+      return this.start(plan.source, plan.request, runOptions, options.waitForCompletion, requireNamespace, options.refresh);
     });
   }
 
   /** Reads the first page (a bad query or target fails here), then runs the rest as a job-queue task. */
-  private async start(target: string, request: ByQueryRequest, runOptions: ByQueryOptions, waitForCompletion: boolean, requireNamespace?: NamespaceCheck): Promise<ByQueryResult> {
+  private async start(target: string, request: ByQueryRequest, runOptions: ByQueryOptions, waitForCompletion: boolean, requireNamespace?: NamespaceCheck, refresh?: string): Promise<ByQueryResult> {
     // An alias or pattern reads all its collections (the alias's filter applies); the job is listed under the first.
-    const meta = resolveCollections(this.context, target)[0]?.meta;
+    const selected = resolveCollections(this.context, target);
+    const meta = selected[0]?.meta;
     if (!meta) throw collectionNotFound(target);
+    const written: WrittenDocument[] = request.destination ? [{ collection: request.destination.index }] : selected.map((hosted) => ({ collection: hosted.meta.name }));
     const services: ByQueryServices = {
       openScroll: (searchTarget, searchBody, params) => this.search.openScroll(searchTarget, searchBody, params),
       // The run's own scroll: the caller was checked on the target when it was opened.
@@ -96,6 +101,7 @@ export class ByQueryService {
       work: async (report, stopping) => {
         try {
           const status = await run.run(report, stopping);
+          await refreshAfterWrites(this.context, refresh, written);
           settle.resolve(status);
           return status;
         } catch (error) {

@@ -13,6 +13,7 @@ import * as collections from './collections.ts';
 import type { ResolveOptions } from './collections.ts';
 import type { NodeContext } from './node-context.ts';
 import type { RequestTracker } from './request-tracker.ts';
+import { refreshCollections, type RefreshShards } from './refresh.ts';
 
 /** Collection, mapping and namespace operations of the node; see the module comment. */
 export class CollectionService {
@@ -133,5 +134,10 @@ export class CollectionService {
   /** `DELETE /_namespace/{name}`: the namespace and all its collections move to the trash as one item. */
   deleteNamespace(name: string): Promise<DeleteNamespaceResponse> {
     return this.requests.track(() => this.trash.deleteNamespace(name));
+  }
+
+  /** `POST [/{target}]/_refresh`: refreshes every copy of the selected collections that make writes visible on refresh (src/node/refresh.ts). */
+  refresh(target: string, options: ResolveOptions = {}): Promise<{ _shards: RefreshShards }> {
+    return this.requests.track(async () => ({ _shards: await refreshCollections(this.context, collections.resolveCollections(this.context, target, options)) }));
   }
 }

@@ -25,6 +25,7 @@ import type { NodeContext } from './node-context.ts';
 import type { RequestTracker } from './request-tracker.ts';
 import { TroveError } from '../engine/errors.ts';
 import { NodeError } from './node-error.ts';
+import { refreshAfterWrites, type WrittenDocument } from './refresh.ts';
 import { mirrorSingle, withMirrors } from './dual-write.ts';
 
 /** The document an update stores when its target is missing: `upsert`, or `doc` with `doc_as_upsert`. */
@@ -169,5 +170,10 @@ export class DocumentService {
   /** `POST [/{collection}]/_mget`. */
   mget(body: unknown, params: MultiGetParams = {}): Promise<MultiGetResponse> {
     return this.requests.track(() => multiGet(this.context, body, params));
+  }
+
+  /** Makes what a request wrote visible to search as its `refresh` parameter asks (`true`, `wait_for`; see src/node/refresh.ts). */
+  settleRefresh(refresh: string | undefined, written: readonly WrittenDocument[]): Promise<void> {
+    return refreshAfterWrites(this.context, refresh, written);
   }
 }

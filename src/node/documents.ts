@@ -58,6 +58,8 @@ export interface GetParams {
   storedFields?: readonly string[];
   /** `version` (internal versioning): the get is a 409 unless the document has this version. */
   version?: number;
+  /** `realtime=false`: read what searches see (an `index.visibility: refresh` collection's refreshed view) instead of the latest write. */
+  realtime?: boolean;
 }
 
 /** Refuses (409) a get whose `version` differs from the document's, as Elasticsearch. */
@@ -417,13 +419,13 @@ export function renderGet(collection: string, id: string, document: StoredDocume
   return response;
 }
 
-/** Realtime get by id, from the primary copy. */
+/** Get by id, from the primary copy: realtime unless `realtime` is false. */
 export async function getDocument(context: NodeContext, collection: string, id: string, params: GetParams = {}): Promise<GetResponse> {
   const hosted = context.router.collection(collection);
   checkId(id);
   const view = getView(hosted, params.source, params.storedFields);
   const { handle } = context.router.document(hosted, id, context.router.writeRouting(collection, params.routing));
-  const document = await handle.get(id);
+  const document = await handle.get(id, params.realtime === false ? { realtime: false } : undefined);
   if (document !== null && params.version !== undefined) checkGetVersion(id, document.version, params.version);
   return renderGet(hosted.meta.name, id, document, view);
 }

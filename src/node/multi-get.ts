@@ -17,6 +17,8 @@ export interface MultiGetParams {
   source?: SourceOptions;
   /** Query-string `stored_fields`, used by entries that do not set their own. */
   storedFields?: readonly string[];
+  /** `realtime=false`: read what searches see (see GetParams). */
+  realtime?: boolean;
 }
 
 /** An entry that could not be looked up at all (unknown collection, invalid id). */
@@ -99,7 +101,7 @@ export async function multiGet(context: NodeContext, body: unknown, params: Mult
   await Promise.all(
     [...byShard].map(async ([handle, group]) => {
       try {
-        const found = await handle.multiGet(group.map((item) => item.id));
+        const found = await handle.multiGet(group.map((item) => item.id), params.realtime === false ? { realtime: false } : undefined);
         group.forEach((item, index) => (docs[item.position] = renderGet(item.collection, item.id, found[index] ?? null, item.view)));
       } catch (error) {
         for (const item of group) fail(item.position, error);

@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { BulkItemResult, BulkResponse } from '../../node/node-service.ts';
-import type { DocumentText } from '../../node/bulk.ts';
+import type { BulkItem, DocumentText } from '../../node/bulk.ts';
+import type { WrittenDocument } from '../../node/refresh.ts';
 import { parseBulkBody, type ParsedBulkEntry } from '../bulk-body.ts';
 import { installRawBytesParser } from '../content-types.ts';
 import { ERROR_TABLE, classifyError, errorCause } from '../errors.ts';
@@ -56,6 +57,7 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
       }
     }
     const response = items.length > 0 ? await documents.bulk(items, { collection, routing, requireAlias: requireAlias !== undefined && flagSet(requireAlias) }, (namespace) => scope.requireNamespace(namespace)) : { took: 0, errors: false, items: [] };
+    await documents.settleRefresh(refresh, writtenBy(items, response, collection, routing));
     return renderBulk(entries, response, collection, forcedRefreshField(refresh));
   };
 
@@ -87,6 +89,17 @@ function textParses(text: DocumentText): boolean {
 }
 
 /** Interleaves the node's item results with the items that failed to parse, in request order. */
+/** The documents a bulk request wrote, for its `refresh` parameter: each applied item's shard, and every shard of a dual-write target. */
+function writtenBy(items: readonly BulkItem[], response: BulkResponse, collection: string | undefined, routing: string | undefined): WrittenDocument[] {
+  const written: WrittenDocument[] = [];
+  response.items.forEach((result, position) => {
+    const item = items[position];
+    if ('response' in result && item !== undefined) written.push({ collection: item.collection ?? collection ?? result.response._index, id: result.response._id, routing: item.routing ?? routing });
+    if (result.mirror && 'response' in result.mirror) written.push({ collection: result.mirror.response._index });
+  });
+  return written;
+}
+
 function renderBulk(entries: ParsedBulkEntry[], response: BulkResponse, collection: string | undefined, refreshed: { forced_refresh?: true }) {
   const items: Array<Record<string, Record<string, unknown>>> = [];
   let next = 0;

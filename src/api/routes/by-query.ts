@@ -118,6 +118,7 @@ export async function byQueryRoutes(instance: FastifyInstance, options: ByQueryR
           requestsPerSecond: rate,
           q: query.q,
           waitForCompletion: query.wait_for_completion === undefined || flagSet(query.wait_for_completion),
+          refresh: query.refresh,
         });
         return answer(result, reply);
       },
@@ -133,7 +134,7 @@ export async function byQueryRoutes(instance: FastifyInstance, options: ByQueryR
     if (query.max_docs !== undefined) body = { ...body, max_docs: query.max_docs };
     const waitForCompletion = query.wait_for_completion === undefined || flagSet(query.wait_for_completion);
     const requireAlias = query.require_alias !== undefined && flagSet(query.require_alias);
-    const result = await byQuery.reindex(body, { batchSize: 1000, requestsPerSecond: rate, waitForCompletion, requireAlias }, (namespace) => request.authScope.requireNamespace(namespace));
+    const result = await byQuery.reindex(body, { batchSize: 1000, requestsPerSecond: rate, waitForCompletion, requireAlias, refresh: query.refresh }, (namespace) => request.authScope.requireNamespace(namespace));
     return answer(result, reply);
   });
 }

@@ -1,13 +1,14 @@
 /**
- * Collection routes (ES index APIs): create, get, exists, delete, mappings, and `_refresh`
- * (accepted as a no-op: every write is searchable as soon as it is acknowledged).
+ * Collection routes (ES index APIs): create, get, exists, delete, mappings, and `_refresh` (a no-op
+ * for a collection whose writes are searchable once acknowledged, the default; it refreshes the
+ * copies of one with `index.visibility: refresh`).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { DEFAULT_NAMESPACE } from '../../cluster/catalog.ts';
 import type { CollectionService } from '../../node/collection-service.ts';
-import { AnyObject, CollectionParams, optionalBody, querySchema } from '../params.ts';
+import { AnyObject, CollectionParams, flagSet, optionalBody, querySchema } from '../params.ts';
 
 const CreateBody = Type.Object(
   {
@@ -103,26 +104,21 @@ export async function collectionRoutes(instance: FastifyInstance, options: Colle
     handler: async (request) => collections.putMapping(request.params.collection, request.body),
   });
 
-  const refresh = async (target: string) => {
-    const selected = new Set(Object.keys(await collections.getCollection(target)));
-    const shards = (await collections.listCollections())
-      .filter((summary) => selected.has(summary.name))
-      .reduce((total, summary) => total + summary.primaries, 0);
-    return { _shards: { total: shards, successful: shards, failed: 0 } };
-  };
+  // Refreshes the copies of collections with `index.visibility: refresh`; `_shards` counts copies as Elasticsearch does.
+  const refresh = (target: string, query: { ignore_unavailable?: string }) => collections.refresh(target, { ignoreUnavailable: flagSet(query.ignore_unavailable) });
   app.route({
     method: ['GET', 'POST'],
     url: '/_refresh',
     config: { role: 'write' },
     schema: { querystring: querySchema(TARGET_QUERY) },
-    handler: async (request) => refresh(request.authScope.narrowTarget('_all')),
+    handler: async (request) => refresh(request.authScope.narrowTarget('_all'), request.query),
   });
   app.route({
     method: ['GET', 'POST'],
     url: '/:collection/_refresh',
     config: { role: 'write', collectionTarget: true },
     schema: { params: CollectionParams, querystring: querySchema(TARGET_QUERY) },
-    handler: async (request) => refresh(request.params.collection),
+    handler: async (request) => refresh(request.params.collection, request.query),
   });
 }
 

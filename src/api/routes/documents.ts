@@ -85,6 +85,16 @@ function writeParams(query: IndexQueryType) {
   return { routing: query.routing, ifSeqNo: query.if_seq_no, ifPrimaryTerm: query.if_primary_term, version: query.version, versionType: query.version_type };
 }
 
+/** `realtime` of a get: `false` reads what searches see (the refreshed view of an `index.visibility: refresh` collection). */
+export function realtimeParam(query: { realtime?: string }): { realtime?: boolean } {
+  return query.realtime === undefined ? {} : { realtime: query.realtime !== 'false' };
+}
+
+/** `refresh` of a get: `true` (or bare) refreshes the document's shard first; anything else does nothing. */
+export function refreshBeforeGet(refresh: string | undefined): 'true' | undefined {
+  return flagSet(refresh) ? 'true' : undefined;
+}
+
 /** `require_alias` of an index, create or update request. */
 function requireAliasParam(query: { require_alias?: string }): { requireAlias?: boolean } {
   return query.require_alias === undefined ? {} : { requireAlias: flagSet(query.require_alias) };
@@ -93,6 +103,16 @@ function requireAliasParam(query: { require_alias?: string }): { requireAlias?: 
 /** The caller's namespace check, for a write that may create its collection (`action.auto_create_index`). */
 function namespaceCheck(scope: AuthScope): NamespaceCheck {
   return (namespace) => scope.requireNamespace(namespace);
+}
+
+/**
+ * A write's answer once its `refresh` parameter is settled: `true` refreshes, and `wait_for` waits
+ * for, the copies of the written shard when its collection makes writes visible on refresh
+ * (`index.visibility: refresh`); nothing to do otherwise.
+ */
+async function settled<T extends { _id: string }>(documents: DocumentService, collection: string, query: { refresh?: string; routing?: string }, response: T): Promise<T> {
+  await documents.settleRefresh(query.refresh, [{ collection, id: response._id, routing: query.routing }]);
+  return response;
 }
 
 /** What the document routes need: the document service. */
@@ -113,7 +133,8 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     schema: { params: DocumentParams, querystring: IndexQuery, body: AnyObject },
     handler: async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await documents.index(collection, id, request.body, { ...writeParams(request.query), ...requireAliasParam(request.query), opType: request.query.op_type, sourceJson: receivedText(request.body) }, namespaceCheck(request.authScope));
+      const written = await documents.index(collection, id, request.body, { ...writeParams(request.query), ...requireAliasParam(request.query), opType: request.query.op_type, sourceJson: receivedText(request.body) }, namespaceCheck(request.authScope));
+      const response = await settled(documents, collection, request.query, written);
       return reply.status(response.result === 'created' ? 201 : 200).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   });
@@ -122,12 +143,13 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     '/:collection/_doc',
     { config: { role: 'write' }, schema: { params: CollectionParams, querystring: IndexQuery, body: AnyObject } },
     async (request, reply) => {
-      const response = await documents.index(request.params.collection, undefined, request.body, {
+      const written = await documents.index(request.params.collection, undefined, request.body, {
         ...writeParams(request.query),
         ...requireAliasParam(request.query),
         opType: request.query.op_type,
         sourceJson: receivedText(request.body),
       }, namespaceCheck(request.authScope));
+      const response = await settled(documents, request.params.collection, request.query, written);
       return reply.status(201).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   );
@@ -139,7 +161,8 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     schema: { params: DocumentParams, querystring: CreateQuery, body: AnyObject },
     handler: async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await documents.index(collection, id, request.body, { routing: request.query.routing, ...requireAliasParam(request.query), opType: 'create', sourceJson: receivedText(request.body) }, namespaceCheck(request.authScope));
+      const written = await documents.index(collection, id, request.body, { routing: request.query.routing, ...requireAliasParam(request.query), opType: 'create', sourceJson: receivedText(request.body) }, namespaceCheck(request.authScope));
+      const response = await settled(documents, collection, request.query, written);
       return reply.status(201).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   });
@@ -150,7 +173,8 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     async (request, reply) => {
       const { collection, id } = request.params;
       const { query } = request;
-      const response = await documents.get(collection, id, { routing: query.routing, source: sourceOptions(query), storedFields: commaList(query.stored_fields), version: query.version });
+      await documents.settleRefresh(refreshBeforeGet(query.refresh), [{ collection, id, routing: query.routing }]);
+      const response = await documents.get(collection, id, { routing: query.routing, source: sourceOptions(query), storedFields: commaList(query.stored_fields), version: query.version, ...realtimeParam(query) });
       return reply.status(response.found ? 200 : 404).send(response);
     },
   );
@@ -160,7 +184,8 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     { config: { role: 'read' }, schema: { params: DocumentParams, querystring: GetQuery } },
     async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await documents.get(collection, id, { routing: request.query.routing, source: { source: false } }).catch(() => null);
+      await documents.settleRefresh(refreshBeforeGet(request.query.refresh), [{ collection, id, routing: request.query.routing }]).catch(() => undefined);
+      const response = await documents.get(collection, id, { routing: request.query.routing, source: { source: false }, ...realtimeParam(request.query) }).catch(() => null);
       return reply.status(response?.found ? 200 : 404).send();
     },
   );
@@ -170,7 +195,8 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     { config: { role: 'read' }, schema: { params: DocumentParams, querystring: GetQuery } },
     async (request) => {
       const { collection, id } = request.params;
-      const response = await documents.get(collection, id, { routing: request.query.routing, source: sourceOptions(request.query) });
+      await documents.settleRefresh(refreshBeforeGet(request.query.refresh), [{ collection, id, routing: request.query.routing }]);
+      const response = await documents.get(collection, id, { routing: request.query.routing, source: sourceOptions(request.query), ...realtimeParam(request.query) });
       if (!response.found) throw new EngineError('document_missing', `Document not found [${collection}]/[${id}]`);
       // A collection whose mapping disables `_source` keeps none to return (as Elasticsearch: 404).
       if (response._source === undefined && sourceOptions(request.query) === undefined) throw new EngineError('document_missing', `Source not found [${collection}]/[${id}]`);
@@ -183,7 +209,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     { config: { role: 'write' }, schema: { params: DocumentParams, querystring: DeleteQuery } },
     async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await documents.delete(collection, id, writeParams(request.query));
+      const response = await settled(documents, collection, request.query, await documents.delete(collection, id, writeParams(request.query)));
       return reply.status(response.result === 'not_found' ? 404 : 200).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   );
@@ -193,12 +219,13 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     { config: { role: 'write' }, schema: { params: DocumentParams, querystring: UpdateQuery, body: UpdateBody } },
     async (request, reply) => {
       const { collection, id } = request.params;
-      const response = await documents.update(collection, id, request.body, {
+      const written = await documents.update(collection, id, request.body, {
         ...writeParams(request.query),
         ...requireAliasParam(request.query),
         retryOnConflict: request.query.retry_on_conflict,
         source: sourceOptions(request.query),
       }, namespaceCheck(request.authScope));
+      const response = await settled(documents, collection, request.query, written);
       return reply.status(response.result === 'created' ? 201 : 200).send({ ...response, ...forcedRefreshField(request.query.refresh) });
     },
   );

@@ -32,6 +32,7 @@ import {
   type JsonReplicationRecord,
   type RemoteShardMethod,
 } from '../../cluster/remote/protocol.ts';
+import type { GetOptions } from '../../cluster/shard-handle.ts';
 import { encodeBatchResults } from '../../cluster/worker/wire.ts';
 import type { WriteBatchRequest } from '../../cluster/write-batch.ts';
 import { EngineError } from '../../engine/errors.ts';
@@ -58,9 +59,9 @@ const DISPATCH: Readonly<Record<RemoteShardMethod, Dispatch>> = {
   writeBatch: async (handle, [ops]) => encodeBatchResults(await handle.writeBatch(ops as WriteOp[])),
   prepareBatch: (handle, [request]) => handle.prepareBatch(batchFromJson(request as WriteBatchRequest & { texts: string })),
   writePrepared: async (handle, [batch, skip]) => encodeBatchResults(await handle.writePrepared(batch as number, skip as number[])),
-  get: (handle, [id]) => handle.get(id as string),
-  multiGet: (handle, [ids]) => handle.multiGet(ids as string[]),
-  exists: (handle, [id]) => handle.exists(id as string),
+  get: (handle, [id, options]) => handle.get(id as string, options as GetOptions | undefined),
+  multiGet: (handle, [ids, options]) => handle.multiGet(ids as string[], options as GetOptions | undefined),
+  exists: (handle, [id, options]) => handle.exists(id as string, options as GetOptions | undefined),
   query: (handle, [request, reader]) => handle.query(request as ShardSearchRequest, reader as ReaderUse | undefined),
   queryAndFetch: (handle, [request, reader]) => handle.queryAndFetch(request as ShardSearchRequest, reader as ReaderUse | undefined),
   openReader: (handle, [options]) => handle.openReader(options as ReaderOpenOptions),
@@ -70,6 +71,8 @@ const DISPATCH: Readonly<Record<RemoteShardMethod, Dispatch>> = {
   fetch: (handle, [context, hits]) => handle.fetch(context as number, hitsFromJson(hits as ShardHit[])),
   freeContext: (handle, [context]) => handle.freeContext(context as number),
   count: (handle, [query]) => handle.count(query),
+  refresh: (handle) => handle.refresh(),
+  waitForRefresh: (handle, [timeoutMs]) => handle.waitForRefresh(timeoutMs as number),
   readChanges: (handle, [afterSeq, limit]) => handle.readChanges(afterSeq as number, limit as number),
   changeBounds: (handle) => handle.changeBounds(),
   waitForChanges: (handle, [afterSeq, timeoutMs], signal) => handle.waitForChanges(afterSeq as number, timeoutMs as number, signal),

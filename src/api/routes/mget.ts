@@ -7,6 +7,7 @@ import { EngineError } from '../../engine/errors.ts';
 import { classifyError, errorCause } from '../errors.ts';
 import type { DocumentService } from '../../node/document-service.ts';
 import { CollectionParams, SOURCE_QUERY, commaList, querySchema, sourceOptions } from '../params.ts';
+import { realtimeParam, refreshBeforeGet } from './documents.ts';
 
 const MgetQuery = querySchema({
   ...SOURCE_QUERY,
@@ -65,7 +66,8 @@ export async function mgetRoutes(instance: FastifyInstance, options: MultiGetRou
       if (missing >= 0) throw new EngineError('action_request_validation', `Validation Failed: 1: index is missing for doc ${missing};`);
       if (request.body.ids !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: [ids] needs a collection in the URL;');
       for (const doc of request.body.docs ?? []) request.authScope.requireCollection(doc._index!);
-      return render(await documents.mget(request.body, { routing: request.query.routing, source: sourceOptions(request.query), storedFields: commaList(request.query.stored_fields) }));
+      await refreshFirst(documents, request.query.refresh, request.body);
+      return render(await documents.mget(request.body, { routing: request.query.routing, source: sourceOptions(request.query), storedFields: commaList(request.query.stored_fields), ...realtimeParam(request.query) }));
     },
   });
 
@@ -77,16 +79,25 @@ export async function mgetRoutes(instance: FastifyInstance, options: MultiGetRou
     handler: async (request) => {
       checkIds(request.body.docs);
       for (const doc of request.body.docs ?? []) if (doc._index !== undefined) request.authScope.requireCollection(doc._index);
+      await refreshFirst(documents, request.query.refresh, request.body, request.params.collection);
       return render(
         await documents.mget(request.body, {
           collection: request.params.collection,
           routing: request.query.routing,
           source: sourceOptions(request.query),
           storedFields: commaList(request.query.stored_fields),
+          ...realtimeParam(request.query),
         }),
       );
     },
   });
+}
+
+/** `refresh=true` on `_mget`: refreshes the collections it reads first (those with `index.visibility: refresh`). */
+async function refreshFirst(documents: DocumentService, refresh: string | undefined, body: { docs?: Array<{ _index?: string }> }, collection?: string): Promise<void> {
+  const names = new Set((body.docs ?? []).map((doc) => doc._index ?? collection).filter((name): name is string => name !== undefined));
+  if (collection !== undefined) names.add(collection);
+  await documents.settleRefresh(refreshBeforeGet(refresh), [...names].map((name) => ({ collection: name })));
 }
 
 function render(response: MultiGetResponse) {

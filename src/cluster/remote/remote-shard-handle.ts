@@ -27,6 +27,7 @@ import type {
   ClosedShardFigures,
   FetchedQueryPhase,
   FileCopyHold,
+  GetOptions,
   HistoryPosition,
   QueryPhase,
   ReaderContextInfo,
@@ -73,16 +74,16 @@ export class RemoteShardHandle implements ShardHandle {
     return decodeBatchResults((await this.call('writePrepared', [batch, skip])) as Array<WireBatchItem | null>);
   }
 
-  async get(id: string): Promise<StoredDocument | null> {
-    return (await this.call('get', [id])) as StoredDocument | null;
+  async get(id: string, options?: GetOptions): Promise<StoredDocument | null> {
+    return (await this.call('get', options === undefined ? [id] : [id, options])) as StoredDocument | null;
   }
 
-  async multiGet(ids: readonly string[]): Promise<Array<StoredDocument | null>> {
-    return (await this.call('multiGet', [ids])) as Array<StoredDocument | null>;
+  async multiGet(ids: readonly string[], options?: GetOptions): Promise<Array<StoredDocument | null>> {
+    return (await this.call('multiGet', options === undefined ? [ids] : [ids, options])) as Array<StoredDocument | null>;
   }
 
-  async exists(id: string): Promise<boolean> {
-    return (await this.call('exists', [id])) as boolean;
+  async exists(id: string, options?: GetOptions): Promise<boolean> {
+    return (await this.call('exists', options === undefined ? [id] : [id, options])) as boolean;
   }
 
   async query(request: ShardSearchRequest, reader?: ReaderUse): Promise<QueryPhase> {
@@ -121,6 +122,15 @@ export class RemoteShardHandle implements ShardHandle {
 
   async count(query: unknown): Promise<number> {
     return (await this.call('count', [query])) as number;
+  }
+
+  async refresh(): Promise<void> {
+    await this.call('refresh', []);
+  }
+
+  /** A wait is given its own `timeoutMs` plus `WAIT_MARGIN_MS` to answer, over the long-poll pool. */
+  async waitForRefresh(timeoutMs: number): Promise<boolean> {
+    return (await this.call('waitForRefresh', [timeoutMs], { timeoutMs: Math.max(0, timeoutMs) + WAIT_MARGIN_MS, longPoll: true })) as boolean;
   }
 
   async readChanges(afterSeq: number, limit: number): Promise<ChangeEntry[]> {

@@ -16,6 +16,7 @@ import type {
   ClosedShardFigures,
   FetchedQueryPhase,
   FileCopyHold,
+  GetOptions,
   HistoryPosition,
   QueryPhase,
   ReaderContextInfo,
@@ -55,16 +56,16 @@ export class DelegatingShardHandle implements ShardHandle {
     return this.inner.writePrepared(batch, skip);
   }
 
-  get(id: string): Promise<StoredDocument | null> {
-    return this.inner.get(id);
+  get(id: string, options?: GetOptions): Promise<StoredDocument | null> {
+    return this.inner.get(id, options);
   }
 
-  multiGet(ids: readonly string[]): Promise<Array<StoredDocument | null>> {
-    return this.inner.multiGet(ids);
+  multiGet(ids: readonly string[], options?: GetOptions): Promise<Array<StoredDocument | null>> {
+    return this.inner.multiGet(ids, options);
   }
 
-  exists(id: string): Promise<boolean> {
-    return this.inner.exists(id);
+  exists(id: string, options?: GetOptions): Promise<boolean> {
+    return this.inner.exists(id, options);
   }
 
   query(request: ShardSearchRequest, reader?: ReaderUse): Promise<QueryPhase> {
@@ -101,6 +102,14 @@ export class DelegatingShardHandle implements ShardHandle {
 
   count(query: unknown): Promise<number> {
     return this.inner.count(query);
+  }
+
+  refresh(): Promise<void> {
+    return this.inner.refresh();
+  }
+
+  waitForRefresh(timeoutMs: number): Promise<boolean> {
+    return this.inner.waitForRefresh(timeoutMs);
   }
 
   readChanges(afterSeq: number, limit: number): Promise<ChangeEntry[]> {

@@ -16,6 +16,7 @@ import type {
   ClosedShardFigures,
   FetchedQueryPhase,
   FileCopyHold,
+  GetOptions,
   HistoryPosition,
   QueryPhase,
   ReaderContextInfo,
@@ -73,16 +74,16 @@ export class WorkerShardHandle implements ShardHandle {
     return decodeBatchResults(items as Array<WireBatchItem | null>);
   }
 
-  async get(id: string): Promise<StoredDocument | null> {
-    return (await this.channel.call(this.uuid, 'get', [id])) as StoredDocument | null;
+  async get(id: string, options?: GetOptions): Promise<StoredDocument | null> {
+    return (await this.channel.call(this.uuid, 'get', options === undefined ? [id] : [id, options])) as StoredDocument | null;
   }
 
-  async multiGet(ids: readonly string[]): Promise<Array<StoredDocument | null>> {
-    return (await this.channel.call(this.uuid, 'multiGet', [ids])) as Array<StoredDocument | null>;
+  async multiGet(ids: readonly string[], options?: GetOptions): Promise<Array<StoredDocument | null>> {
+    return (await this.channel.call(this.uuid, 'multiGet', options === undefined ? [ids] : [ids, options])) as Array<StoredDocument | null>;
   }
 
-  async exists(id: string): Promise<boolean> {
-    return (await this.channel.call(this.uuid, 'exists', [id])) as boolean;
+  async exists(id: string, options?: GetOptions): Promise<boolean> {
+    return (await this.channel.call(this.uuid, 'exists', options === undefined ? [id] : [id, options])) as boolean;
   }
 
   async query(request: ShardSearchRequest, reader?: ReaderUse): Promise<QueryPhase> {
@@ -121,6 +122,14 @@ export class WorkerShardHandle implements ShardHandle {
 
   async count(query: unknown): Promise<number> {
     return (await this.channel.call(this.uuid, 'count', [query])) as number;
+  }
+
+  async refresh(): Promise<void> {
+    await this.channel.call(this.uuid, 'refresh', []);
+  }
+
+  async waitForRefresh(timeoutMs: number): Promise<boolean> {
+    return (await this.channel.call(this.uuid, 'waitForRefresh', [timeoutMs])) as boolean;
   }
 
   async readChanges(afterSeq: number, limit: number): Promise<ChangeEntry[]> {

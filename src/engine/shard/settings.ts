@@ -1,3 +1,5 @@
+import type { Visibility } from './refreshed-view.ts';
+
 /** Tunables of one shard engine; the node maps its dotted settings onto these. */
 export interface EngineSettings {
   /** Freeze the mutable layer at least this often when it holds data (ms). */
@@ -16,7 +18,14 @@ export interface EngineSettings {
   mergeMaxSegmentBytes: number;
   /** Background merges on or off (manual compaction always runs). */
   mergeEnabled: boolean;
+  /** The collection's `index.visibility`: writes visible at once (absent: `immediate`), or on refresh (refreshed-view.ts). */
+  visibility?: Visibility;
+  /** The collection's `index.refresh_interval` in ms, for `visibility: refresh` (absent: 1 s; not positive: no periodic refresh). */
+  refreshIntervalMs?: number;
 }
+
+/** `index.refresh_interval` when a collection sets none (Elasticsearch's 1 s). */
+export const DEFAULT_REFRESH_INTERVAL_MS = 1000;
 
 /** Defaults; see docs/architecture.md for the reasoning. */
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {

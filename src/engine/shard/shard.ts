@@ -17,8 +17,9 @@ import { LeafSet, type DocLocation } from './leaf-set.ts';
 import { Maintenance, type MergeReport, type ShardFaults } from './maintenance.ts';
 import { MANIFEST_FORMAT_VERSION, readManifest, type Manifest } from './manifest.ts';
 import type { ChangeEntry, DeleteOp, IndexOp, StoredDocument, UpdateOp, WriteOp, WriteResult } from './operations.ts';
+import { RefreshedViews } from './refreshed-view.ts';
 import { Searcher } from './searcher.ts';
-import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from './settings.ts';
+import { DEFAULT_ENGINE_SETTINGS, DEFAULT_REFRESH_INTERVAL_MS, type EngineSettings } from './settings.ts';
 import { readSource, readSourceAndText } from './source-overlay.ts';
 import { changeOf, decodeRecord, encodeRecord, type ShardRecord } from './wal-records.ts';
 import { documentSeqNo } from './seq-no.ts';
@@ -91,6 +92,8 @@ export class Shard {
   private readonly holds: FileHolds;
   /** Test-only fault points (crash tests). */
   private faults: ShardFaults | undefined;
+  /** The refreshed view searches read when the collection makes writes visible on refresh (refreshed-view.ts). */
+  private readonly views: RefreshedViews;
 
   private constructor(
     readonly uuid: string,
@@ -109,6 +112,11 @@ export class Shard {
     this.settings = settings;
     this.lastTerm = recordTermAt(wal, wal.lastSeq);
     this.holds = new FileHolds(dir, wal, maintenance);
+    this.views = new RefreshedViews({
+      open: () => this.leaves.openSnapshot(),
+      lastSeq: () => this.wal.lastSeq,
+      leaves: () => (this.leaves.frozen ? [...this.leaves.segments, this.leaves.frozen, this.leaves.mutable] : [...this.leaves.segments, this.leaves.mutable]),
+    });
   }
 
   /** Opens (or creates) a shard and replays its WAL past the manifest checkpoint. */
@@ -146,6 +154,7 @@ export class Shard {
     maintenance.bind(() => shard.fieldMap, () => shard.inplace.map((field) => field.path));
     await shard.replay(manifest.checkpointSeq + 1);
     shard.startEpochTimer();
+    shard.configureViews();
     return shard;
   }
 
@@ -480,6 +489,39 @@ export class Shard {
   }
 
   /**
+   * The document with this id as searches see it: from the refreshed view in refresh mode (a get
+   * with `realtime=false`), else as `get`.
+   */
+  getVisible(id: string): StoredDocument | null {
+    if (!this.views.active) return this.get(id);
+    const lease = this.views.acquire();
+    try {
+      for (let index = lease.leaves.length - 1; index >= 0; index--) {
+        const leaf = lease.leaves[index]!;
+        const doc = leaf.lookupId(id);
+        if (doc < 0) continue;
+        const meta = leaf.meta(doc);
+        const { source, text } = readSourceAndText(leaf, doc, this.inplace);
+        return { id, source, sourceText: text, seqNo: meta.seqNo, version: meta.version, primaryTerm: meta.primaryTerm };
+      }
+      return null;
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** Whether a document with this id is in the view searches read (see `getVisible`). */
+  existsVisible(id: string): boolean {
+    if (!this.views.active) return this.exists(id);
+    const lease = this.views.acquire();
+    try {
+      return lease.leaves.some((leaf) => leaf.lookupId(id) >= 0);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /**
    * The stored JSON text of a live document (field overlays spliced in, inplace column values not:
    * `get` shows those), byte for byte as written for the fields no update changed; null when absent.
    */
@@ -503,6 +545,26 @@ export class Shard {
     return new Searcher(leaves, this.fieldMap, this.inplace, close);
   }
 
+  /**
+   * What a search, count or reader context reads: a snapshot of the copy as it is now (writes
+   * visible at once), or, in refresh mode, the view of the last refresh, held until `release()`.
+   */
+  searchView(): Searcher {
+    if (!this.views.active) return this.snapshot();
+    const { leaves, release } = this.views.acquire();
+    return new Searcher(leaves, this.fieldMap, this.inplace, release);
+  }
+
+  /** Refreshes the view searches read (refresh mode; a no-op otherwise); answers whether it changed. */
+  refresh(): boolean {
+    return this.views.refresh();
+  }
+
+  /** Resolves true once searches see every write applied now (at once when writes are visible at once), false after `timeoutMs`. */
+  waitForRefresh(timeoutMs: number): Promise<boolean> {
+    return this.views.waitFor(timeoutMs);
+  }
+
   /** Field definitions of the current mapping (dotted path → field). */
   fields(): ReadonlyMap<string, FlatField> {
     return this.fieldMap;
@@ -521,6 +583,11 @@ export class Shard {
     this.settings = { ...this.settings, ...settings };
     this.maintenance.updateSettings(this.settings);
     this.startEpochTimer();
+    this.configureViews();
+  }
+
+  private configureViews(): void {
+    this.views.configure(this.settings.visibility ?? 'immediate', this.settings.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS);
   }
 
   /** Retained changes with seq > afterSeq, oldest first (durable records only). */
@@ -620,6 +687,7 @@ export class Shard {
     if (this.closed) return;
     this.closed = true;
     if (this.epochTimer) clearInterval(this.epochTimer);
+    this.views.close();
     this.holds.close();
     await this.maintenance.idle();
     await this.wal.close();
