@@ -9,6 +9,7 @@
 import { readDescriptors } from '../directory/read-descriptors.ts';
 import { newFileId, pageCache, PAGES_PER_FILE } from '../directory/page-cache.ts';
 import { crc32c } from '../directory/checksum.ts';
+import { EngineError } from '../errors.ts';
 import {
   checkHeader,
   corruptFile,
@@ -175,7 +176,7 @@ export class PagedDataFile implements SegmentDataFile {
     const key = this.fileId * PAGES_PER_FILE + page;
     const cached = pageCache.get(key);
     if (cached !== undefined) return cached;
-    if (this.closed) throw new Error(`segment file ${this.path} is closed`);
+    if (this.closed) throw new EngineError('shard_closed', `segment file ${this.path} is closed`);
     const length = this.pageLength(page);
     const bytes = new Uint8Array(length + READ_PADDING);
     const position = page * this.pageBytes;
