@@ -34,6 +34,7 @@ const MAPPINGS = {
     full: { type: 'text', fields: { raw: { type: 'keyword' } } },
     title: { type: 'text', fields: { raw: { type: 'keyword' } } },
     hidden: { type: 'long', index: false },
+    opaque: { type: 'long', index: false, doc_values: false },
     unsorted: { type: 'keyword', doc_values: false, store: true, meta: { owner: 'search team' } },
     code: { type: 'keyword', ignore_above: 5 },
   },
@@ -253,12 +254,14 @@ test('null_value, copy_to, multi-fields and ignore_above', async () => {
   assert.equal(long.body._source.code, 'much too long');
 });
 
-test('index: false is not searchable but sortable and aggregatable; doc_values: false the other way round', async () => {
-  const query = await searchError({ query: { term: { hidden: 10 } } });
+test('index: false numbers are searched through their doc values, sortable and aggregatable; doc_values: false the other way round', async () => {
+  assert.deepEqual(await ids({ term: { hidden: 10 } }), ['d1']);
+  assert.deepEqual(await ids({ range: { hidden: { gte: 6 } } }), ['d1', 'd2']);
+  const query = await searchError({ query: { term: { opaque: 10 } } });
   assert.equal(query.status, 400);
   assert.equal(query.type, 'illegal_argument_exception');
-  assert.equal(query.reason, 'Cannot search on field [hidden] since it is not indexed.');
-  const range = await searchError({ query: { range: { hidden: { gte: 1 } } } });
+  assert.equal(query.reason, 'Cannot search on field [opaque] since it is not indexed.');
+  const range = await searchError({ query: { range: { opaque: { gte: 1 } } } });
   assert.equal(range.status, 400);
   assert.deepEqual((await sorted([{ hidden: 'asc' }])).ids, ['d3', 'd1', 'd2', 'd4']);
   assert.equal(await metric({ max: { field: 'hidden' } }), 20);
@@ -488,7 +491,7 @@ test('after a merge into segments and a restart the mapping, its parameters and 
   const exact = await call(server, 'POST', '/longs/_search', { json: { query: { range: { id: { gte: '9223372036854775806', lt: '9223372036854775807' } } } } });
   assert.deepEqual(exact.body.hits.hits.map((hit: any) => hit._id), ['max1'], 'exact long values after the restart');
   assert.deepEqual((await sorted([{ addr: 'desc' }])).values[0], ['2001:db8::1']);
-  assert.equal((await searchError({ query: { term: { hidden: 10 } } })).status, 400);
+  assert.equal((await searchError({ query: { term: { opaque: 10 } } })).status, 400);
   assert.equal((await searchError({ sort: [{ unsorted: 'asc' }] })).status, 400);
   const none = await call(server, 'GET', '/no_src/_doc/1');
   assert.equal(none.body._source, undefined);

@@ -116,7 +116,7 @@ test('bad input is a 400 with the ES error type', async () => {
     [{ regexp: { code: 'a~b' } }, 'parsing_exception', /complement operator/],
     [{ boosting: { positive: { match_all: {} }, negative: { match_all: {} } } }, 'parsing_exception', /negative_boost/],
     [{ dis_max: { queries: [{ match_all: {} }], tie_breaker: 2 } }, 'parsing_exception', /tie_breaker/],
-    [{ multi_match: { query: 'x', type: 'bool_prefix', slop: 2 } }, 'parsing_exception', /slop not allowed for type \[bool_prefix\]/],
+    [{ multi_match: { query: 'x', type: 'bool_prefix', slop: 2 } }, 'parsing_exception', /\[slop\] not allowed for type \[bool_prefix\]/],
     [{ wildcard: { code: { value: 'a*', speed: 'fast' } } }, 'parsing_exception', /unknown field \[speed\]/],
   ];
   for (const [query, type, reason] of cases) {

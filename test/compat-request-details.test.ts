@@ -66,3 +66,21 @@ test('_validate/query: a body key other than query is valid: false, with the rea
   assert.match(explained.body.error, /request does not support \[match_all\]/);
   assert.equal((await call(server, 'POST', '/_validate/query', { json: { query: { match_all: {} } } })).body.valid, true);
 });
+
+test('search parameter errors as OpenSearch words them; track_total_hits -1 disables the count', async () => {
+  await call(server, 'PUT', '/window');
+  await call(server, 'PUT', '/window/_doc/1?refresh=true', { json: { title: 'one' } });
+  const negative = await call(server, 'POST', '/window/_search?track_total_hits=-2');
+  assert.equal(negative.status, 400);
+  assert.equal(negative.body.error.reason, '[track_total_hits] parameter must be positive or equals to -1, got -2');
+  const disabled = await call(server, 'POST', '/window/_search?track_total_hits=-1');
+  assert.equal(disabled.status, 200, disabled.text);
+  assert.equal(disabled.body.hits.total, undefined);
+  assert.equal(disabled.body.hits.hits.length, 1);
+  const cutoff = await call(server, 'POST', '/window/_search', { json: { query: { multi_match: { query: 'o', fields: ['title'], type: 'bool_prefix', cutoff_frequency: 0.1 } } } });
+  assert.equal(cutoff.status, 400);
+  assert.match(cutoff.body.error.reason, /\[cutoff_frequency\] not allowed for type \[bool_prefix\]/);
+  const shardDoc = await call(server, 'POST', '/window/_search', { json: { sort: ['_shard_doc'] } });
+  assert.equal(shardDoc.status, 400);
+  assert.equal(shardDoc.body.error.type, 'action_request_validation_exception');
+});

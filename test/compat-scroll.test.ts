@@ -363,7 +363,7 @@ test('point in time: Elasticsearch and OpenSearch forms, _shard_doc paging, list
     ['POST', '/small/_search?scroll=1m', { collapse: { field: 'tag' } }, 400, 'action_request_validation_exception'],
     ['POST', '/small/_search?scroll=1m&request_cache=true', {}, 400, 'action_request_validation_exception'],
     ['POST', '/small/_search?scroll=1m', { size: 0 }, 400, 'action_request_validation_exception'],
-    ['POST', '/small/_search', { sort: ['_shard_doc'] }, 400, 'illegal_argument_exception'],
+    ['POST', '/small/_search', { sort: ['_shard_doc'] }, 400, 'action_request_validation_exception'],
     ['DELETE', '/_search/point_in_time', {}, 400, 'action_request_validation_exception'],
   ];
   for (const [method, path, json, status, type] of errors) {

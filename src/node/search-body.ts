@@ -160,9 +160,13 @@ function nonNegativeInteger(value: unknown, name: string): number {
   return value;
 }
 
+/** `track_total_hits`: a boolean or a count to track up to; -1 is Elasticsearch's "disabled". */
 function trackTotalHitsValue(value: unknown): boolean | number {
   if (typeof value === 'boolean') return value;
-  if (typeof value === 'number' && Number.isInteger(value) && value >= -1) return value === -1 ? true : value;
+  if (typeof value === 'number' && Number.isInteger(value) && value < -1) {
+    throw new EngineError('illegal_argument', `[track_total_hits] parameter must be positive or equals to -1, got ${value}`);
+  }
+  if (typeof value === 'number' && Number.isInteger(value)) return value === -1 ? false : value;
   throw new EngineError('parsing', `[track_total_hits] must be a boolean or a non-negative integer, got ${JSON.stringify(value)}`);
 }
 

@@ -137,7 +137,7 @@ export function startQuery(
   const trackTotalHits = trackTotalHitsLimit(request.trackTotalHits);
   const capacity = from + size;
   if (request.shardIndex === undefined && sortKeys?.some((key) => key.kind === 'shard_doc')) {
-    throw new EngineError('illegal_argument', '[_shard_doc] sort field cannot be used without [point in time] search');
+    throw new EngineError('action_request_validation', 'Validation Failed: 1: [_shard_doc] sort field cannot be used without [point in time] search;');
   }
   const shardDocBase = (request.shardIndex ?? 0) * SHARD_DOC_SPAN;
   const fieldCollector = scoreOrder ? null : new TopFieldCollector(capacity, sortKeys!, searchAfter, needsScores, shardDocBase);

@@ -23,7 +23,8 @@ export function parseMultiMatch(body: DslObject, fields: ReadonlyMap<string, Fla
   if (body.query === undefined) throw dslError('[multi_match] requires query value');
   const text = readScalarText(body.query, 'query', owner);
   const type = body.type === undefined ? 'best_fields' : readEnum(body.type, MULTI_MATCH_TYPES, 'type', owner);
-  if (body.slop !== undefined && type === 'bool_prefix') throw dslError(`[multi_match] slop not allowed for type [${type}]`);
+  if (body.slop !== undefined && type === 'bool_prefix') throw dslError(`[${owner}] [slop] not allowed for type [${type}]`);
+  if (body.cutoff_frequency !== undefined && type === 'bool_prefix') throw dslError(`[${owner}] [cutoff_frequency] not allowed for type [${type}]`);
   if (body.fuzziness !== undefined && body.fuzziness !== null && (type === 'phrase' || type === 'phrase_prefix' || type === 'cross_fields')) {
     throw dslError(`[multi_match] Fuzziness not allowed for type [${type}]`);
   }

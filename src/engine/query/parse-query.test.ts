@@ -52,7 +52,7 @@ test('malformed queries are parsing errors naming the query and key', () => {
   parsingError({ function_score: { field_value_factor: { field: 'price', modifier: 'cube' } } }, /\[modifier\] must be one of/);
   parsingError({ function_score: { functions: [{ filter: { match_all: {} } }] } }, /needs \[field_value_factor\] or \[weight\]/);
   parsingError({ function_score: { boost_mode: 'divide' } }, /\[boost_mode\] must be one of/);
-  parsingError({ multi_match: { query: 'x', type: 'bool_prefix', slop: 1 } }, /^\[multi_match\] slop not allowed for type \[bool_prefix\]$/);
+  parsingError({ multi_match: { query: 'x', type: 'bool_prefix', slop: 1 } }, /^\[multi_match\] \[slop\] not allowed for type \[bool_prefix\]$/);
   parsingError({ simple_query_string: { fields: ['title'] } }, /requires query value/);
   parsingError({ dis_max: {} }, /requires 'queries' field/);
 });

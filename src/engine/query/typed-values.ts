@@ -15,13 +15,16 @@ export function shownPath(field: FlatField): string {
   return field.displayPath ?? field.path;
 }
 
-/** Throws the Elasticsearch error for a query on a field that is not indexed (`index: false`, `binary`). */
+/** Throws the Elasticsearch error for a query on a field that is neither indexed nor a numeric column with doc values (`index: false`, `binary`). */
 export function assertSearchable(field: FlatField): void {
   if (field.type === 'binary') throw new EngineError('illegal_argument', `Binary fields do not support searching (field [${shownPath(field)}])`);
   if (field.type === 'geo_point') {
     throw new EngineError('illegal_argument', `Geo fields do not support exact searching, use dedicated geo queries instead: [${shownPath(field)}]`);
   }
-  if (!field.searchable) throw new EngineError('illegal_argument', `Cannot search on field [${shownPath(field)}] since it is not indexed.`);
+  // Numeric and date values live in columns, so with doc values a field answers term, terms, range
+  // and exists without an index, as OpenSearch answers such fields from their doc values.
+  if (field.searchable || (field.storage === 'numeric' && field.docValues)) return;
+  throw new EngineError('illegal_argument', `Cannot search on field [${shownPath(field)}] since it is not indexed.`);
 }
 
 /**
