@@ -272,25 +272,29 @@ class MutablePostingsCursor implements PostingsCursor {
     const freq = this.reader.value(1);
     const start = this.reader.value(2);
     let positions = this.positionReader;
-    if (positions === null) {
-      positions = this.positionReader = new SliceReader(this.pool, 1);
+    if (positions === null || start < this.positionIndex) {
+      positions ??= this.positionReader = new SliceReader(this.pool, 1);
       positions.start(this.positionHead);
       this.positionIndex = 0;
     }
-    if (start < this.positionIndex) {
-      positions.start(this.positionHead);
-      this.positionIndex = 0;
-    }
-    positions.skip(start - this.positionIndex);
+    // Sequential reads (every doc's positions, as an epoch reads them) skip nothing.
+    if (start !== this.positionIndex) positions.skip(start - this.positionIndex);
     let buffer = this.positionBuffer;
     if (buffer === null || buffer.length < freq) {
       buffer = this.positionBuffer = new Int32Array(Math.max(16, freq * 2));
       this.views = [];
     }
-    for (let index = 0; index < freq; index++) {
+    const chunks = this.pool.chunks;
+    for (let copied = 0; copied < freq; ) {
       positions.settle();
-      buffer[index] = positions.value(0);
-      positions.address += 1;
+      const address = positions.address;
+      // Entries are one int wide: what is left of the slice is its end minus the address.
+      const run = Math.min(freq - copied, positions.sliceEnd - address);
+      const chunk = chunks[address >>> CHUNK_BITS]!;
+      const offset = (address & CHUNK_MASK) - copied;
+      for (let index = copied; index < copied + run; index++) buffer[index] = chunk[offset + index]!;
+      positions.address = address + run;
+      copied += run;
     }
     this.positionIndex = start + freq;
     if (freq > CACHED_VIEW_LENGTHS) return buffer.subarray(0, freq);
