@@ -84,3 +84,15 @@ test('search parameter errors as OpenSearch words them; track_total_hits -1 disa
   assert.equal(shardDoc.status, 400);
   assert.equal(shardDoc.body.error.type, 'action_request_validation_exception');
 });
+
+test('indices_boost naming a missing collection is a 404, left out with ignore_unavailable', async () => {
+  await call(server, 'PUT', '/boost-a/_doc/1?refresh=true', { json: { t: 'x' } });
+  await call(server, 'PUT', '/boost-b/_doc/1?refresh=true', { json: { t: 'x' } });
+  const body = { query: { match: { t: 'x' } }, indices_boost: [{ nonexistent: 2 }, { 'boost-a': 1 }, { 'boost-b': 2 }] };
+  const missing = await call(server, 'POST', '/boost-*/_search', { json: body });
+  assert.equal(missing.status, 404);
+  assert.match(missing.body.error.reason, /no such index \[nonexistent\]/);
+  const ignored = await call(server, 'POST', '/boost-*/_search?ignore_unavailable=true', { json: body });
+  assert.equal(ignored.status, 200, ignored.text);
+  assert.deepEqual(ignored.body.hits.hits.map((hit: { _index: string }) => hit._index), ['boost-b', 'boost-a']);
+});

@@ -144,11 +144,14 @@ async function addMatchedQueries(context: NodeContext, target: string, query: un
   }
 }
 
-/** The score factor of each collection an `indices_boost` entry names (the first entry naming one wins, as Elasticsearch). */
-function indicesBoostOf(context: NodeContext, entries: ParsedSearch['indicesBoost']): Map<HostedCollection, number> {
+/**
+ * The score factor of each collection an `indices_boost` entry names (the first entry naming one
+ * wins, as Elasticsearch); with `ignore_unavailable`, an entry naming nothing is left out.
+ */
+function indicesBoostOf(context: NodeContext, entries: ParsedSearch['indicesBoost'], options: ResolveOptions): Map<HostedCollection, number> {
   const boosts = new Map<HostedCollection, number>();
   for (const { target, boost } of entries) {
-    for (const hosted of resolveCollections(context, target)) if (!boosts.has(hosted)) boosts.set(hosted, boost);
+    for (const hosted of resolveCollections(context, target, options)) if (!boosts.has(hosted)) boosts.set(hosted, boost);
   }
   return boosts;
 }
@@ -200,7 +203,7 @@ export async function search(context: NodeContext, target: string, body: unknown
     profile: features.profile,
   };
   const fetchNanos = targets.map(() => 0);
-  const boostOf = indicesBoostOf(context, request.indicesBoost);
+  const boostOf = indicesBoostOf(context, request.indicesBoost, { ignoreUnavailable: params.ignoreUnavailable });
   const shardQuery = (shard: ShardTarget): unknown => boostedQuery(queryOf(shard, shardRequest.query), boostOf.get(shard.collection));
   const phasesFor = (pageSize: number, from: number): Promise<SearchPhases> =>
     searchPhases(targets, (shard) => ({ ...shardRequest, size: from + pageSize, query: shardQuery(shard) }), { from, size: pageSize, sort: request.sort, profile: features.profile, fetchNanos });
