@@ -11,6 +11,7 @@
 import { DatePattern } from '../engine/collect/date-pattern.ts';
 import { EngineError } from '../engine/errors.ts';
 import { DATE_TYPES, FieldMap, type FieldMapping, type FlatField, type Mapping } from '../engine/mapping/mapping.ts';
+import { countTokens } from '../engine/mapping/parse-document.ts';
 import { columnValue } from '../engine/query/field-queries.ts';
 import { WildcardPattern } from '../engine/query/wildcard-pattern.ts';
 
@@ -106,6 +107,7 @@ function typedValue(field: FlatField, value: unknown, format: DatePattern | null
   if (field.storage === 'text' || field.storage === 'keyword') {
     return typeof value === 'object' ? null : String(value);
   }
+  if (field.type === 'token_count') return typeof value === 'object' ? null : countTokens(field, value);
   const number = columnValue(field, value, false, Date.now());
   if (number === null) return null;
   if (field.type === 'boolean') return number !== 0;

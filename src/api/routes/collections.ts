@@ -23,6 +23,7 @@ const CreateBody = Type.Object(
 const MappingBody = Type.Object(
   {
     dynamic: Type.Optional(Type.Unknown()),
+    dynamic_templates: Type.Optional(Type.Unknown()),
     properties: Type.Optional(AnyObject),
   },
   { additionalProperties: false },

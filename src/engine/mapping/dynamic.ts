@@ -10,7 +10,9 @@
  *   non-null element; nulls and empty arrays introduce nothing.
  *
  * Dotted keys expand into objects (`{"a.b": 1}` maps `a` as an object with `b`). A new field name
- * with a reserved segment (`__proto__`, `constructor`, `prototype`) is refused. Only the root
+ * with a reserved segment (`__proto__`, `constructor`, `prototype`) is refused. The mapping's
+ * `dynamic_templates` (dynamic-templates.ts) come first: the first that matches a new field gives
+ * its mapping. Only the root
  * `dynamic` policy exists: `true` (default) adds, `false` ignores (the values stay in `_source`,
  * unindexed), `strict` rejects the document.
  */
@@ -19,6 +21,8 @@ import { looksLikeIsoDate } from './date.ts';
 import { cloneJson, getOwn, isPlainObject, setKey, type JsonObject } from './json-value.ts';
 import { assertDepth, assertNotMetadataField, assertValidFieldName, checkMappingLimits } from './limits.ts';
 import type { DynamicPolicy, FieldMapping, Mapping } from './mapping.ts';
+import { templateMappingFor, type DynamicTemplate, type MatchMappingType } from './dynamic-templates.ts';
+import { parseFieldDefinition } from './validate.ts';
 
 /** Longest keyword the dynamic `.keyword` multi-field indexes, as in Elasticsearch. */
 export const DYNAMIC_KEYWORD_IGNORE_ABOVE = 256;
@@ -33,6 +37,8 @@ interface WalkState {
   add: boolean;
   /** Set by the detection pass when some field is new. */
   found: boolean;
+  /** The mapping's dynamic templates (the first that matches a new field maps it). */
+  templates?: readonly DynamicTemplate[];
 }
 
 /**
@@ -47,7 +53,7 @@ export function dynamicMappingUpdate(mapping: Mapping, source: Record<string, un
   walkObject(mapping.properties, source, '', 1, detection);
   if (!detection.found || policy === false) return null;
   const updated: Mapping = { ...mapping, properties: cloneJson(mapping.properties) };
-  walkObject(updated.properties, source, '', 1, { policy, add: true, found: false });
+  walkObject(updated.properties, source, '', 1, { policy, add: true, found: false, templates: mapping.dynamic_templates });
   checkMappingLimits(updated);
   return updated;
 }
@@ -103,7 +109,7 @@ function walkField(
     state.found = true;
     return;
   }
-  const field = inferFieldMapping(sample);
+  const field = templateFieldMapping(sample, name, path, state.templates) ?? inferFieldMapping(sample);
   setKey(properties, name, field);
   if (field.type === 'object') walkChildren(field, value, path, depth, state);
 }
@@ -135,6 +141,24 @@ function firstNonNull(value: unknown): unknown {
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+/** The JSON type of a value as `match_mapping_type` names it. */
+function jsonTypeOf(sample: unknown): Exclude<MatchMappingType, '*'> {
+  if (typeof sample === 'string') return looksLikeIsoDate(sample) ? 'date' : 'string';
+  if (typeof sample === 'number') return Number.isInteger(sample) && Math.abs(sample) <= LONG_LIMIT ? 'long' : 'double';
+  if (typeof sample === 'boolean') return 'boolean';
+  return 'object';
+}
+
+/** The mapping a dynamic template gives a new field, checked like a mappings body; null when no template matches. */
+function templateFieldMapping(sample: unknown, name: string, path: string, templates: readonly DynamicTemplate[] | undefined): FieldMapping | null {
+  if (templates === undefined || templates.length === 0) return null;
+  const raw = templateMappingFor(templates, name, path, jsonTypeOf(sample));
+  if (raw === null) return null;
+  const field = parseFieldDefinition(raw, path);
+  if (field.type === 'object' && field.properties === undefined) field.properties = {};
+  return field;
 }
 
 function inferFieldMapping(sample: unknown): FieldMapping {

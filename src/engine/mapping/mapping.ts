@@ -1,5 +1,6 @@
 import { exactCompanionPath, isExactIntegerType } from './exact-long.ts';
 import { isRangeType, rangePathsOf, type RangePaths } from './range-field.ts';
+import type { DynamicTemplate } from './dynamic-templates.ts';
 
 /** Field types a collection mapping can declare (PRODUCT.md section 2, docs/api.md "Field types"). */
 export type FieldType =
@@ -31,6 +32,7 @@ export type FieldType =
   | 'date_range'
   | 'ip_range'
   | 'alias'
+  | 'token_count'
   | 'object';
 
 /** Analyzer names understood by the analysis module. */
@@ -77,6 +79,8 @@ export interface FieldMapping {
   term_vector?: string;
   /** `alias`: the dotted path of the concrete field the alias stands for. */
   path?: string;
+  /** `token_count`: count positions (stop words removed by the analyzer still count; the default) rather than tokens. */
+  enable_position_increments?: boolean;
 }
 
 /** The root `_source` options of a mapping: whether and which parts of documents come back. */
@@ -94,6 +98,8 @@ export interface Mapping {
   dynamic?: DynamicPolicy;
   /** Root `_source` options (absent: whole documents come back). */
   _source?: SourceOptions;
+  /** Rules choosing the mapping of fields dynamic mapping introduces (dynamic-templates.ts). */
+  dynamic_templates?: DynamicTemplate[];
   properties: Record<string, FieldMapping>;
   /**
    * The index setting `index.mapping.ignore_malformed`, kept with the mapping so that every
@@ -173,6 +179,8 @@ export interface FlatField {
   presencePath?: string;
   /** Range fields (`integer_range` … `ip_range`): the hidden companions of their bounds (range-field.ts). */
   range?: RangePaths;
+  /** `token_count` fields without `enable_position_increments: false`: the count is of positions (gaps left by stop words included). */
+  countPositions?: boolean;
 }
 
 /** The hidden companions of a `geo_point` field. */
@@ -199,7 +207,7 @@ export const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set([
 ]);
 
 /** Types whose values live in numeric columns (numbers, dates as epoch millis, booleans as 0/1). */
-export const COLUMN_NUMERIC_TYPES: ReadonlySet<FieldType> = new Set([...NUMERIC_TYPES, 'date', 'date_nanos', 'boolean']);
+export const COLUMN_NUMERIC_TYPES: ReadonlySet<FieldType> = new Set([...NUMERIC_TYPES, 'date', 'date_nanos', 'boolean', 'token_count']);
 
 /** Types indexed as keywords (inverted index and ordinal doc values). */
 export const KEYWORD_TYPES: ReadonlySet<FieldType> = new Set(['keyword', 'wildcard', 'ip', 'flattened', 'flat_object']);
@@ -335,6 +343,7 @@ export function flatField(path: string, field: FieldMapping, multiField = false,
   if ((field.ignore_malformed ?? (ignoreMalformedDefault && IGNORE_MALFORMED_TYPES.has(type))) === true) flat.ignoreMalformed = true;
   if (type === 'geo_point') flat.geo = { lat: `${path}\u0000lat`, lon: `${path}\u0000lon`, points: `${path}\u0000points` };
   if (type === 'binary' && storage === 'none') flat.presencePath = `${path}\u0000present`;
+  if (type === 'token_count' && field.enable_position_increments !== false) flat.countPositions = true;
   if (isRangeType(type)) {
     flat.range = rangePathsOf(path, type);
     flat.searchable = field.index !== false;

@@ -12,12 +12,14 @@ import { EngineError, type EngineErrorCode } from '../errors.ts';
 import { cloneJson, getOwn, setKey } from './json-value.ts';
 import { checkMappingLimits } from './limits.ts';
 import { checkFieldAliases } from './field-alias.ts';
+import { mergeDynamicTemplates } from './dynamic-templates.ts';
 import type { FieldMapping, Mapping } from './mapping.ts';
 
 /** `current` extended by `update` (both validated); throws illegal_argument on a conflicting change. */
 export function mergeMappings(current: Mapping, update: Mapping): Mapping {
   const merged: Mapping = { ...current, properties: cloneJson(current.properties) };
   if (update.dynamic !== undefined) merged.dynamic = update.dynamic;
+  if (update.dynamic_templates !== undefined) merged.dynamic_templates = mergeDynamicTemplates(current.dynamic_templates, update.dynamic_templates);
   if (update._source !== undefined) {
     const before = current._source?.enabled !== false;
     const after = update._source.enabled !== false;

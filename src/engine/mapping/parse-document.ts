@@ -20,6 +20,7 @@
  * New writes parse with `strictNumbers` (a `long` must be a safe integer); the WAL replay of a
  * shard parses without it, so that a document admitted before that rule never stops a shard opening.
  */
+import { analyze } from '../analysis/analyzer.ts';
 import { EngineError } from '../errors.ts';
 import { checkBinaryValue, coerceColumnValue, coerceStringValue, fieldValueError } from './field-value.ts';
 import { fieldIndexOf, leafAncestor, type FieldIndex } from './field-index.ts';
@@ -338,10 +339,18 @@ function addScalar(field: FlatField, value: unknown, walk: Walk, exact: bigint |
     if (parsed !== null) append(field.storage === 'text' ? parsed.text : parsed.keyword, field.path, text);
     return true;
   }
-  const number = coerceColumnValue(field, value, walk.strictNumbers);
+  const number = field.type === 'token_count' ? countTokens(field, value) : coerceColumnValue(field, value, walk.strictNumbers);
   if (number === null) return false;
   if (parsed !== null) append(parsed.numeric, field.path, number);
   return true;
+}
+
+/** The number of tokens (or positions, see `countPositions`) a `token_count` field's analyzer makes of a value. */
+export function countTokens(field: FlatField, value: unknown): number {
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw fieldValueError(field, value, 'is not a string, number or boolean');
+  const tokens = analyze(field.analyzer, String(value));
+  if (!field.countPositions || tokens.length === 0) return tokens.length;
+  return tokens[tokens.length - 1]!.position + 1;
 }
 
 function append<T>(values: Map<string, T[]>, path: string, value: T): void {

@@ -24,6 +24,7 @@ import { flattenMapping, IGNORE_MALFORMED_TYPES, type AnalyzerName, type Dynamic
 import { checkFieldValue } from './parse-document.ts';
 import { mergeFieldInto } from './merge.ts';
 import { checkFieldAliases } from './field-alias.ts';
+import { readDynamicTemplates } from './dynamic-templates.ts';
 
 /** Mapping merge for `PUT _mapping` (implemented in merge.ts, offered here beside validation). */
 export { mergeMappings } from './merge.ts';
@@ -60,6 +61,7 @@ const FIELD_TYPES: Record<FieldType, true> = {
   date_range: true,
   ip_range: true,
   alias: true,
+  token_count: true,
   object: true,
 };
 
@@ -73,7 +75,8 @@ const except = (...excluded: FieldType[]): ReadonlySet<FieldType> => new Set(LEA
 
 /** Field parameters and the types that accept each. */
 const PARAMETER_TYPES: Record<string, ReadonlySet<FieldType>> = {
-  analyzer: new Set(['text', 'match_only_text']),
+  analyzer: new Set(['text', 'match_only_text', 'token_count']),
+  enable_position_increments: new Set(['token_count']),
   ignore_above: new Set(['keyword', 'wildcard', 'flattened', 'flat_object']),
   inplace: new Set(['long', 'integer', 'double', 'float', 'boolean', 'date']),
   fields: except('binary', 'flattened', 'flat_object', 'geo_point', ...RANGE_TYPES),
@@ -121,7 +124,7 @@ export function validateMapping(mapping: unknown, options: { partial?: boolean }
   if (!isPlainObject(mapping)) {
     throw new EngineError('mapper_parsing', `Root mapping definition must be an object, got ${previewJson(mapping)}`);
   }
-  const unsupported = Object.keys(mapping).filter((key) => key !== 'dynamic' && key !== 'properties' && key !== '_source');
+  const unsupported = Object.keys(mapping).filter((key) => key !== 'dynamic' && key !== 'properties' && key !== '_source' && key !== 'dynamic_templates');
   if (unsupported.length > 0) {
     const listed = unsupported.map((key) => `[${key} : ${previewJson(mapping[key])}]`).join(', ');
     throw new EngineError('mapper_parsing', `Root mapping definition has unsupported parameters: ${listed}`);
@@ -129,6 +132,7 @@ export function validateMapping(mapping: unknown, options: { partial?: boolean }
   const result: Mapping = { properties: {} };
   if (Object.hasOwn(mapping, 'dynamic')) result.dynamic = parseDynamicPolicy(mapping.dynamic);
   if (Object.hasOwn(mapping, '_source')) result._source = parseSourceOptions(mapping._source);
+  if (Object.hasOwn(mapping, 'dynamic_templates')) result.dynamic_templates = readDynamicTemplates(mapping.dynamic_templates, parseFieldDefinition);
   const properties = getOwn(mapping, 'properties');
   if (properties !== undefined) {
     if (!isPlainObject(properties)) {
@@ -195,6 +199,11 @@ function parseProperties(raw: JsonObject, parentPath: string, depth: number): Re
   return properties;
 }
 
+/** One field definition at a dotted path, checked as in a mappings body (dynamic templates' mappings). */
+export function parseFieldDefinition(raw: unknown, path: string): FieldMapping {
+  return parseField(raw, path, path.split('.').length, false);
+}
+
 function parseField(raw: unknown, path: string, depth: number, isMultiField: boolean): FieldMapping {
   if (!isPlainObject(raw)) {
     throw new EngineError('mapper_parsing', `Expected an object for property [${path}], got ${previewJson(raw)}`);
@@ -226,6 +235,9 @@ function parseField(raw: unknown, path: string, depth: number, isMultiField: boo
       throw new EngineError('mapper_parsing', `[${parameter}] is not allowed on multi-field [${path}]`);
     }
     applyParameter(field, parameter, value, path, depth);
+  }
+  if (type === 'token_count' && field.analyzer === undefined) {
+    throw new EngineError('mapper_parsing', `Analyzer must be set for field [${path}] but wasn't.`);
   }
   if (type === 'alias' && field.path === undefined) {
     throw new EngineError('mapper_parsing', `The [path] property must be specified for field [${path}].`);
@@ -275,6 +287,9 @@ function applyParameter(field: FieldMapping, parameter: string, value: unknown, 
       return;
     case 'inplace':
       if (readBooleanParameter(parameter, value, path)) field.inplace = true;
+      return;
+    case 'enable_position_increments':
+      field.enable_position_increments = readBooleanParameter(parameter, value, path);
       return;
     case 'store':
     case 'index':
