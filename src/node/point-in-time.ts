@@ -5,10 +5,12 @@
  * the `_shard_doc` tiebreaker added (after `_score` when it has no sort), so `search_after` with
  * the last hit's sort values pages through the snapshot without a repeat or a gap. The id carries
  * the group, so any node can serve the searches; it stays the same for the life of the contexts.
+ * A search with `slice` reads its slice of the point in time (search-slice.ts).
  */
 import { EngineError } from '../engine/errors.ts';
 import type { NodeContext } from './node-context.ts';
-import { closeEveryReader, closeGroup, groupFromJson, groupToJson, listGroups, openReaders, parseKeepAlive, readerTargets, type ReaderGroup } from './reader-contexts.ts';
+import { closeEveryReader, closeGroup, groupFromJson, groupToJson, listGroups, openReaders, parseKeepAlive, readerTargets, type ReaderGroup, type ReaderTargets } from './reader-contexts.ts';
+import { readSlice, slicePlan, withSliceFilter } from './search-slice.ts';
 import type { SearchParams } from './search-body.ts';
 import { openTargets, search, type SearchResponse, type SearchShardsHeader } from './search.ts';
 import { withTiebreaker } from './scroll.ts';
@@ -59,9 +61,19 @@ export async function searchPointInTime(context: NodeContext, target: string | n
   const group = decodePitId(id);
   authorize(group.shards.map((shard) => shard.collection));
   const keepAliveMs = keepAlive === undefined ? undefined : parseKeepAlive(context, keepAlive, 'keep_alive');
-  const userSort = params.sort !== undefined ? params.sort.split(',').map((part) => part.trim()).filter((part) => part !== '') : rest.sort;
+  const { slice: sliceValue, ...unsliced } = rest;
+  const slice = readSlice(sliceValue);
+  const userSort = params.sort !== undefined ? params.sort.split(',').map((part) => part.trim()).filter((part) => part !== '') : unsliced.sort;
   const { sort: _sort, ...pageParams } = params;
-  const response = await search(context, group.target, { ...rest, sort: withTiebreaker(userSort) }, pageParams, { targets: () => readerTargets(context, group, keepAliveMs) });
+  // A slice reads some of the shards (and of one shard, some documents): see search-slice.ts.
+  const plan = slice === null ? null : slicePlan(slice, group.shards.length);
+  const sliced = (all: ReaderTargets): ReaderTargets => {
+    if (plan === null) return all;
+    const targets = plan.positions.map((position) => all.targets[position]!);
+    return { targets, header: { ...all.header, total: targets.length, successful: targets.length } };
+  };
+  const pageBody = { ...withSliceFilter(unsliced, plan?.filter ?? null), sort: withTiebreaker(userSort) };
+  const response = await search(context, group.target, pageBody, pageParams, { targets: () => sliced(readerTargets(context, group, keepAliveMs)) });
   return { pit_id: id, ...response };
 }
 

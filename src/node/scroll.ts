@@ -8,7 +8,8 @@
  * set moves it), so the scroll id stays the same for its whole life and every call with it gets
  * the next page, as in Elasticsearch; two calls at once get two different pages. The id carries
  * the group and the search, so any node can serve it. Aggregations are answered on the first page
- * only, as Elasticsearch does.
+ * only, as Elasticsearch does. A sliced scroll (`slice`) opens contexts on its slice's shards only
+ * (search-slice.ts).
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { EngineError } from '../engine/errors.ts';
@@ -16,7 +17,8 @@ import type { ShardHandle } from '../cluster/shard-handle.ts';
 import type { NodeContext } from './node-context.ts';
 import { closeEveryReader, closeGroup, contextMissing, groupFromJson, groupToJson, openReaders, parseKeepAlive, readerTargets, type ReaderGroup } from './reader-contexts.ts';
 import type { SearchParams } from './search-body.ts';
-import { search, termsLookupSource, type SearchResponse } from './search.ts';
+import { openTargets, search, termsLookupSource, type SearchResponse } from './search.ts';
+import { checkScrollSlices, readSlice, slicePlan, withSliceFilter } from './search-slice.ts';
 import { resolveTermsLookups } from './terms-lookup.ts';
 
 /** Longest scroll id accepted (characters); a real one is far shorter. */
@@ -48,7 +50,9 @@ interface ScrollState {
 /** Searches `target` and opens a scroll on it (`?scroll=`): the first page and its scroll id. */
 export async function openScroll(context: NodeContext, target: string, body: unknown, params: SearchParams & { scroll: string }): Promise<ScrollResponse> {
   const keepAliveMs = parseKeepAlive(context, params.scroll, 'scroll');
-  const given = scrollBody(body);
+  const { slice: sliceValue, ...given } = scrollBody(body);
+  const slice = readSlice(sliceValue);
+  if (slice !== null) checkScrollSlices(context, target, slice);
   // Terms lookups are read once, at the open: every page searches the same terms.
   const request = given.query === undefined ? given : { ...given, query: await resolveTermsLookups(given.query, termsLookupSource(context, params.authorizeLookup)) };
   // Every problem is listed, numbered, as Elasticsearch's validation does.
@@ -60,11 +64,16 @@ export async function openScroll(context: NodeContext, target: string, body: unk
   if (problems.length > 0) throw new EngineError('action_request_validation', `Validation Failed: ${problems.map((problem, index) => `${index + 1}: ${problem};`).join('')}`);
   const userSort = params.sort !== undefined ? params.sort.split(',').map((part) => part.trim()).filter((part) => part !== '') : request.sort;
   const { scroll: _scroll, from: _from, sort: _sort, size, requestCache: _cache, ...pageParams } = params;
-  const pageBody: Record<string, unknown> = { ...request, sort: withTiebreaker(userSort), size: size ?? request.size ?? 10 };
+  // A slice reads some of the shards (and of one shard, some documents): see search-slice.ts.
+  const plan = slice === null ? null : slicePlan(slice, openTargets(context, target, { ignoreUnavailable: params.ignoreUnavailable }).targets.length);
+  const pageBody: Record<string, unknown> = { ...withSliceFilter(request, plan?.filter ?? null), sort: withTiebreaker(userSort), size: size ?? request.size ?? 10 };
   delete pageBody.from;
   const opened: { group?: ReaderGroup } = {};
   const response = await search(context, target, pageBody, pageParams, {
-    targets: async (resolved) => (opened.group = await openReaders(context, target, resolved, 'scroll', keepAliveMs)),
+    targets: async (resolved) => {
+      const chosen = plan === null ? resolved : plan.positions.flatMap((position) => (position < resolved.length ? [resolved[position]!] : []));
+      return (opened.group = await openReaders(context, target, chosen, 'scroll', keepAliveMs));
+    },
   });
   const { aggs: _aggs, aggregations: _aggregations, ...laterBody } = pageBody;
   const state: ScrollState = { group: opened.group!, body: laterBody, params: pageParams, showSort: userSort !== undefined };

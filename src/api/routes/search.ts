@@ -89,6 +89,8 @@ const SearchBody = Type.Object(
     version: Type.Optional(Type.Boolean()),
     seq_no_primary_term: Type.Optional(Type.Boolean()),
     pit: Type.Optional(AnyObject),
+    // Sliced scroll and point in time (src/node/search-slice.ts).
+    slice: Type.Optional(AnyObject),
     explain: Type.Optional(Type.Boolean()),
     profile: Type.Optional(Type.Boolean()),
     collapse: Type.Optional(AnyObject),

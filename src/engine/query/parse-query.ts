@@ -27,6 +27,7 @@ import { checkClauseCount, MAX_QUERY_DEPTH, queryTooDeep } from './query-limits.
 import type { Query } from './scorer.ts';
 import { parseQueryString } from './query-string.ts';
 import { parseSimpleQueryString } from './simple-query-string.ts';
+import { parseSliceFilter } from './slice-query.ts';
 
 /** Query types this engine implements. */
 export const QUERY_TYPES = [
@@ -56,6 +57,8 @@ export const QUERY_TYPES = [
   'dis_max',
   'boosting',
   'intervals',
+  // The document filter of sliced scrolls and points in time (slice-query.ts).
+  '_slice',
 ];
 
 interface ParseContext {
@@ -111,6 +114,8 @@ function parseNode(dsl: unknown, context: ParseContext, depth: number): Query {
       return parseGeoDistance(options, fields);
     case 'ids':
       return parseIds(options);
+    case '_slice':
+      return parseSliceFilter(options);
     case 'prefix':
       return parsePrefix(options, fields);
     case 'wildcard':
