@@ -2,7 +2,9 @@
  * The index setting `index.mapping.ignore_malformed` through real HTTP: the default
  * `ignore_malformed` of every field that takes one (mapped at creation or dynamically), which a
  * field's own `ignore_malformed: false` overrides; shown by GET _settings and GET /{collection},
- * hidden from GET _mapping; static (PUT _settings refuses it) and a boolean.
+ * hidden from GET _mapping; static (PUT _settings refuses it) and a boolean. Also `fielddata` on
+ * text fields: accepted, kept and shown, and a sort or aggregation on such a field says that
+ * Trove does not apply it.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -84,4 +86,19 @@ test('after a restart the setting still applies', async () => {
   assert.deepEqual(await ids({ term: { _ignored: 'count' } }), ['1', '6']);
   const mapping = await call(server, 'GET', '/lenient/_mapping');
   assert.deepEqual(Object.keys(mapping.body.lenient.mappings).sort(), ['properties']);
+});
+
+test('fielddata on a text field is accepted and shown; sorting on it says it is not applied', async () => {
+  const created = await call(server, 'PUT', '/texts', { json: { mappings: { properties: { body: { type: 'text', fielddata: true }, plain: { type: 'text' } } } } });
+  assert.equal(created.status, 200, created.text);
+  const mapping = await call(server, 'GET', '/texts/_mapping');
+  assert.deepEqual(mapping.body.texts.mappings.properties.body, { type: 'text', fielddata: true });
+  const sorted = await call(server, 'POST', '/texts/_search', { json: { sort: ['body'] } });
+  assert.equal(sorted.status, 400, sorted.text);
+  assert.match(sorted.body.error.reason, /\[body\] is mapped with fielddata=true, which is accepted but not applied/);
+  const aggregated = await call(server, 'POST', '/texts/_search', { json: { size: 0, aggs: { words: { terms: { field: 'plain' } } } } });
+  assert.equal(aggregated.status, 400);
+  assert.match(aggregated.body.error.reason, /Alternatively, set fielddata=true on \[plain\]/);
+  const bad = await call(server, 'PUT', '/texts_bad', { json: { mappings: { properties: { k: { type: 'keyword', fielddata: true } } } } });
+  assert.equal(bad.status, 400);
 });

@@ -3,7 +3,7 @@ import { EngineError } from '../errors.ts';
 import type { FlatField } from '../mapping/mapping.ts';
 import { COLUMN_NUMERIC_TYPES, DATE_TYPES } from '../mapping/mapping.ts';
 import { isExactIntegerType, type ExactIntegerType } from '../mapping/exact-long.ts';
-import { assertDocValues } from '../query/typed-values.ts';
+import { assertDocValues, refuseTextFieldData } from '../query/typed-values.ts';
 import { parseDateValue } from '../query/date-math.ts';
 import { TimeZone } from '../query/time-zone.ts';
 import { asArray, describe, dslError, isDslObject, readEnum, readNumber, readString, singleEntry } from '../query/dsl-reader.ts';
@@ -68,9 +68,6 @@ export interface NamedSpec {
   type: string;
 }
 
-const TEXT_FIELD_DATA_MESSAGE =
-  'Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [FIELD] in order to load field data by uninverting the inverted index.';
-
 /**
  * Resolves the `field` of an aggregation to a value source; text fields are rejected like ES
  * does. With `fields` null (rendering merged partials, where formats come from the partials)
@@ -82,7 +79,7 @@ export function valueSource(options: Record<string, unknown>, fields: ReadonlyMa
   const field = readString(options.field, 'field', type);
   const mapped = fields?.get(field);
   if (mapped === undefined) return { field, kind: 'none', format: 'number' };
-  if (mapped.storage === 'text') throw new EngineError('illegal_argument', TEXT_FIELD_DATA_MESSAGE.replace('FIELD', field));
+  if (mapped.storage === 'text') refuseTextFieldData(mapped, field);
   assertDocValues(mapped, field);
   // A field alias reads its target's column.
   if (mapped.storage === 'keyword') return { field: mapped.path, kind: 'keyword', format: mapped.type === 'ip' ? 'ip' : 'string' };

@@ -10,7 +10,7 @@ import { COLUMN_NUMERIC_TYPES, DATE_TYPES } from '../mapping/mapping.ts';
 import { decodeIp, encodeIp } from '../mapping/ip.ts';
 import { isExactIntegerType, type ExactIntegerType } from '../mapping/exact-long.ts';
 import { compareExactAware, exactDigits, exactSearchAfter, isExactString } from './exact-sort-values.ts';
-import { assertDocValues } from '../query/typed-values.ts';
+import { assertDocValues, refuseTextFieldData } from '../query/typed-values.ts';
 import { parseDateValue } from '../query/date-math.ts';
 import {
   checkKeys,
@@ -96,10 +96,7 @@ function sortKey(field: string, options: Record<string, unknown>, fields: Readon
     readString(options.unmapped_type, 'unmapped_type', 'sort');
     kind = 'unmapped';
   } else if (mapped.storage === 'text') {
-    throw new EngineError(
-      'illegal_argument',
-      `Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [${field}] in order to load field data by uninverting the inverted index.`,
-    );
+    refuseTextFieldData(mapped, field);
   } else if (mapped.storage === 'keyword') {
     assertDocValues(mapped, field);
     if (mapped.type === 'binary') throw new EngineError('illegal_argument', `can't sort on binary field [${field}]`);

@@ -79,6 +79,8 @@ export interface FieldMapping {
   term_vector?: string;
   /** `alias`: the dotted path of the concrete field the alias stands for. */
   path?: string;
+  /** `text`: accepted and kept (Elasticsearch's uninverted field data); sorting and aggregating on a text field stay a 400 in Trove. */
+  fielddata?: boolean;
   /** `token_count`: count positions (stop words removed by the analyzer still count; the default) rather than tokens. */
   enable_position_increments?: boolean;
 }
@@ -179,6 +181,8 @@ export interface FlatField {
   presencePath?: string;
   /** Range fields (`integer_range` … `ip_range`): the hidden companions of their bounds (range-field.ts). */
   range?: RangePaths;
+  /** `text` fields mapped with `fielddata: true` (which Trove accepts without building field data). */
+  fielddata?: boolean;
   /** `token_count` fields without `enable_position_increments: false`: the count is of positions (gaps left by stop words included). */
   countPositions?: boolean;
 }
@@ -344,6 +348,7 @@ export function flatField(path: string, field: FieldMapping, multiField = false,
   if (type === 'geo_point') flat.geo = { lat: `${path}\u0000lat`, lon: `${path}\u0000lon`, points: `${path}\u0000points` };
   if (type === 'binary' && storage === 'none') flat.presencePath = `${path}\u0000present`;
   if (type === 'token_count' && field.enable_position_increments !== false) flat.countPositions = true;
+  if (field.fielddata === true) flat.fielddata = true;
   if (isRangeType(type)) {
     flat.range = rangePathsOf(path, type);
     flat.searchable = field.index !== false;

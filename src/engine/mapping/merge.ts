@@ -78,6 +78,7 @@ export function mergeFieldInto(
   checkUnchanged(path, 'term_vector', existing.term_vector ?? 'no', incoming.term_vector ?? 'no', code);
   checkUnchanged(path, 'index_prefixes', JSON.stringify(existing.index_prefixes ?? null), JSON.stringify(incoming.index_prefixes ?? null), code);
   checkUnchanged(path, 'store', existing.store === true, incoming.store === true, code);
+  replaceUpdatable(existing, incoming, 'fielddata');
   checkUnchanged(path, 'scaling_factor', String(existing.scaling_factor), String(incoming.scaling_factor), code);
   checkUnchanged(path, 'format', existing.format ?? 'strict_date_optional_time||epoch_millis', incoming.format ?? 'strict_date_optional_time||epoch_millis', code);
   checkUnchanged(path, 'null_value', JSON.stringify(existing.null_value ?? null), JSON.stringify(incoming.null_value ?? null), code);
@@ -93,7 +94,7 @@ export function mergeFieldInto(
 }
 
 /** Sets an updatable parameter to the update's value, or removes it when the update leaves it out. */
-function replaceUpdatable<K extends 'ignore_above' | 'meta' | 'copy_to' | 'ignore_malformed'>(existing: FieldMapping, incoming: FieldMapping, parameter: K): void {
+function replaceUpdatable<K extends 'ignore_above' | 'meta' | 'copy_to' | 'ignore_malformed' | 'fielddata'>(existing: FieldMapping, incoming: FieldMapping, parameter: K): void {
   if (incoming[parameter] === undefined) delete existing[parameter];
   else existing[parameter] = incoming[parameter];
 }

@@ -77,6 +77,7 @@ const except = (...excluded: FieldType[]): ReadonlySet<FieldType> => new Set(LEA
 const PARAMETER_TYPES: Record<string, ReadonlySet<FieldType>> = {
   analyzer: new Set(['text', 'match_only_text', 'token_count']),
   enable_position_increments: new Set(['token_count']),
+  fielddata: new Set(['text']),
   ignore_above: new Set(['keyword', 'wildcard', 'flattened', 'flat_object']),
   inplace: new Set(['long', 'integer', 'double', 'float', 'boolean', 'date']),
   fields: except('binary', 'flattened', 'flat_object', 'geo_point', ...RANGE_TYPES),
@@ -290,6 +291,9 @@ function applyParameter(field: FieldMapping, parameter: string, value: unknown, 
       return;
     case 'enable_position_increments':
       field.enable_position_increments = readBooleanParameter(parameter, value, path);
+      return;
+    case 'fielddata':
+      field.fielddata = readBooleanParameter(parameter, value, path);
       return;
     case 'store':
     case 'index':

@@ -28,6 +28,24 @@ export function assertSearchable(field: FlatField): void {
 }
 
 /**
+ * Throws the error for sorting or aggregating on a text field: Elasticsearch's (which points to
+ * `fielddata=true`), or, for a field mapped with `fielddata: true`, that Trove accepts that
+ * parameter without loading field data.
+ */
+export function refuseTextFieldData(field: FlatField, path: string): never {
+  if (field.fielddata === true) {
+    throw new EngineError(
+      'illegal_argument',
+      `Trove does not load field data for text fields: [${path}] is mapped with fielddata=true, which is accepted but not applied. Please use a keyword field (such as a keyword multi-field) instead.`,
+    );
+  }
+  throw new EngineError(
+    'illegal_argument',
+    `Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [${path}] in order to load field data by uninverting the inverted index.`,
+  );
+}
+
+/**
  * Throws the Elasticsearch error for sorting or aggregating on a field without doc values
  * (`doc_values: false`, `binary`), and the 400 for a key of a flattened field (only the whole
  * field has doc values).
