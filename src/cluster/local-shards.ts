@@ -208,6 +208,8 @@ export class LocalShards {
   }
 
   private async reconcile(meta: CollectionMeta): Promise<void> {
+    // Visibility changes are applied to the open copies before the revision counts as applied (PUT _settings waits for it).
+    const settled: Array<Promise<unknown>> = [];
     let hosted = this.hosted.get(meta.name);
     if (!hosted) {
       hosted = { meta, fields: flattenMapping(meta.mapping), shards: meta.shards.map(() => null) };
@@ -219,7 +221,9 @@ export class LocalShards {
       }
       const visibility = engineVisibilityOf(meta.settings);
       if (JSON.stringify(engineVisibilityOf(hosted.meta.settings)) !== JSON.stringify(visibility)) {
-        for (const local of hosted.shards) local?.handle?.updateSettings(visibility).catch((error: unknown) => this.logShardError(local, error, 'updating visibility failed'));
+        for (const local of hosted.shards) {
+          if (local?.handle) settled.push(local.handle.updateSettings(visibility).catch((error: unknown) => this.logShardError(local, error, 'updating visibility failed')));
+        }
       }
       hosted.meta = meta;
     }
@@ -231,7 +235,7 @@ export class LocalShards {
       if (!role && local) work.push(this.closeShard(hosted, local));
       if (role && local && local.state !== 'opening' && local.state !== 'failed') work.push(this.roles.apply(hosted, local, role));
     }
-    await Promise.all(work);
+    await Promise.all([...work, ...settled]);
   }
 
   private async openShard(hosted: HostedCollection, shardId: number, role: CopyRole): Promise<void> {
@@ -252,15 +256,19 @@ export class LocalShards {
   }
 
   private async openCopy(hosted: HostedCollection, local: LocalShard): Promise<ShardHandle> {
+    const visibility = engineVisibilityOf(hosted.meta.settings);
     const handle = await this.options.host.open({
       dir: local.dir,
       uuid: local.uuid,
       mapping: hosted.meta.mapping,
-      settings: { ...this.engineSettings, ...engineVisibilityOf(hosted.meta.settings) },
+      settings: { ...this.engineSettings, ...visibility },
       bindings: { collection: hosted.meta.name, shard: local.shardId },
       faults: this.options.faults?.(local.uuid),
       primaryTerm: this.roles.termOf(hosted, local.shardId),
     });
+    // A settings change applied while the copy opened (it had no handle to reach) is applied now.
+    const now = engineVisibilityOf(hosted.meta.settings);
+    if (JSON.stringify(now) !== JSON.stringify(visibility)) await handle.updateSettings(now);
     const budget = this.options.readerBudget;
     return budget ? new BudgetedReaders(handle, budget) : handle;
   }
