@@ -96,3 +96,23 @@ test('indices_boost naming a missing collection is a 404, left out with ignore_u
   assert.equal(ignored.status, 200, ignored.text);
   assert.deepEqual(ignored.body.hits.hits.map((hit: { _index: string }) => hit._index), ['boost-b', 'boost-a']);
 });
+
+test('date fields take microsecond patterns, zone offsets and named patterns such as basic_date', async () => {
+  const mappings = { properties: { at: { type: 'date', format: 'yyyy-MM-dd HH:mm:ss.SSSSSS' }, day: { type: 'date', format: 'basic_date' }, zoned: { type: 'date', format: "yyyy-MM-dd'T'HH:mmXXX" } } };
+  assert.equal((await call(server, 'PUT', '/dates', { json: { mappings } })).status, 200);
+  const loaded = await bulk([
+    { index: { _index: 'dates', _id: '1' } },
+    { at: '2019-10-21 00:30:04.828740', day: '20191021', zoned: '2019-10-21T02:30+02:00' },
+    { index: { _index: 'dates', _id: '2' } },
+    { at: '2019-10-21 08:30:04.828733', day: '20191022', zoned: '2019-10-21T00:31Z' },
+  ], '?refresh=true');
+  assert.equal(loaded.body.errors, false, loaded.text);
+  const sorted = await call(server, 'POST', '/dates/_search', { json: { sort: [{ at: 'desc' }] } });
+  assert.deepEqual(sorted.body.hits.hits.map((hit: { _id: string }) => hit._id), ['2', '1']);
+  const byZone = await call(server, 'POST', '/dates/_search', { json: { sort: [{ zoned: 'asc' }] } });
+  assert.deepEqual(byZone.body.hits.hits.map((hit: { sort: number[] }) => hit.sort[0]), [Date.UTC(2019, 9, 21, 0, 30), Date.UTC(2019, 9, 21, 0, 31)]);
+  const ranged = await call(server, 'POST', '/dates/_search', { json: { query: { range: { day: { gte: '20191022' } } } } });
+  assert.deepEqual(ranged.body.hits.hits.map((hit: { _id: string }) => hit._id), ['2']);
+  const bad = await call(server, 'PUT', '/dates-bad', { json: { mappings: { properties: { at: { type: 'date', format: 'yyyy-ww' } } } } });
+  assert.equal(bad.status, 400);
+});

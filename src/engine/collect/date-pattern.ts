@@ -1,7 +1,9 @@
 /**
- * The `format` of a date aggregation (`date_range`): the Java date patterns Elasticsearch users
- * write most (`yyyy`, `yy`, `MM`, `dd`, `HH`, `mm`, `ss`, `SSS`, quoted literals and separators,
- * all in UTC) and the named formats `epoch_millis`, `epoch_second` and the ISO 8601 ones. A pattern
+ * The `format` of a date aggregation (`date_range`) or field: the Java date patterns Elasticsearch
+ * users write most (`yyyy`, `uuuu`, `yy`, `MM`, `dd`, `HH`, `mm`, `ss`, `S` to `SSSSSSSSS` (fractions
+ * of a second, read to the millisecond), `X`, `XX`, `XXX` (a zone offset or `Z`), quoted literals
+ * and separators, in UTC unless an offset is given), the named formats built from them
+ * (`basic_date`, `date_hour_minute_second`, ...), `epoch_millis`, `epoch_second` and the ISO 8601 ones. A pattern
  * both prints (`key`, `from_as_string`, `to_as_string`) and parses (`from` / `to` strings that are
  * not date math), in UTC or the aggregation's `time_zone`.
  */
@@ -9,9 +11,12 @@ import { dslError } from '../query/dsl-reader.ts';
 import { TimeZone } from '../query/time-zone.ts';
 import { isoDate } from './value-format.ts';
 
-type Token = { field: 'year' | 'year2' | 'month' | 'day' | 'hour' | 'minute' | 'second' | 'millis' } | { literal: string };
+type Token =
+  | { field: 'year' | 'year2' | 'month' | 'day' | 'hour' | 'minute' | 'second' }
+  | { field: 'fraction' | 'offset'; width: number }
+  | { literal: string };
 
-const FIELDS: Record<string, Extract<Token, { field: unknown }>['field']> = {
+const FIELDS: Record<string, 'year' | 'year2' | 'month' | 'day' | 'hour' | 'minute' | 'second'> = {
   yyyy: 'year',
   uuuu: 'year',
   yy: 'year2',
@@ -20,8 +25,37 @@ const FIELDS: Record<string, Extract<Token, { field: unknown }>['field']> = {
   HH: 'hour',
   mm: 'minute',
   ss: 'second',
-  SSS: 'millis',
 };
+
+/** Elasticsearch's named formats that are plain patterns (`strict_` and lenient names alike: patterns here are strict). */
+const NAMED_PATTERNS: Readonly<Record<string, string>> = {
+  basic_date: 'yyyyMMdd',
+  basic_date_time: "yyyyMMdd'T'HHmmss.SSSX",
+  basic_date_time_no_millis: "yyyyMMdd'T'HHmmssX",
+  basic_time: 'HHmmss.SSSX',
+  basic_time_no_millis: 'HHmmssX',
+  date_hour: "yyyy-MM-dd'T'HH",
+  date_hour_minute: "yyyy-MM-dd'T'HH:mm",
+  date_hour_minute_second: "yyyy-MM-dd'T'HH:mm:ss",
+  date_hour_minute_second_fraction: "yyyy-MM-dd'T'HH:mm:ss.SSS",
+  date_hour_minute_second_millis: "yyyy-MM-dd'T'HH:mm:ss.SSS",
+  hour: 'HH',
+  hour_minute: 'HH:mm',
+  hour_minute_second: 'HH:mm:ss',
+  hour_minute_second_fraction: 'HH:mm:ss.SSS',
+  hour_minute_second_millis: 'HH:mm:ss.SSS',
+  year: 'yyyy',
+  year_month: 'yyyy-MM',
+  year_month_day: 'yyyy-MM-dd',
+};
+
+/** The pattern a named format stands for (`strict_date_hour` is `date_hour`), or the text itself. */
+function namedPattern(text: string): string {
+  const name = text.startsWith('strict_') ? text.slice('strict_'.length) : text;
+  return Object.hasOwn(NAMED_PATTERNS, name) ? NAMED_PATTERNS[name]! : text;
+}
+
+const ZONE_OFFSET = /^(?:Z|[+-]\d{2}(?::?\d{2})?)/;
 
 const ISO_NAMES = new Set(['strict_date_optional_time', 'date_optional_time', 'strict_date_optional_time_nanos', 'date_time', 'strict_date_time']);
 
@@ -37,22 +71,24 @@ export class DatePattern {
   static parse(text: string, owner: string): DatePattern {
     if (ISO_NAMES.has(text)) return new DatePattern(text, 'iso', []);
     if (text === 'epoch_millis' || text === 'epoch_second') return new DatePattern(text, text, []);
+    const pattern = namedPattern(text);
     const tokens: Token[] = [];
     let i = 0;
-    while (i < text.length) {
-      const char = text[i]!;
+    while (i < pattern.length) {
+      const char = pattern[i]!;
       if (char === "'") {
-        const end = text.indexOf("'", i + 1);
+        const end = pattern.indexOf("'", i + 1);
         if (end < 0) throw dslError(`[${owner}] unterminated quote in date format [${text}]`);
-        tokens.push({ literal: end === i + 1 ? "'" : text.slice(i + 1, end) });
+        tokens.push({ literal: end === i + 1 ? "'" : pattern.slice(i + 1, end) });
         i = end + 1;
       } else if (/[A-Za-z]/.test(char)) {
         let end = i;
-        while (text[end] === char) end++;
-        const run = text.slice(i, end);
-        const field = Object.hasOwn(FIELDS, run) ? FIELDS[run]! : undefined;
-        if (field === undefined) throw dslError(`[${owner}] date format [${text}]: pattern [${run}] is not supported`);
-        tokens.push({ field });
+        while (pattern[end] === char) end++;
+        const run = pattern.slice(i, end);
+        if (char === 'S' && run.length <= 9) tokens.push({ field: 'fraction', width: run.length });
+        else if (char === 'X' && run.length <= 3) tokens.push({ field: 'offset', width: run.length });
+        else if (Object.hasOwn(FIELDS, run)) tokens.push({ field: FIELDS[run]! });
+        else throw dslError(`[${owner}] date format [${text}]: pattern [${run}] is not supported`);
         i = end;
       } else {
         tokens.push({ literal: char });
@@ -67,7 +103,8 @@ export class DatePattern {
     if (this.kind === 'iso') return isoDate(millis, zone);
     if (this.kind === 'epoch_millis') return String(millis);
     if (this.kind === 'epoch_second') return String(millis / 1000);
-    const date = new Date(zone.toLocal(millis));
+    const offsetMillis = zone.offsetAt(millis);
+    const date = new Date(millis + offsetMillis);
     const pad = (value: number, width: number): string => String(value).padStart(width, '0');
     return this.tokens
       .map((token) => {
@@ -87,8 +124,10 @@ export class DatePattern {
             return pad(date.getUTCMinutes(), 2);
           case 'second':
             return pad(date.getUTCSeconds(), 2);
+          case 'fraction':
+            return pad(date.getUTCMilliseconds(), 3).padEnd(token.width, '0').slice(0, token.width);
           default:
-            return pad(date.getUTCMilliseconds(), 3);
+            return offsetText(offsetMillis, token.width);
         }
       })
       .join('');
@@ -102,6 +141,7 @@ export class DatePattern {
       return this.kind === 'epoch_millis' ? Number(text) : Number(text) * 1000;
     }
     const parts = { year: 1970, month: 1, day: 1, hour: 0, minute: 0, second: 0, millis: 0 };
+    let offsetMinutes: number | null = null;
     let position = 0;
     for (const token of this.tokens) {
       if ('literal' in token) {
@@ -109,16 +149,36 @@ export class DatePattern {
         position += token.literal.length;
         continue;
       }
-      const width = token.field === 'year' ? 4 : token.field === 'millis' ? 3 : 2;
+      if (token.field === 'offset') {
+        const zoneText = ZONE_OFFSET.exec(text.slice(position))?.[0];
+        if (zoneText === undefined) return null;
+        position += zoneText.length;
+        offsetMinutes = zoneText === 'Z' ? 0 : (zoneText[0] === '-' ? -1 : 1) * (Number(zoneText.slice(1, 3)) * 60 + Number(zoneText.slice(3).replace(':', '') || 0));
+        continue;
+      }
+      const width = token.field === 'year' ? 4 : token.field === 'fraction' ? token.width : 2;
       const digits = text.slice(position, position + width);
       if (!/^\d+$/.test(digits) || digits.length !== width) return null;
       position += width;
       const value = Number(digits);
       if (token.field === 'year2') parts.year = 2000 + value;
+      else if (token.field === 'fraction') parts.millis = Number(digits.slice(0, 3).padEnd(3, '0'));
       else parts[token.field] = value;
     }
     if (position !== text.length) return null;
     const millis = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second, parts.millis);
-    return Number.isNaN(millis) ? null : zone.toUtc(millis);
+    if (Number.isNaN(millis)) return null;
+    return offsetMinutes === null ? zone.toUtc(millis) : millis - offsetMinutes * 60_000;
   }
+}
+
+/** A zone offset as pattern `X` (`+01`), `XX` (`+0130`) or `XXX` (`+01:30`) prints it; `Z` for UTC. */
+function offsetText(offsetMillis: number, width: number): string {
+  if (offsetMillis === 0) return 'Z';
+  const minutes = Math.round(Math.abs(offsetMillis) / 60_000);
+  const hours = String(Math.floor(minutes / 60)).padStart(2, '0');
+  const rest = String(minutes % 60).padStart(2, '0');
+  const sign = offsetMillis < 0 ? '-' : '+';
+  if (width === 1) return rest === '00' ? `${sign}${hours}` : `${sign}${hours}${rest}`;
+  return width === 2 ? `${sign}${hours}${rest}` : `${sign}${hours}:${rest}`;
 }

@@ -12,7 +12,8 @@
  * A field's `format` (`||`-separated, tried in order) may name `strict_date_optional_time`,
  * `date_optional_time`, `strict_date_optional_time_nanos`, `strict_date_time`, `date_time`,
  * `strict_date_time_no_millis` (the ISO form above), `strict_date` / `date` (`yyyy-MM-dd`),
- * `epoch_millis`, `epoch_second`, or a Java pattern of the letters `yyyy uuuu yy MM dd HH mm ss SSS`.
+ * `epoch_millis`, `epoch_second`, a named pattern (`basic_date`, ...) or a Java pattern (see
+ * src/engine/collect/date-pattern.ts).
  */
 
 import { DatePattern } from '../collect/date-pattern.ts';
