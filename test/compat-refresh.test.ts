@@ -56,6 +56,14 @@ test('by default (visibility immediate) every acknowledged write is searchable a
   assert.equal(settings.body.imm.settings['index.visibility'], undefined);
   const refreshed = await call(server, 'POST', '/imm/_refresh');
   assert.deepEqual(refreshed.body, { _shards: { total: 1, successful: 1, failed: 0 } });
+  const waited = await put('imm', 'b', { n: 2 }, '?refresh=wait_for');
+  assert.equal(waited.forced_refresh, undefined, 'wait_for answers at once: the write is already visible');
+  assert.equal(await count('imm'), 1);
+  // A replica that one node cannot place counts in total, not in successful (as Elasticsearch).
+  await create('imm-rep', { number_of_replicas: 1 });
+  assert.deepEqual((await call(server, 'POST', '/imm-rep/_refresh')).body, { _shards: { total: 2, successful: 1, failed: 0 } });
+  assert.equal((await call(server, 'POST', '/nowhere/_refresh')).status, 404);
+  assert.equal((await call(server, 'POST', '/nowhere/_refresh?ignore_unavailable=true')).status, 200);
 });
 
 test('index.visibility is checked, shown, dynamic, and reset by null', async () => {
