@@ -28,6 +28,7 @@ import type { Query } from './scorer.ts';
 import { parseQueryString } from './query-string.ts';
 import { parseSimpleQueryString } from './simple-query-string.ts';
 import { parseSliceFilter } from './slice-query.ts';
+import { parseDistanceFeature } from './distance-feature-query.ts';
 
 /** Query types this engine implements. */
 export const QUERY_TYPES = [
@@ -45,6 +46,7 @@ export const QUERY_TYPES = [
   'exists',
   'geo_bounding_box',
   'geo_distance',
+  'distance_feature',
   'ids',
   'prefix',
   'wildcard',
@@ -112,6 +114,8 @@ function parseNode(dsl: unknown, context: ParseContext, depth: number): Query {
       return parseGeoBoundingBox(options, fields);
     case 'geo_distance':
       return parseGeoDistance(options, fields);
+    case 'distance_feature':
+      return parseDistanceFeature(options, fields, now);
     case 'ids':
       return parseIds(options);
     case '_slice':
