@@ -112,6 +112,11 @@ async function checkQueries(): Promise<void> {
   assert.deepEqual(await ids({ exists: { field: 'ages' } }), ['a', 'b', 'c', 'd']);
   assert.deepEqual(await ids({ exists: { field: 'period' } }), ['a', 'b', 'd']);
   assert.deepEqual(await ids({ exists: { field: 'net' } }), ['a', 'b', 'c']);
+  // match and query_string read a value like term.
+  assert.deepEqual(await ids({ match: { ages: 42 } }), ['c']);
+  assert.deepEqual(await ids({ match: { net: '192.168.0.7' } }), ['b']);
+  assert.deepEqual(await ids({ query_string: { query: 'ages:25' } }), ['b']);
+  assert.deepEqual(await ids({ match: { ages: { query: 'not a number', lenient: true } } }), []);
   // In a bool with other clauses.
   assert.deepEqual(await ids({ bool: { filter: [{ term: { ages: 3 } }], must_not: [{ exists: { field: 'score' } }] } }), ['c']);
 }

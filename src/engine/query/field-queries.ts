@@ -4,6 +4,7 @@
  * value parsing for numeric, date and boolean columns.
  */
 import { analyze } from '../analysis/analyzer.ts';
+import { EngineError } from '../errors.ts';
 import { DATE_TYPES, type AnalyzerName, type FlatField } from '../mapping/mapping.ts';
 import { MatchAllQuery, MatchNoneQuery } from './basic-queries.ts';
 import { BooleanQuery } from './boolean-query.ts';
@@ -118,6 +119,15 @@ export function exactValueQuery(field: FlatField, value: unknown, boost: number,
 /** Analysed match of `text` in one field (ES `match` on that field). */
 export function matchQuery(field: FlatField, text: string, options: MatchOptions, owner: string, now: number): Query {
   assertSearchable(field);
+  if (field.range !== undefined) {
+    // A range field matches the ranges holding the value; `lenient` turns a value that is not one into no match.
+    try {
+      return exactValueQuery(field, text, options.boost, owner, now);
+    } catch (error) {
+      if (options.lenient && error instanceof EngineError) return new MatchNoneQuery();
+      throw error;
+    }
+  }
   if (field.type === 'ip' || (field.keyPrefix !== undefined && options.fuzzy === null)) {
     if (options.lenient && field.type === 'ip' && !text.includes('/') && encodeIp(text) === null) return new MatchNoneQuery();
     return exactValueQuery(field, text, options.boost, owner, now);
