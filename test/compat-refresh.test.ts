@@ -224,3 +224,29 @@ test('scrolls, points in time and _delete_by_query select from the refreshed vie
   await call(server, 'DELETE', '/_search/scroll', { json: { scroll_id: scroll.body._scroll_id } });
   await call(server, 'DELETE', '/_search/point_in_time', { json: { pit_id: [pit.body.pit_id] } });
 });
+
+test('the OpenSearch JS client: indices.refresh, refresh on index, wait_for, get with realtime false', async () => {
+  const { Client } = await import('@opensearch-project/opensearch');
+  const client = new Client({ node: server.url });
+  try {
+    await client.indices.create({ index: 'cli', body: { settings: { index: { visibility: 'refresh', refresh_interval: '-1' } } } });
+    await client.index({ index: 'cli', id: '1', body: { n: 1 } });
+    assert.equal((await client.count({ index: 'cli' })).body.count, 0);
+    assert.equal((await client.get({ index: 'cli', id: '1' })).body.found, true);
+    const notYet = await client.get({ index: 'cli', id: '1', realtime: false }, { ignore: [404] });
+    assert.equal(notYet.body.found, false);
+    const refreshed = await client.indices.refresh({ index: 'cli' });
+    assert.equal(refreshed.body._shards.successful, 1);
+    assert.equal((await client.count({ index: 'cli' })).body.count, 1);
+    const forced = await client.index({ index: 'cli', id: '2', body: { n: 2 }, refresh: true });
+    assert.equal(forced.body.forced_refresh, true);
+    assert.equal((await client.count({ index: 'cli' })).body.count, 2);
+    await client.indices.putSettings({ index: 'cli', body: { index: { refresh_interval: '100ms' } } });
+    await client.index({ index: 'cli', id: '3', body: { n: 3 }, refresh: 'wait_for' });
+    assert.equal((await client.count({ index: 'cli' })).body.count, 3);
+    const settings = await client.indices.getSettings({ index: 'cli', include_defaults: true, flat_settings: true });
+    assert.equal(settings.body.cli.settings['index.visibility'], 'refresh');
+  } finally {
+    await client.close();
+  }
+});
