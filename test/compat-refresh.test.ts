@@ -245,7 +245,7 @@ test('the OpenSearch JS client: indices.refresh, refresh on index, wait_for, get
     await client.index({ index: 'cli', id: '3', body: { n: 3 }, refresh: 'wait_for' });
     assert.equal((await client.count({ index: 'cli' })).body.count, 3);
     const settings = await client.indices.getSettings({ index: 'cli', include_defaults: true, flat_settings: true });
-    assert.equal(settings.body.cli.settings['index.visibility'], 'refresh');
+    assert.equal(settings.body.cli?.settings?.['index.visibility'], 'refresh');
   } finally {
     await client.close();
   }
