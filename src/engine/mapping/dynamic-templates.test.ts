@@ -49,3 +49,10 @@ test('templates are validated when put, and merged by name', () => {
   assert.deepEqual(merged.dynamic_templates!.map((template) => Object.keys(template)[0]), ['ips', 'labels', 'strings', 'numbers', 'whole', 'extra']);
   assert.equal(merged.dynamic_templates![0]!.ips!.match, '*_addr');
 });
+
+test('a template mapping a field as an alias must name an existing field', () => {
+  const aliases = validateMapping({ dynamic_templates: [{ links: { match: 'see_*', mapping: { type: 'alias', path: 'target' } } }], properties: { target: { type: 'long' } } });
+  assert.deepEqual(dynamicMappingUpdate(aliases, { see_a: null, other: 1 })!.properties.see_a, undefined);
+  const broken = validateMapping({ dynamic_templates: [{ links: { match: 'see_*', mapping: { type: 'alias', path: 'nowhere' } } }], properties: {} });
+  assert.throws(() => dynamicMappingUpdate(broken, { see_a: 1 }), /an alias must refer to an existing field in the mappings/);
+});

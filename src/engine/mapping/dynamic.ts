@@ -23,6 +23,7 @@ import { assertDepth, assertNotMetadataField, assertValidFieldName, checkMapping
 import type { DynamicPolicy, FieldMapping, Mapping } from './mapping.ts';
 import { templateMappingFor, type DynamicTemplate, type MatchMappingType } from './dynamic-templates.ts';
 import { parseFieldDefinition } from './validate.ts';
+import { checkFieldAliases } from './field-alias.ts';
 
 /** Longest keyword the dynamic `.keyword` multi-field indexes, as in Elasticsearch. */
 export const DYNAMIC_KEYWORD_IGNORE_ABOVE = 256;
@@ -55,6 +56,7 @@ export function dynamicMappingUpdate(mapping: Mapping, source: Record<string, un
   const updated: Mapping = { ...mapping, properties: cloneJson(mapping.properties) };
   walkObject(updated.properties, source, '', 1, { policy, add: true, found: false, templates: mapping.dynamic_templates });
   checkMappingLimits(updated);
+  if (mapping.dynamic_templates !== undefined) checkFieldAliases(updated);
   return updated;
 }
 
