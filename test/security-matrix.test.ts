@@ -127,6 +127,8 @@ const ROUTES: Record<string, Sample> = {
     request: async () => ({ path: '/_node/_local/settings', ...json({ 'search.default_timeout_ms': 0 }) }),
   },
   'GET /_metrics': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_metrics' }) },
+  'GET /_cluster/settings': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_cluster/settings' }) },
+  'PUT /_cluster/settings': { role: 'admin', scoping: 'unrestricted', request: async () => ({ path: '/_cluster/settings', ...json({ transient: { 'search.default_timeout_ms': null } }) }) },
   'GET /_jobs': { role: 'monitor', scoping: 'global', request: async () => ({ path: '/_jobs' }) },
   'GET /_jobs/:job_id': { role: 'monitor', scoping: 'namespace', request: async (side) => ({ path: `/_jobs/${await freshJob(side)}` }) },
   'POST /:collection/_compact': { role: 'manage', scoping: 'namespace', request: async (side) => ({ path: `/${docs(side)}/_compact` }) },

@@ -123,7 +123,7 @@ async function apiRoutes(instance: FastifyInstance, options: ApiRoutesOptions): 
   await instance.register(rootRoutes, { observability: node.observability });
   await instance.register(catRoutes, { collections: node.collections });
   await instance.register(catSegmentsRoutes, { compaction: node.compaction });
-  await instance.register(clusterRoutes, { observability: node.observability });
+  await instance.register(clusterRoutes, { observability: node.observability, clusterSettings: node.clusterSettings });
   await instance.register(nodeRoutes, { observability: node.observability });
   await instance.register(metricsRoutes, { observability: node.observability });
   await instance.register(compactRoutes, { compaction: node.compaction });

@@ -9,6 +9,7 @@ import {
   DEFAULT_NAMESPACE,
   type ApiKeyRecord,
   type Catalog,
+  type ClusterSettingsMeta,
   type CollectionMeta,
   type CollectionSettings,
   type NamespaceMeta,
@@ -204,6 +205,15 @@ export function putMappingIn(draft: Catalog, name: string, mapping: Mapping, opt
     collection.version += 1;
   }
   return collection;
+}
+
+/** Replaces the cluster settings of the catalog (keys already validated by the caller); answers them. */
+export function updateClusterSettingsIn(draft: Catalog, settings: ClusterSettingsMeta): ClusterSettingsMeta {
+  const sorted = (values: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.keys(values).sort().map((key) => [key, values[key]]));
+  const next = { persistent: sorted(settings.persistent), transient: sorted(settings.transient) };
+  if (Object.keys(next.persistent).length === 0 && Object.keys(next.transient).length === 0) delete draft.clusterSettings;
+  else draft.clusterSettings = next;
+  return next;
 }
 
 /** Applies the dynamic settings of `PUT /{collection}/_settings` (the caller parsed them); bumps the version when one changes. */

@@ -136,6 +136,17 @@ export interface Catalog {
   nodes: Record<string, NodeRecord>;
   /** API keys by id (hashes only); absent means none (catalogs written before keys existed). */
   apiKeys?: Record<string, ApiKeyRecord>;
+  /** Cluster settings (`PUT /_cluster/settings`); absent means none were set. */
+  clusterSettings?: ClusterSettingsMeta;
+}
+
+/**
+ * Cluster settings by key, as every node applies them: `persistent` ones survive restarts;
+ * `transient` ones are cleared when a node starts with no other node of the cluster alive.
+ */
+export interface ClusterSettingsMeta {
+  persistent: Record<string, unknown>;
+  transient: Record<string, unknown>;
 }
 
 /** One thing that changed between two catalog revisions. */
@@ -149,7 +160,8 @@ export type CatalogChange =
   | { kind: 'node_left'; node: NodeRecord }
   | { kind: 'api_key_created'; apiKey: ApiKeyRecord }
   | { kind: 'api_key_updated'; apiKey: ApiKeyRecord; previous: ApiKeyRecord }
-  | { kind: 'api_key_deleted'; apiKey: ApiKeyRecord };
+  | { kind: 'api_key_deleted'; apiKey: ApiKeyRecord }
+  | { kind: 'cluster_settings_updated'; settings: ClusterSettingsMeta };
 
 /** What watchers receive: the new revision, the catalog at that revision and what changed. */
 export interface CatalogEvent {
@@ -224,6 +236,9 @@ export function diffCatalogs(before: Catalog, after: Catalog): CatalogChange[] {
     const previous = Object.hasOwn(keysBefore, id) ? keysBefore[id] : undefined;
     if (!previous) added.push({ kind: 'api_key_created', apiKey });
     else if (JSON.stringify(previous) !== JSON.stringify(apiKey)) added.push({ kind: 'api_key_updated', apiKey, previous });
+  }
+  if (JSON.stringify(before.clusterSettings ?? null) !== JSON.stringify(after.clusterSettings ?? null)) {
+    added.push({ kind: 'cluster_settings_updated', settings: after.clusterSettings ?? { persistent: {}, transient: {} } });
   }
   return [...removed, ...added];
 }

@@ -17,6 +17,7 @@ import type {
   ApiKeyRecord,
   Catalog,
   CatalogEvent,
+  ClusterSettingsMeta,
   CollectionMeta,
   CollectionSettings,
   NamespaceMeta,
@@ -111,6 +112,8 @@ export interface Coordinator {
 
   /** The current catalog view (deeply frozen). */
   catalog(): Catalog;
+  /** Replaces the cluster settings (`PUT /_cluster/settings`, validated by the caller); answers them. */
+  updateClusterSettings(settings: ClusterSettingsMeta): Promise<ClusterSettingsMeta>;
 
   /** A namespace by name, or null. */
   getNamespace(name: string): NamespaceMeta | null;

@@ -11,6 +11,7 @@
  * `close()` (refuses new requests, waits for in-flight ones, closes shards, syncing their WALs,
  * leaves the registry, releases the data path).
  */
+import { ClusterSettingsService } from './cluster-settings.ts';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Coordinator } from '../cluster/coordinator.ts';
@@ -129,6 +130,8 @@ export class NodeService {
   readonly internalNode: InternalNodeServices;
   /** Checks the credential other nodes of the cluster present on internal calls. */
   readonly nodeCredentials: NodeCredentialVerifier;
+  /** `GET|PUT /_cluster/settings`, applied to this node's runtime settings (src/node/cluster-settings.ts). */
+  readonly clusterSettings: ClusterSettingsService;
 
   private constructor(
     readonly nodeId: string,
@@ -163,6 +166,7 @@ export class NodeService {
     const router = new Router(shards, nodeId, this.transport ? new RemoteShardDirectory(coordinator, this.transport) : undefined);
     this.internalShards = { lookup: localShardLookup(shards), waitForRevision: (revision) => shards.waitForRevision(revision) };
     this.nodeCredentials = new HmacNodeCredentialVerifier(coordinator.internalSecret());
+    this.clusterSettings = new ClusterSettingsService(coordinator, ops.settings, (revision) => shards.waitForRevision(revision), logger);
     const context: NodeContext = {
       nodeId,
       coordinator,
@@ -235,7 +239,9 @@ export class NodeService {
       });
       await shards.start(coordinator);
       await ops.start();
-      return new NodeService(identity.nodeId, config, coordinator, shards, lock, logger, jobs, faults, trash, ops, transport);
+      const service = new NodeService(identity.nodeId, config, coordinator, shards, lock, logger, jobs, faults, trash, ops, transport);
+      await service.clusterSettings.start(identity.nodeId);
+      return service;
     } catch (error) {
       await transport?.close();
       await ops.close();

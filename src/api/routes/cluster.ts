@@ -3,7 +3,8 @@
  * `wait_for_*` conditions and `timeout` of src/ops/cluster/health-wait.ts, 408 when it runs out) and
  * `GET /_cluster/state[/{sections}]` (comma list of `nodes, namespaces, collections, shards,
  * master, metadata`; an unknown section is a 400 listing the valid ones). A key limited to
- * namespaces sees only those namespaces and their collections.
+ * namespaces sees only those namespaces and their collections. Also the cluster settings,
+ * `GET|PUT /_cluster/settings` (src/node/cluster-settings.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -12,7 +13,8 @@ import { HEALTH_LEVELS, clusterHealth, type HealthLevel } from '../../ops/cluste
 import { STATE_SECTIONS, clusterState, parseStateSections, type StateInputs } from '../../ops/cluster/cluster-state.ts';
 import { ApiError } from '../errors.ts';
 import type { ObservabilityService } from '../../node/observability-service.ts';
-import { CollectionParams, FlagParam, flagSet, querySchema } from '../params.ts';
+import type { ClusterSettingsService } from '../../node/cluster-settings.ts';
+import { AnyObject, CollectionParams, FlagParam, flagSet, querySchema } from '../params.ts';
 import { aliasIndexOf } from '../../cluster/aliases.ts';
 import type { Catalog } from '../../cluster/catalog.ts';
 import { resolveTarget } from '../../cluster/names.ts';
@@ -78,12 +80,30 @@ async function inputs(observability: ObservabilityService, request: FastifyReque
 /** What the cluster routes need: the observability service. */
 export interface ClusterRouteOptions {
   observability: ObservabilityService;
+  clusterSettings: ClusterSettingsService;
 }
+
+const ClusterSettingsQuery = querySchema({
+  flat_settings: Type.Optional(FlagParam),
+  include_defaults: Type.Optional(FlagParam),
+  timeout: Type.Optional(Type.String()),
+  master_timeout: Type.Optional(Type.String()),
+  cluster_manager_timeout: Type.Optional(Type.String()),
+  local: Type.Optional(FlagParam),
+});
 
 /** Cluster health and state routes. */
 export async function clusterRoutes(instance: FastifyInstance, options: ClusterRouteOptions): Promise<void> {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-  const { observability } = options;
+  const { observability, clusterSettings } = options;
+
+  app.get('/_cluster/settings', { config: { role: 'monitor' }, schema: { querystring: ClusterSettingsQuery } }, async (request) =>
+    clusterSettings.view({ flat: flagSet(request.query.flat_settings), includeDefaults: flagSet(request.query.include_defaults) }),
+  );
+  app.put('/_cluster/settings', { config: { role: 'admin' }, schema: { querystring: ClusterSettingsQuery, body: AnyObject } }, async (request) => {
+    request.authScope.requireUnrestricted('change the cluster settings');
+    return clusterSettings.update(request.body, { flat: flagSet(request.query.flat_settings) });
+  });
 
   const health = async (request: FastifyRequest, query: Static<typeof HealthQuery>, target: string | undefined) => {
     const level = (query.level === 'indices' ? 'collections' : (query.level ?? 'cluster')) as HealthLevel;

@@ -136,6 +136,7 @@ export class CatalogView {
       collections: document.collections,
       nodes: sortedRecord(this.nodes),
       apiKeys: sortedRecord(this.apiKeys),
+      ...(document.clusterSettings === undefined ? {} : { clusterSettings: document.clusterSettings }),
     });
   }
 

@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Etcd3 } from 'etcd3';
 import type { Mapping } from '../../engine/mapping/mapping.ts';
-import { emptyCatalog, type ApiKeyRecord, type Catalog, type CatalogEvent, type CollectionMeta, type NamespaceMeta, type NodeRecord } from '../catalog.ts';
+import { emptyCatalog, type ApiKeyRecord, type Catalog, type CatalogEvent, type ClusterSettingsMeta, type CollectionMeta, type NamespaceMeta, type NodeRecord } from '../catalog.ts';
 import { CatalogError } from '../catalog-error.ts';
 import { updateAliasesIn, type AliasAction } from '../alias-rules.ts';
 import {
@@ -27,6 +27,7 @@ import {
   deleteCollectionIn,
   deleteNamespaceIn,
   putMappingIn,
+  updateClusterSettingsIn,
   updateCollectionSettingsIn,
   restoreCollectionsIn,
   sortedByKey,
@@ -197,6 +198,10 @@ export class EtcdCoordinator implements Coordinator {
 
   updateAliases(actions: readonly AliasAction[]): Promise<CollectionMeta[]> {
     return this.changeCatalog((draft) => updateAliasesIn(draft, actions));
+  }
+
+  updateClusterSettings(settings: ClusterSettingsMeta): Promise<ClusterSettingsMeta> {
+    return this.changeCatalog((draft) => updateClusterSettingsIn(draft, settings));
   }
 
   updateCollectionSettings(name: string, update: DynamicCollectionSettings): Promise<CollectionMeta> {

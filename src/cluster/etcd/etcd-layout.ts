@@ -3,7 +3,7 @@
  * `catalog` (one JSON document: identity, namespaces, collections), `apikeys/<id>`, `nodes/<id>`
  * (bound to the node's lease), `secret`, and `election/master/<lease>` (etcd3's election).
  */
-import type { ApiKeyRecord, Catalog, CollectionMeta, NamespaceMeta, NodeRecord } from '../catalog.ts';
+import type { ApiKeyRecord, Catalog, ClusterSettingsMeta, CollectionMeta, NamespaceMeta, NodeRecord } from '../catalog.ts';
 import { CatalogError } from '../catalog-error.ts';
 
 /** Value of the catalog document's `format` field. */
@@ -21,6 +21,8 @@ export interface CatalogDocument {
   clusterUuid: string;
   namespaces: Record<string, NamespaceMeta>;
   collections: Record<string, CollectionMeta>;
+  /** Absent when no cluster setting is set. */
+  clusterSettings?: ClusterSettingsMeta;
 }
 
 /** What a key under the cluster prefix holds. */
@@ -93,6 +95,7 @@ export function catalogDocument(catalog: Catalog): CatalogDocument {
     clusterUuid: catalog.clusterUuid,
     namespaces: catalog.namespaces,
     collections: catalog.collections,
+    ...(catalog.clusterSettings === undefined ? {} : { clusterSettings: catalog.clusterSettings }),
   };
 }
 

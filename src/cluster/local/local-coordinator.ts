@@ -19,6 +19,7 @@ import {
   diffCatalogs,
   emptyCatalog,
   type Catalog,
+  type ClusterSettingsMeta,
   type CollectionMeta,
   type NamespaceMeta,
   type NodeRecord,
@@ -45,6 +46,7 @@ import {
   deleteCollectionIn,
   deleteNamespaceIn,
   putMappingIn,
+  updateClusterSettingsIn,
   updateCollectionSettingsIn,
   recordApiKeyUseIn,
   restoreCollectionsIn,
@@ -166,6 +168,10 @@ export class LocalCoordinator implements Coordinator {
 
   updateAliases(actions: readonly AliasAction[]): Promise<CollectionMeta[]> {
     return this.mutate((draft) => updateAliasesIn(draft, actions));
+  }
+
+  updateClusterSettings(settings: ClusterSettingsMeta): Promise<ClusterSettingsMeta> {
+    return this.mutate((draft) => updateClusterSettingsIn(draft, settings));
   }
 
   updateCollectionSettings(name: string, update: DynamicCollectionSettings): Promise<CollectionMeta> {
