@@ -1,32 +1,42 @@
 /**
- * The pages of a thread's paged segment files (term dictionaries and postings) that were read
- * and verified, shared by every segment the thread hosts and bounded by bytes: adding a page
- * beyond `capacityBytes` drops the least recently used ones. Each worker thread loads its own copy
- * of this module, so every thread has its own cache and bound; resident memory for postings is then
- * this bound per thread, whatever the size of the collection (the operating system's page cache
- * keeps recently read file pages below it).
+ * The pages of a thread's paged segment files (term dictionaries, postings, stored sources) that
+ * were read and verified, shared by every segment the thread hosts and bounded by bytes: adding a
+ * page beyond `capacityBytes` drops the least recently used ones. Each worker thread loads its own
+ * copy of this module, so every thread has its own cache and bound; resident memory for postings is
+ * then this bound per thread, whatever the size of the collection (the operating system's page
+ * cache keeps recently read file pages below it).
  *
- * Keys are numbers: a file's id (`newFileId`, one per opened file) times `PAGES_PER_FILE` plus the
- * page's index, so a reopened or replaced file never sees the pages of an earlier one.
+ * A file finds its own pages by index (`PageOwner` keeps an array of its `CachedPage`s); the cache
+ * only orders all pages by use, in a doubly linked list, so that a hit costs a few pointer moves
+ * and no hashing. Evicting a page tells its owner to forget it.
  */
 
-/** Bytes of verified pages one thread keeps (term dictionary and postings pages of every segment). */
+/** Bytes of verified pages one thread keeps (pages of every segment's paged files). */
 export const PAGE_CACHE_BYTES_PER_THREAD = 32 * 1024 * 1024;
 
-/** Most pages of one file (keys stay exact doubles: ids up to 2^27 times 2^26 pages). */
-export const PAGES_PER_FILE = 2 ** 26;
-
-let nextFileId = 1;
-
-/** A fresh id for an opened file, the high part of its pages' keys. */
-export function newFileId(): number {
-  return nextFileId++;
+/** A file whose pages the cache holds: told when one is evicted. */
+export interface PageOwner {
+  /** The cache dropped page `index` of this file. */
+  evicted(index: number): void;
 }
 
-/** A bounded least-recently-used map of page key → page bytes, sized by the pages' lengths. */
+/** One cached page, linked in use order (most recent first). */
+export interface CachedPage {
+  readonly bytes: Uint8Array;
+  readonly owner: PageOwner;
+  readonly index: number;
+  /** Neighbours in use order; null at the ends. */
+  newer: CachedPage | null;
+  older: CachedPage | null;
+  /** False once evicted or removed. */
+  cached: boolean;
+}
+
+/** A bounded least-recently-used set of pages, sized by the pages' lengths. */
 export class PageCache {
-  /** Key → page; a Map keeps insertion order, refreshed on every hit, so the first entry is the oldest. */
-  private readonly pages = new Map<number, Uint8Array>();
+  private newest: CachedPage | null = null;
+  private oldest: CachedPage | null = null;
+  private pages = 0;
   private bytes = 0;
   private hits = 0;
   private misses = 0;
@@ -34,40 +44,32 @@ export class PageCache {
 
   constructor(private capacity: number) {}
 
-  /** The cached page under `key` (now the most recently used), or undefined (counted as a miss). */
-  get(key: number): Uint8Array | undefined {
-    const page = this.pages.get(key);
-    if (page === undefined) {
-      this.misses++;
-      return undefined;
-    }
+  /** Marks a cached page as just used (a hit). */
+  touch(page: CachedPage): void {
     this.hits++;
-    this.pages.delete(key);
-    this.pages.set(key, page);
+    if (page === this.newest) return;
+    this.unlink(page);
+    this.linkNewest(page);
+  }
+
+  /** Adds page `index` of `owner` (a miss), dropping the least recently used pages while the cache holds more than its capacity. */
+  add(owner: PageOwner, index: number, bytes: Uint8Array): CachedPage {
+    this.misses++;
+    const page: CachedPage = { bytes, owner, index, newer: null, older: null, cached: true };
+    this.linkNewest(page);
+    this.pages++;
+    this.bytes += bytes.length;
+    this.evict();
     return page;
   }
 
-  /** Adds a page, dropping the least recently used pages while the cache holds more than its capacity. */
-  set(key: number, page: Uint8Array): void {
-    const previous = this.pages.get(key);
-    if (previous !== undefined) {
-      this.pages.delete(key);
-      this.bytes -= previous.length;
-    }
-    this.pages.set(key, page);
-    this.bytes += page.length;
-    this.evict();
-  }
-
-  /** Drops every page of the file with id `fileId` (when the file is closed). */
-  dropFile(fileId: number): void {
-    const low = fileId * PAGES_PER_FILE;
-    const high = low + PAGES_PER_FILE;
-    for (const [key, page] of this.pages) {
-      if (key < low || key >= high) continue;
-      this.pages.delete(key);
-      this.bytes -= page.length;
-    }
+  /** Removes a page (its file closed); nothing when it is no longer cached. */
+  remove(page: CachedPage): void {
+    if (!page.cached) return;
+    this.unlink(page);
+    page.cached = false;
+    this.pages--;
+    this.bytes -= page.bytes.length;
   }
 
   /** Changes the capacity (tests, or a node that wants a different bound) and evicts down to it. */
@@ -78,16 +80,33 @@ export class PageCache {
 
   /** Pages and bytes held now, the bound, and hits, misses and evictions since the cache was made. */
   stats(): { pages: number; bytes: number; capacityBytes: number; hits: number; misses: number; evictions: number } {
-    return { pages: this.pages.size, bytes: this.bytes, capacityBytes: this.capacity, hits: this.hits, misses: this.misses, evictions: this.evictions };
+    return { pages: this.pages, bytes: this.bytes, capacityBytes: this.capacity, hits: this.hits, misses: this.misses, evictions: this.evictions };
   }
 
   private evict(): void {
-    while (this.bytes > this.capacity && this.pages.size > 0) {
-      const [key, page] = this.pages.entries().next().value!;
-      this.pages.delete(key);
-      this.bytes -= page.length;
+    while (this.bytes > this.capacity && this.oldest !== null) {
+      const page = this.oldest;
+      this.remove(page);
       this.evictions++;
+      page.owner.evicted(page.index);
     }
+  }
+
+  private linkNewest(page: CachedPage): void {
+    page.older = this.newest;
+    page.newer = null;
+    if (this.newest !== null) this.newest.newer = page;
+    this.newest = page;
+    if (this.oldest === null) this.oldest = page;
+  }
+
+  private unlink(page: CachedPage): void {
+    if (page.newer !== null) page.newer.older = page.older;
+    else this.newest = page.older;
+    if (page.older !== null) page.older.newer = page.newer;
+    else this.oldest = page.newer;
+    page.newer = null;
+    page.older = null;
   }
 }
 

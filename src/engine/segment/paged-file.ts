@@ -7,7 +7,7 @@
  * and verified whole at open and kept in memory, as those formats always were.
  */
 import { readDescriptors } from '../directory/read-descriptors.ts';
-import { newFileId, pageCache, PAGES_PER_FILE } from '../directory/page-cache.ts';
+import { pageCache, type CachedPage, type PageOwner } from '../directory/page-cache.ts';
 import { crc32c } from '../directory/checksum.ts';
 import { EngineError } from '../errors.ts';
 import {
@@ -83,11 +83,15 @@ export class LoadedDataFile implements SegmentDataFile {
   close(): void {}
 }
 
+/** Most pages a paged file may have (a table of 4 bytes per page is read at open). */
+const MAX_PAGES = 2 ** 26;
+
 /** A format 6 file read page by page through the page cache. */
-export class PagedDataFile implements SegmentDataFile {
+export class PagedDataFile implements SegmentDataFile, PageOwner {
   base = 0;
-  private readonly fileId = newFileId();
   private readonly pageShift: number;
+  /** This file's pages in the thread's cache, by index. */
+  private readonly resident: (CachedPage | undefined)[];
   private closed = false;
 
   private constructor(
@@ -97,6 +101,7 @@ export class PagedDataFile implements SegmentDataFile {
     private readonly pageCrcs: Uint32Array,
   ) {
     this.pageShift = Math.log2(pageBytes);
+    this.resident = new Array<CachedPage | undefined>(pageCrcs.length);
   }
 
   /**
@@ -124,7 +129,7 @@ export class PagedDataFile implements SegmentDataFile {
     const tableBytes = pageCount * 4;
     const bodyEnd = size - trailerBytes - tableBytes;
     const validPageBytes = pageBytes >= 512 && pageBytes <= 1 << 24 && (pageBytes & (pageBytes - 1)) === 0;
-    if (!validPageBytes || pageCount >= PAGES_PER_FILE || bodyEnd < HEADER_BYTES || Math.ceil(bodyEnd / pageBytes) !== pageCount) {
+    if (!validPageBytes || pageCount >= MAX_PAGES || bodyEnd < HEADER_BYTES || Math.ceil(bodyEnd / pageBytes) !== pageCount) {
       throw corruptFile(path, `malformed page table (${pageCount} pages of ${pageBytes} bytes)`);
     }
     const table = readExactly(path, bodyEnd, tableBytes + 8);
@@ -163,8 +168,19 @@ export class PagedDataFile implements SegmentDataFile {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    pageCache.dropFile(this.fileId);
+    const resident = this.resident;
+    for (let index = 0; index < resident.length; index++) {
+      const page = resident[index];
+      if (page === undefined) continue;
+      pageCache.remove(page);
+      resident[index] = undefined;
+    }
     readDescriptors.forget(this.path);
+  }
+
+  /** Called by the cache when it drops one of this file's pages. */
+  evicted(index: number): void {
+    this.resident[index] = undefined;
   }
 
   private pageLength(page: number): number {
@@ -173,9 +189,11 @@ export class PagedDataFile implements SegmentDataFile {
 
   /** Page `page` from the cache, or read from disk, verified and cached. */
   private page(page: number): Uint8Array {
-    const key = this.fileId * PAGES_PER_FILE + page;
-    const cached = pageCache.get(key);
-    if (cached !== undefined) return cached;
+    const cached = this.resident[page];
+    if (cached !== undefined) {
+      pageCache.touch(cached);
+      return cached.bytes;
+    }
     if (this.closed) throw new EngineError('shard_closed', `segment file ${this.path} is closed`);
     const length = this.pageLength(page);
     const bytes = new Uint8Array(length + READ_PADDING);
@@ -189,7 +207,9 @@ export class PagedDataFile implements SegmentDataFile {
     if (crc32c(bytes.subarray(0, length)) !== this.pageCrcs[page]) {
       throw corruptFile(this.path, `checksum mismatch in page ${page} (bytes ${position}..${position + length})`);
     }
-    pageCache.set(key, bytes);
+    const entry = pageCache.add(this, page, bytes);
+    // A page larger than the whole cache is evicted at once: it is then not resident.
+    if (entry.cached) this.resident[page] = entry;
     return bytes;
   }
 }
