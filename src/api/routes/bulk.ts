@@ -57,7 +57,8 @@ export async function bulkRoutes(instance: FastifyInstance, options: BulkRouteOp
       }
     }
     const response = items.length > 0 ? await documents.bulk(items, { collection, routing, requireAlias: requireAlias !== undefined && flagSet(requireAlias) }, (namespace) => scope.requireNamespace(namespace)) : { took: 0, errors: false, items: [] };
-    await documents.settleRefresh(refresh, writtenBy(items, response, collection, routing));
+    // Only a request that asks for a refresh lists what it wrote (nothing to do otherwise).
+    if (refresh !== undefined && refresh !== 'false') await documents.settleRefresh(refresh, writtenBy(items, response, collection, routing));
     return renderBulk(entries, response, collection, forcedRefreshField(refresh));
   };
 

@@ -111,7 +111,7 @@ function namespaceCheck(scope: AuthScope): NamespaceCheck {
  * (`index.visibility: refresh`); nothing to do otherwise.
  */
 async function settled<T extends { _id: string }>(documents: DocumentService, collection: string, query: { refresh?: string; routing?: string }, response: T): Promise<T> {
-  await documents.settleRefresh(query.refresh, [{ collection, id: response._id, routing: query.routing }]);
+  if (query.refresh !== undefined) await documents.settleRefresh(query.refresh, [{ collection, id: response._id, routing: query.routing }]);
   return response;
 }
 
@@ -173,7 +173,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     async (request, reply) => {
       const { collection, id } = request.params;
       const { query } = request;
-      await documents.settleRefresh(refreshBeforeGet(query.refresh), [{ collection, id, routing: query.routing }]);
+      if (query.refresh !== undefined) await documents.settleRefresh(refreshBeforeGet(query.refresh), [{ collection, id, routing: query.routing }]);
       const response = await documents.get(collection, id, { routing: query.routing, source: sourceOptions(query), storedFields: commaList(query.stored_fields), version: query.version, ...realtimeParam(query) });
       return reply.status(response.found ? 200 : 404).send(response);
     },
@@ -184,7 +184,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     { config: { role: 'read' }, schema: { params: DocumentParams, querystring: GetQuery } },
     async (request, reply) => {
       const { collection, id } = request.params;
-      await documents.settleRefresh(refreshBeforeGet(request.query.refresh), [{ collection, id, routing: request.query.routing }]).catch(() => undefined);
+      if (request.query.refresh !== undefined) await documents.settleRefresh(refreshBeforeGet(request.query.refresh), [{ collection, id, routing: request.query.routing }]).catch(() => undefined);
       const response = await documents.get(collection, id, { routing: request.query.routing, source: { source: false }, ...realtimeParam(request.query) }).catch(() => null);
       return reply.status(response?.found ? 200 : 404).send();
     },
@@ -195,7 +195,7 @@ export async function documentRoutes(instance: FastifyInstance, options: Documen
     { config: { role: 'read' }, schema: { params: DocumentParams, querystring: GetQuery } },
     async (request) => {
       const { collection, id } = request.params;
-      await documents.settleRefresh(refreshBeforeGet(request.query.refresh), [{ collection, id, routing: request.query.routing }]);
+      if (request.query.refresh !== undefined) await documents.settleRefresh(refreshBeforeGet(request.query.refresh), [{ collection, id, routing: request.query.routing }]);
       const response = await documents.get(collection, id, { routing: request.query.routing, source: sourceOptions(request.query), ...realtimeParam(request.query) });
       if (!response.found) throw new EngineError('document_missing', `Document not found [${collection}]/[${id}]`);
       // A collection whose mapping disables `_source` keeps none to return (as Elasticsearch: 404).

@@ -95,6 +95,7 @@ export async function mgetRoutes(instance: FastifyInstance, options: MultiGetRou
 
 /** `refresh=true` on `_mget`: refreshes the collections it reads first (those with `index.visibility: refresh`). */
 async function refreshFirst(documents: DocumentService, refresh: string | undefined, body: { docs?: Array<{ _index?: string }> }, collection?: string): Promise<void> {
+  if (refresh === undefined) return;
   const names = new Set((body.docs ?? []).map((doc) => doc._index ?? collection).filter((name): name is string => name !== undefined));
   if (collection !== undefined) names.add(collection);
   await documents.settleRefresh(refreshBeforeGet(refresh), [...names].map((name) => ({ collection: name })));
