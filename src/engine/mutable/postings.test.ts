@@ -214,3 +214,31 @@ test('sorted ids list the terms in UTF-16 code unit order and follow new terms',
   field.fitTerms();
   assert.deepEqual(order().slice(0, 5), ['', 'B', 'a', 'aa', 'ab']);
 });
+
+test('copyTo streams the same postings as the cursor accessors, in batches', () => {
+  const { field, expected } = randomField(31, 2000, 200, true);
+  for (const [term, postings] of expected) {
+    const cursor = field.cursor(field.table.lookup(term));
+    const seen: Posting[] = [];
+    let batches = 0;
+    while (!cursor.copyTo((doc, freq, positions) => {
+      assert.equal(positions!.length, freq);
+      seen.push({ doc, positions: Array.from(positions!) });
+    }, 7)) {
+      batches++;
+      assert.ok(batches <= postings.length, 'copyTo ends');
+    }
+    assert.deepEqual(seen, postings);
+  }
+  const keywords = randomField(37, 300, 20, false);
+  for (const [term, postings] of keywords.expected) {
+    const cursor = keywords.field.cursor(keywords.field.table.lookup(term));
+    const docs: number[] = [];
+    assert.equal(cursor.copyTo((doc, freq, positions) => {
+      assert.equal(freq, 1);
+      assert.equal(positions, null);
+      docs.push(doc);
+    }, 1_000_000), true);
+    assert.deepEqual(docs, postings.map((posting) => posting.doc));
+  }
+});

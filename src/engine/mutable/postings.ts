@@ -30,6 +30,13 @@ const STRIDE_BITS = 4;
 /** Scratch of `addTokens`: the distinct terms of the document being added. */
 let touched = new Int32Array(1024);
 
+/** Receives one posting from `copyTo`. */
+export type PostingsVisitor = (doc: number, freq: number, positions: Int32Array | null) => void;
+
+/** Scratch of `copyTo`, with a view per length (copyTo then allocates nothing per posting). */
+let scratch = new Int32Array(1024);
+let scratchViews: (Int32Array | undefined)[] = [];
+
 /** See the module comment. */
 export class FieldPostings {
   readonly table = new TermTable();
@@ -140,7 +147,7 @@ export class FieldPostings {
   }
 
   /** A cursor over the postings of a term id present now (later appends are not seen). */
-  cursor(id: number): PostingsCursor {
+  cursor(id: number): MutablePostingsCursor {
     const at = id << STRIDE_BITS;
     const state = this.state;
     const docFreq = state[at + DOC_FREQ]!;
@@ -168,11 +175,8 @@ export class FieldPostings {
   }
 }
 
-/** Positions views of these lengths are cached per cursor (positions() then allocates nothing). */
-const CACHED_VIEW_LENGTHS = 32;
-
 /** Cursor over the postings of one term as they were at creation; the whole list is one block for block-max purposes. */
-class MutablePostingsCursor implements PostingsCursor {
+export class MutablePostingsCursor implements PostingsCursor {
   doc = -1;
   private index = -1;
   private readonly reader: SliceReader;
@@ -180,8 +184,7 @@ class MutablePostingsCursor implements PostingsCursor {
   private positionReader: SliceReader | null = null;
   /** Index, in the term's position stream, of the entry the position reader is on. */
   private positionIndex = 0;
-  private positionBuffer: Int32Array | null = null;
-  private views: (Int32Array | undefined)[] = [];
+  private readonly positionBuffer: number[] = [];
 
   constructor(
     private readonly pool: IntSlicePool,
@@ -270,7 +273,48 @@ class MutablePostingsCursor implements PostingsCursor {
   positions(): ArrayLike<number> {
     if (!this.withPositions) return [];
     const freq = this.reader.value(1);
-    const start = this.reader.value(2);
+    // One array per cursor, refilled by every call (a typed array and views per cursor would cost
+    // more to allocate than the copy).
+    const buffer = this.positionBuffer;
+    if (buffer.length > freq) buffer.length = freq;
+    this.fillPositions(this.reader.value(2), freq, buffer);
+    return buffer;
+  }
+
+  /**
+   * Streams up to `limit` of the remaining postings to `visit`, for an epoch copying them into a
+   * segment: the positions array is shared scratch, valid only during the call. True once the
+   * cursor is exhausted.
+   */
+  copyTo(visit: PostingsVisitor, limit: number): boolean {
+    const reader = this.reader;
+    for (let copied = 0; copied < limit; copied++) {
+      const doc = this.next();
+      if (doc === NO_MORE_DOCS) return true;
+      if (!this.withPositions) {
+        visit(doc, 1, null);
+        continue;
+      }
+      const freq = reader.value(1);
+      visit(doc, freq, this.scratchPositions(reader.value(2), freq));
+    }
+    return false;
+  }
+
+  /** Reads `freq` positions from index `start` of the position stream into shared scratch. */
+  private scratchPositions(start: number, freq: number): Int32Array {
+    if (scratch.length < freq) {
+      scratch = new Int32Array(freq * 2);
+      scratchViews = [];
+    }
+    this.fillPositions(start, freq, scratch);
+    let view = scratchViews[freq];
+    if (view === undefined) view = scratchViews[freq] = scratch.subarray(0, freq);
+    return view;
+  }
+
+  /** Copies `freq` positions from index `start` of the term's position stream into `into`. */
+  private fillPositions(start: number, freq: number, into: Int32Array | number[]): void {
     let positions = this.positionReader;
     if (positions === null || start < this.positionIndex) {
       positions ??= this.positionReader = new SliceReader(this.pool, 1);
@@ -279,11 +323,6 @@ class MutablePostingsCursor implements PostingsCursor {
     }
     // Sequential reads (every doc's positions, as an epoch reads them) skip nothing.
     if (start !== this.positionIndex) positions.skip(start - this.positionIndex);
-    let buffer = this.positionBuffer;
-    if (buffer === null || buffer.length < freq) {
-      buffer = this.positionBuffer = new Int32Array(Math.max(16, freq * 2));
-      this.views = [];
-    }
     const chunks = this.pool.chunks;
     for (let copied = 0; copied < freq; ) {
       positions.settle();
@@ -292,15 +331,11 @@ class MutablePostingsCursor implements PostingsCursor {
       const run = Math.min(freq - copied, positions.sliceEnd - address);
       const chunk = chunks[address >>> CHUNK_BITS]!;
       const offset = (address & CHUNK_MASK) - copied;
-      for (let index = copied; index < copied + run; index++) buffer[index] = chunk[offset + index]!;
+      for (let index = copied; index < copied + run; index++) into[index] = chunk[offset + index]!;
       positions.address = address + run;
       copied += run;
     }
     this.positionIndex = start + freq;
-    if (freq > CACHED_VIEW_LENGTHS) return buffer.subarray(0, freq);
-    let view = this.views[freq];
-    if (view === undefined) view = this.views[freq] = buffer.subarray(0, freq);
-    return view;
   }
 
   shallowAdvance(target: number): number {

@@ -95,6 +95,7 @@ async function writeField(
     });
   }
 
+  const visitors = dropped.map((accounting, i) => postingsVisitor(context.sources[participants[i]!]!.docMap, encoder, field.positions, accounting));
   dictionary.startField(field.name, field.kind, field.positions);
   encoder.setField(field.norms, field.positions);
   const matching: number[] = [];
@@ -118,6 +119,12 @@ async function writeField(
     for (const i of matching) {
       const docMap = context.sources[participants[i]!]!.docMap;
       const cursor = iterators[i]!.postings();
+      if (isStreaming(cursor)) {
+        while (!cursor.copyTo(visitors[i]!, COPY_BATCH)) {
+          if (context.overdue()) await context.pause();
+        }
+        continue;
+      }
       while (!copyPostings(cursor, docMap, encoder, field.positions, dropped[i]!)) {
         if (context.overdue()) await context.pause();
       }
@@ -138,6 +145,42 @@ async function writeField(
     sumTotalTermFreq -= accounting.length;
   }
   return { docCount, sumTotalTermFreq };
+}
+
+/**
+ * A cursor that streams its postings to a callback (the mutable layer's): an epoch then copies
+ * them without an accessor call and a positions array per posting.
+ */
+interface StreamingPostings extends PostingsCursor {
+  /** Passes up to `limit` remaining postings to `visit` (positions valid during the call only); true once exhausted. */
+  copyTo(visit: (doc: number, freq: number, positions: ArrayLike<number> | null) => void, limit: number): boolean;
+}
+
+function isStreaming(cursor: PostingsCursor): cursor is StreamingPostings {
+  return typeof (cursor as Partial<StreamingPostings>).copyTo === 'function';
+}
+
+/** What `copyPostings` does with one posting, as a callback for streaming cursors. */
+function postingsVisitor(
+  docMap: Int32Array,
+  encoder: PostingsEncoder,
+  withPositions: boolean,
+  dropped: DroppedAccounting,
+): (doc: number, freq: number, positions: ArrayLike<number> | null) => void {
+  return (doc, freq, positions) => {
+    const newDoc = docMap[doc]!;
+    if (newDoc < 0) {
+      const seen = dropped.seen!;
+      if (seen[doc] === 0) {
+        seen[doc] = 1;
+        dropped.docs++;
+        if (!dropped.byFreqs) dropped.length += decodeNorm(dropped.reader.norm(dropped.field, doc));
+      }
+      if (dropped.byFreqs) dropped.length += freq;
+      return;
+    }
+    encoder.addDoc(newDoc, freq, withPositions ? positions : null);
+  };
 }
 
 /** Copies up to COPY_BATCH postings; true when the cursor is exhausted. */
