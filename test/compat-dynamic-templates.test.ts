@@ -2,7 +2,8 @@
  * `dynamic_templates` through real HTTP: rules chosen by name, path and JSON type map the fields
  * documents introduce (`{name}` and `{dynamic_type}` substituted), the mapped types answer queries
  * as declared ones do, GET _mapping shows the templates, PUT _mapping merges them by name, and a
- * template that does not make a valid mapping is OpenSearch's 400.
+ * template that does not make a valid mapping is OpenSearch's 400; `date_detection` and
+ * `numeric_detection` decide how strings are read.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -66,4 +67,25 @@ test('PUT _mapping merges templates by name; an invalid template is a 400', asyn
   assert.equal(bad.status, 400, bad.text);
   assert.equal(bad.body.error.type, 'mapper_parsing_exception');
   assert.match(bad.body.error.reason, /^dynamic template \[broken\] has invalid content/);
+});
+
+test('date_detection and numeric_detection at the mapping root', async () => {
+  const created = await call(server, 'PUT', '/detect', { json: { mappings: { date_detection: false, numeric_detection: true } } });
+  assert.equal(created.status, 200, created.text);
+  const written = await call(server, 'PUT', '/detect/_doc/1?refresh=true', { json: { day: '2024-01-01', count: '42' } });
+  assert.equal(written.status, 201, written.text);
+  const mapping = await call(server, 'GET', '/detect/_mapping');
+  const { properties, date_detection, numeric_detection } = mapping.body.detect.mappings;
+  assert.equal(date_detection, false);
+  assert.equal(numeric_detection, true);
+  assert.equal(properties.day.type, 'text');
+  assert.deepEqual(properties.count, { type: 'long' });
+  const range = await call(server, 'POST', '/detect/_search', { json: { query: { range: { count: { gt: 40 } } } } });
+  assert.equal(range.body.hits.hits.length, 1);
+  const update = await call(server, 'PUT', '/detect/_mapping', { json: { date_detection: true } });
+  assert.equal(update.status, 200, update.text);
+  const later = await call(server, 'PUT', '/detect/_doc/2?refresh=true', { json: { when: '2024-02-01' } });
+  assert.equal(later.status, 201, later.text);
+  const remapped = await call(server, 'GET', '/detect/_mapping');
+  assert.equal(remapped.body.detect.mappings.properties.when.type, 'date');
 });

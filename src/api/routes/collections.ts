@@ -24,6 +24,8 @@ const MappingBody = Type.Object(
   {
     dynamic: Type.Optional(Type.Unknown()),
     dynamic_templates: Type.Optional(Type.Unknown()),
+    date_detection: Type.Optional(Type.Unknown()),
+    numeric_detection: Type.Optional(Type.Unknown()),
     properties: Type.Optional(AnyObject),
   },
   { additionalProperties: false },

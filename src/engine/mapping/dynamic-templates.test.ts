@@ -56,3 +56,20 @@ test('a template mapping a field as an alias must name an existing field', () =>
   const broken = validateMapping({ dynamic_templates: [{ links: { match: 'see_*', mapping: { type: 'alias', path: 'nowhere' } } }], properties: {} });
   assert.throws(() => dynamicMappingUpdate(broken, { see_a: 1 }), /an alias must refer to an existing field in the mappings/);
 });
+
+test('date_detection: false keeps date-like strings as text; numeric_detection reads numeric strings as numbers', () => {
+  const plain = validateMapping({ date_detection: false, numeric_detection: 'true', properties: {} });
+  assert.equal(plain.date_detection, false);
+  assert.equal(plain.numeric_detection, true);
+  const updated = dynamicMappingUpdate(plain, { day: '2024-01-01', count: '42', ratio: '1.5', word: '12ab' })!;
+  assert.equal(updated.properties.day!.type, 'text');
+  assert.deepEqual(updated.properties.count, { type: 'long' });
+  assert.deepEqual(updated.properties.ratio, { type: 'double' });
+  assert.equal(updated.properties.word!.type, 'text');
+  const templated = validateMapping({ numeric_detection: true, dynamic_templates: [{ nums: { match_mapping_type: 'long', mapping: { type: 'integer' } } }], properties: {} });
+  assert.deepEqual(dynamicMappingUpdate(templated, { n: '7', day: '2024-01-01' })!.properties, { n: { type: 'integer' }, day: { type: 'date' } });
+  assert.throws(() => validateMapping({ date_detection: 'maybe' }), /\[date_detection\] must be a boolean/);
+  const merged = mergeMappings(plain, validateMapping({ date_detection: true }, { partial: true }));
+  assert.equal(merged.date_detection, true);
+  assert.equal(merged.numeric_detection, true);
+});

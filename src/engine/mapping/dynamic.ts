@@ -40,7 +40,18 @@ interface WalkState {
   found: boolean;
   /** The mapping's dynamic templates (the first that matches a new field maps it). */
   templates?: readonly DynamicTemplate[];
+  /** Whether strings that look like dates map as dates (`date_detection`), and numeric strings as numbers (`numeric_detection`). */
+  detection?: Detection;
 }
+
+/** The root `date_detection` and `numeric_detection` of a mapping. */
+interface Detection {
+  dates: boolean;
+  numbers: boolean;
+}
+
+const INTEGER_STRING = /^[+-]?\d+$/;
+const DECIMAL_STRING = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
  * The mapping extended with the fields `source` introduces, or null when it introduces none (or
@@ -54,7 +65,8 @@ export function dynamicMappingUpdate(mapping: Mapping, source: Record<string, un
   walkObject(mapping.properties, source, '', 1, detection);
   if (!detection.found || policy === false) return null;
   const updated: Mapping = { ...mapping, properties: cloneJson(mapping.properties) };
-  walkObject(updated.properties, source, '', 1, { policy, add: true, found: false, templates: mapping.dynamic_templates });
+  const readAs: Detection = { dates: mapping.date_detection !== false, numbers: mapping.numeric_detection === true };
+  walkObject(updated.properties, source, '', 1, { policy, add: true, found: false, templates: mapping.dynamic_templates, detection: readAs });
   checkMappingLimits(updated);
   if (mapping.dynamic_templates !== undefined) checkFieldAliases(updated);
   return updated;
@@ -111,7 +123,8 @@ function walkField(
     state.found = true;
     return;
   }
-  const field = templateFieldMapping(sample, name, path, state.templates) ?? inferFieldMapping(sample);
+  const type = jsonTypeOf(sample, state.detection ?? { dates: true, numbers: false });
+  const field = templateFieldMapping(type, name, path, state.templates) ?? inferFieldMapping(type);
   setKey(properties, name, field);
   if (field.type === 'object') walkChildren(field, value, path, depth, state);
 }
@@ -145,33 +158,32 @@ function firstNonNull(value: unknown): unknown {
   return undefined;
 }
 
-/** The JSON type of a value as `match_mapping_type` names it. */
-function jsonTypeOf(sample: unknown): Exclude<MatchMappingType, '*'> {
-  if (typeof sample === 'string') return looksLikeIsoDate(sample) ? 'date' : 'string';
+/** The JSON type of a value as `match_mapping_type` names it (strings read as dates or numbers as `detection` allows). */
+function jsonTypeOf(sample: unknown, detection: Detection): Exclude<MatchMappingType, '*'> {
+  if (typeof sample === 'string') {
+    if (detection.dates && looksLikeIsoDate(sample)) return 'date';
+    if (detection.numbers && INTEGER_STRING.test(sample) && Math.abs(Number(sample)) <= LONG_LIMIT) return 'long';
+    if (detection.numbers && DECIMAL_STRING.test(sample) && Number.isFinite(Number(sample))) return 'double';
+    return 'string';
+  }
   if (typeof sample === 'number') return Number.isInteger(sample) && Math.abs(sample) <= LONG_LIMIT ? 'long' : 'double';
   if (typeof sample === 'boolean') return 'boolean';
   return 'object';
 }
 
 /** The mapping a dynamic template gives a new field, checked like a mappings body; null when no template matches. */
-function templateFieldMapping(sample: unknown, name: string, path: string, templates: readonly DynamicTemplate[] | undefined): FieldMapping | null {
+function templateFieldMapping(type: Exclude<MatchMappingType, '*'>, name: string, path: string, templates: readonly DynamicTemplate[] | undefined): FieldMapping | null {
   if (templates === undefined || templates.length === 0) return null;
-  const raw = templateMappingFor(templates, name, path, jsonTypeOf(sample));
+  const raw = templateMappingFor(templates, name, path, type);
   if (raw === null) return null;
   const field = parseFieldDefinition(raw, path);
   if (field.type === 'object' && field.properties === undefined) field.properties = {};
   return field;
 }
 
-function inferFieldMapping(sample: unknown): FieldMapping {
-  if (typeof sample === 'string') {
-    if (looksLikeIsoDate(sample)) return { type: 'date' };
-    return {
-      type: 'text',
-      fields: { keyword: { type: 'keyword', ignore_above: DYNAMIC_KEYWORD_IGNORE_ABOVE } },
-    };
-  }
-  if (typeof sample === 'number') return { type: Number.isInteger(sample) && Math.abs(sample) <= LONG_LIMIT ? 'long' : 'double' };
-  if (typeof sample === 'boolean') return { type: 'boolean' };
-  return { type: 'object', properties: {} };
+/** The mapping dynamic mapping gives a value of a JSON type when no template matches. */
+function inferFieldMapping(type: Exclude<MatchMappingType, '*'>): FieldMapping {
+  if (type === 'string') return { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: DYNAMIC_KEYWORD_IGNORE_ABOVE } } };
+  if (type === 'object') return { type: 'object', properties: {} };
+  return { type };
 }

@@ -102,6 +102,10 @@ export interface Mapping {
   _source?: SourceOptions;
   /** Rules choosing the mapping of fields dynamic mapping introduces (dynamic-templates.ts). */
   dynamic_templates?: DynamicTemplate[];
+  /** False: dynamic mapping never reads a string as a date (default true). */
+  date_detection?: boolean;
+  /** True: dynamic mapping reads a numeric string as a `long` or `double` (default false). */
+  numeric_detection?: boolean;
   properties: Record<string, FieldMapping>;
   /**
    * The index setting `index.mapping.ignore_malformed`, kept with the mapping so that every

@@ -19,6 +19,8 @@ import type { FieldMapping, Mapping } from './mapping.ts';
 export function mergeMappings(current: Mapping, update: Mapping): Mapping {
   const merged: Mapping = { ...current, properties: cloneJson(current.properties) };
   if (update.dynamic !== undefined) merged.dynamic = update.dynamic;
+  if (update.date_detection !== undefined) merged.date_detection = update.date_detection;
+  if (update.numeric_detection !== undefined) merged.numeric_detection = update.numeric_detection;
   if (update.dynamic_templates !== undefined) merged.dynamic_templates = mergeDynamicTemplates(current.dynamic_templates, update.dynamic_templates);
   if (update._source !== undefined) {
     const before = current._source?.enabled !== false;

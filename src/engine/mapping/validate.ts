@@ -116,6 +116,9 @@ const META_MAX_VALUE_LENGTH = 50;
 
 const SOURCE_KEYS = new Set(['enabled', 'includes', 'excludes']);
 
+/** The keys a mapping's root takes. */
+const ROOT_KEYS = new Set(['dynamic', 'properties', '_source', 'dynamic_templates', 'date_detection', 'numeric_detection']);
+
 /**
  * Validates and normalizes a `mappings` body; throws mapper_parsing (or illegal_argument for the
  * total-fields limit). `partial`: the body updates an existing mapping (`PUT _mapping`), so its
@@ -125,7 +128,7 @@ export function validateMapping(mapping: unknown, options: { partial?: boolean }
   if (!isPlainObject(mapping)) {
     throw new EngineError('mapper_parsing', `Root mapping definition must be an object, got ${previewJson(mapping)}`);
   }
-  const unsupported = Object.keys(mapping).filter((key) => key !== 'dynamic' && key !== 'properties' && key !== '_source' && key !== 'dynamic_templates');
+  const unsupported = Object.keys(mapping).filter((key) => !ROOT_KEYS.has(key));
   if (unsupported.length > 0) {
     const listed = unsupported.map((key) => `[${key} : ${previewJson(mapping[key])}]`).join(', ');
     throw new EngineError('mapper_parsing', `Root mapping definition has unsupported parameters: ${listed}`);
@@ -134,6 +137,12 @@ export function validateMapping(mapping: unknown, options: { partial?: boolean }
   if (Object.hasOwn(mapping, 'dynamic')) result.dynamic = parseDynamicPolicy(mapping.dynamic);
   if (Object.hasOwn(mapping, '_source')) result._source = parseSourceOptions(mapping._source);
   if (Object.hasOwn(mapping, 'dynamic_templates')) result.dynamic_templates = readDynamicTemplates(mapping.dynamic_templates, parseFieldDefinition);
+  for (const key of ['date_detection', 'numeric_detection'] as const) {
+    if (!Object.hasOwn(mapping, key)) continue;
+    const value = mapping[key] === 'true' ? true : mapping[key] === 'false' ? false : mapping[key];
+    if (typeof value !== 'boolean') throw new EngineError('mapper_parsing', `[${key}] must be a boolean, got ${previewJson(mapping[key])}`);
+    result[key] = value;
+  }
   const properties = getOwn(mapping, 'properties');
   if (properties !== undefined) {
     if (!isPlainObject(properties)) {
