@@ -167,6 +167,10 @@ async function exerciseReaders(handle: ShardHandle, step: (name: string, run: ()
     return info;
   });
   await step('openReader (same id)', () => handle.openReader({ id: 'parity-reader', kind: 'pit', shardIndex: 2, keepAliveMs: 60_000 }));
+  await step('readerPosition', () => handle.readerPosition('parity-reader'));
+  await step('readerPosition (move)', () => handle.readerPosition('parity-reader', { version: 0, after: [3, 'x'] }));
+  await step('readerPosition (moved meanwhile)', () => handle.readerPosition('parity-reader', { version: 0, after: [4] }));
+  await step('readerPosition (unknown)', () => handle.readerPosition('no-such-reader'));
   await step('write after the open', () => handle.write({ kind: 'index', id: 'late', source: { title: 'hello world', n: 100 } }));
   await step('update after the open', () => handle.write({ kind: 'index', id: 'a', source: { title: 'changed world', n: 30 } }));
   await step('delete after the open', () => handle.write({ kind: 'delete', id: 'g' }));
