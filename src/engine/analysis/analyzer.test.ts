@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EngineError } from '../errors.ts';
 import type { AnalyzerName } from '../mapping/mapping.ts';
-import { MAX_TOKEN_LENGTH, analyze, analyzeTermPositions, analyzeTerms, normalizeTerm } from './analyzer.ts';
+import { MAX_TOKEN_LENGTH, analyze, analyzeTermPositions, analyzeTerms, normalizeTerm, receiveTerms } from './analyzer.ts';
 
 /** Each token as `term@position[start,end)`, compact enough to compare whole lists. */
 function describeTokens(analyzer: AnalyzerName, text: string): string[] {
@@ -174,5 +174,57 @@ describe('normalizeTerm', () => {
       (error: unknown) => error instanceof EngineError && error.code === 'illegal_argument',
     );
     assert.throws(() => normalizeTerm('french' as AnalyzerName, 'x'), { code: 'illegal_argument' });
+  });
+});
+
+describe('receiveTerms (the indexing path)', () => {
+  /** The terms and positions a receiver gets, spans sliced. */
+  function received(analyzer: AnalyzerName, text: string): { terms: string[]; positions: number[]; spans: number } {
+    const terms: string[] = [];
+    const positions: number[] = [];
+    let spans = 0;
+    receiveTerms(analyzer, text, {
+      span(source, start, end, position) {
+        terms.push(source.slice(start, end));
+        positions.push(position);
+        spans++;
+      },
+      term(term, position) {
+        terms.push(term);
+        positions.push(position);
+      },
+    });
+    return { terms, positions, spans };
+  }
+
+  const texts = [
+    'Hello, World!  Foo-bar',
+    "Don't STOP the 3.14 and 1,000 o'neil_x __ snake_case",
+    'Café Ørsted ÆTHER straße İstanbul DİYARBAKIR',
+    'İ alone, then ASCII words After İt',
+    'Emoji 😀 and 漢字かな mixed with ﬁ ligature',
+    `${'a'.repeat(MAX_TOKEN_LENGTH + 1)} kept ${'b'.repeat(MAX_TOKEN_LENGTH)} end`,
+    '  tabs\tand\nnew lines\u00a0nbsp  ',
+    'The quick brown foxes were running to their houses',
+    '',
+  ];
+
+  it('gives every analyzer the terms and positions of analyzeTermPositions', () => {
+    for (const analyzer of ['standard', 'english', 'whitespace', 'keyword'] as const) {
+      for (const text of texts) {
+        const { terms, positions } = received(analyzer, text);
+        assert.deepEqual({ terms, positions }, analyzeTermPositions(analyzer, text), `${analyzer}: ${text}`);
+      }
+    }
+  });
+
+  it('passes ASCII words of the standard analyzer as spans, without slicing them', () => {
+    const { spans, terms } = received('standard', 'Plain ASCII text, Café');
+    assert.deepEqual(terms, ['plain', 'ascii', 'text', 'cafe']);
+    assert.equal(spans, 3);
+  });
+
+  it('rejects an unknown analyzer', () => {
+    assert.throws(() => received('nope' as AnalyzerName, 'x'), EngineError);
   });
 });
