@@ -106,6 +106,13 @@ test('put alias with the collection and alias in the body, and is_hidden shown b
   const search = await call(server, 'POST', '/by-path-name/_count');
   assert.equal(search.body.count, 20);
 
+  // As OpenSearch: every collection of an alias has the same is_hidden.
+  const mixed = await call(server, 'PUT', '/ops-a/_alias/hidden-one');
+  assert.equal(mixed.status, 400, mixed.text);
+  assert.equal(
+    mixed.body.error.reason,
+    'alias [hidden-one] has is_hidden set to true on indices [ops-b] but does not have is_hidden set to true on indices [ops-a]; alias must have the same is_hidden setting on all indices',
+  );
   const missingIndex = await call(server, 'PUT', '/_alias', { json: { alias: 'nowhere' } });
   assert.equal(missingIndex.status, 400, missingIndex.text);
   assert.equal(missingIndex.body.error.type, 'action_request_validation_exception');

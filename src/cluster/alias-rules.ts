@@ -72,6 +72,14 @@ export function checkAliasInvariants(draft: Catalog): void {
     }
     const writers = members.filter((member) => member.alias.is_write_index === true).map((member) => member.collection);
     if (writers.length > 1) throw new CatalogError('illegal_argument', `alias [${name}] has more than one write index [${writers.join(',')}]`);
+    const hidden = members.filter((member) => member.alias.is_hidden === true).map((member) => member.collection);
+    if (hidden.length > 0 && hidden.length < members.length) {
+      const shown = members.filter((member) => member.alias.is_hidden !== true).map((member) => member.collection);
+      throw new CatalogError(
+        'illegal_argument',
+        `alias [${name}] has is_hidden set to true on indices [${hidden.join(',')}] but does not have is_hidden set to true on indices [${shown.join(',')}]; alias must have the same is_hidden setting on all indices`,
+      );
+    }
   }
 }
 
