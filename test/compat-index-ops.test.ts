@@ -77,7 +77,7 @@ test('_flush freezes the in-memory layer into segments, and _forcemerge takes pr
   assert.ok(stats.flush.total > before.body.indices['ops-a'].primaries.flush.total);
   // The other collection was not flushed; `_flush` of everything is.
   assert.equal((await call(server, 'GET', '/ops-b/_stats/segments')).body.indices['ops-b'].primaries.segments.count, 0);
-  const everything = await call(server, 'POST', '/_flush');
+  const everything = await call(server, 'GET', '/_flush');
   assert.deepEqual(everything.body, { _shards: { total: 4, successful: 4, failed: 0 } });
   assert.equal((await call(server, 'GET', '/ops-b/_stats/segments')).body.indices['ops-b'].primaries.segments.count, 2);
   const count = await call(server, 'GET', '/ops-a,ops-b/_count');

@@ -3,7 +3,7 @@
  * (src/node/force-merge.ts). Waits for the merge by default and answers ES's
  * `{_shards: {total, successful, failed, failures?}}`; `wait_for_completion=false` answers
  * `{task}` at once, the job id to read at `GET /_jobs/{job_id}`. `primary_only` (OpenSearch) is
- * accepted: the job merges primary copies either way. Also `POST [/{collection}]/_flush`
+ * accepted: the job merges primary copies either way. Also `GET|POST [/{collection}]/_flush`
  * (src/node/flush.ts).
  */
 import type { FastifyInstance } from 'fastify';
@@ -62,12 +62,18 @@ export async function forceMergeRoutes(instance: FastifyInstance, options: Force
     },
   );
 
-  app.post('/_flush', { config: { role: 'write' }, schema: { querystring: FlushQuery, body: NoBody } }, async (request) =>
-    compaction.flush(request.authScope.narrowTarget('_all'), { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
-  );
-  app.post(
-    '/:collection/_flush',
-    { config: { role: 'write', collectionTarget: true }, schema: { params: CollectionParams, querystring: FlushQuery, body: NoBody } },
-    async (request) => compaction.flush(request.params.collection, { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
-  );
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/_flush',
+    config: { role: 'write' },
+    schema: { querystring: FlushQuery, body: NoBody },
+    handler: async (request) => compaction.flush(request.authScope.narrowTarget('_all'), { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
+  });
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/:collection/_flush',
+    config: { role: 'write', collectionTarget: true },
+    schema: { params: CollectionParams, querystring: FlushQuery, body: NoBody },
+    handler: async (request) => compaction.flush(request.params.collection, { ignoreUnavailable: flagSet(request.query.ignore_unavailable) }),
+  });
 }
