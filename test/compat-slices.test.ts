@@ -103,6 +103,10 @@ test('slice validation as OpenSearch words it, and index.max_slices_per_scroll',
     assert.equal(response.body.error.type, type, response.text);
     assert.match(response.body.error.reason, reason);
   }
+  const plain = await call(server, 'POST', '/sliced/_search', { json: { slice: { id: 0, max: 2 } } });
+  assert.equal(plain.status, 400, plain.text);
+  assert.equal(plain.body.error.type, 'action_request_validation_exception');
+  assert.match(plain.body.error.reason, /\[slice\] can only be used with \[scroll\] or \[point-in-time\] requests/);
   const raised = await call(server, 'PUT', '/sliced/_settings', { json: { index: { max_slices_per_scroll: 1025 } } });
   assert.equal(raised.status, 200, raised.text);
   const allowed = await call(server, 'POST', '/sliced/_search?scroll=1m', { json: { slice: { id: 1024, max: 1025 } } });

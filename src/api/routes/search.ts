@@ -177,6 +177,7 @@ export async function searchRoutes(instance: FastifyInstance, options: SearchRou
     }
     const resolved = target ?? scope.narrowTarget('_all');
     if (params.scroll !== undefined) return search.openScroll(resolved, body, { ...params, scroll: params.scroll });
+    if (body.slice !== undefined) throw new EngineError('action_request_validation', 'Validation Failed: 1: [slice] can only be used with [scroll] or [point-in-time] requests;');
     return search.search(resolved, body, params);
   }
 
