@@ -12,7 +12,7 @@
 import type { CollectionMeta } from '../cluster/catalog.ts';
 import { EngineError } from '../engine/errors.ts';
 import { isPlainObject } from '../engine/mapping/json-value.ts';
-import { flattenMapping, type FieldMapping } from '../engine/mapping/mapping.ts';
+import { flatField, flattenMapping, type FieldMapping } from '../engine/mapping/mapping.ts';
 import { resolveCollections, type ResolveOptions } from './collections.ts';
 import type { NodeContext } from './node-context.ts';
 
@@ -191,26 +191,28 @@ function collectionFields(meta: CollectionMeta, wanted: (name: string) => boolea
   const out = new Map<string, FieldCapability>();
   for (const capability of METADATA_FIELDS) if (wanted(capability.type)) out.set(capability.type, capability);
   const flat = flattenMapping(meta.mapping);
-  const leaf = (path: string, field: FieldMapping): void => {
-    const view = flat.get(path);
+  // Fields under a `nested` object are not in the flattened mapping (nothing indexes them): their
+  // capabilities are read from their own mappings, as OpenSearch reports them.
+  const leaf = (path: string, field: FieldMapping, nested: boolean): void => {
+    const view = nested && field.type !== 'alias' ? flatField(path, field) : flat.get(path);
     if (view === undefined || !wanted(path)) return;
     // A field alias shows its target's type.
     const capability: FieldCapability = { type: field.type === 'alias' ? view.type : field.type, searchable: view.searchable, aggregatable: view.docValues };
     if (field.meta !== undefined && Object.keys(field.meta).length > 0) capability.meta = field.meta;
     out.set(path, capability);
   };
-  const walk = (properties: Record<string, FieldMapping>, prefix: string): void => {
+  const walk = (properties: Record<string, FieldMapping>, prefix: string, nested: boolean): void => {
     for (const [name, field] of Object.entries(properties)) {
       const path = prefix === '' ? name : `${prefix}.${name}`;
-      if (field.type === 'object') {
-        if (wanted(path)) out.set(path, { type: 'object', searchable: false, aggregatable: false });
-        walk(field.properties ?? {}, path);
+      if (field.type === 'object' || field.type === 'nested') {
+        if (wanted(path)) out.set(path, { type: field.type, searchable: false, aggregatable: false });
+        walk(field.properties ?? {}, path, nested || (field.type === 'nested' && field.include_in_parent !== true && field.include_in_root !== true));
         continue;
       }
-      leaf(path, field);
-      for (const [sub, subField] of Object.entries(field.fields ?? {})) if (subField.type !== 'object') leaf(`${path}.${sub}`, subField);
+      leaf(path, field, nested);
+      for (const [sub, subField] of Object.entries(field.fields ?? {})) if (subField.type !== 'object') leaf(`${path}.${sub}`, subField, nested);
     }
   };
-  walk(meta.mapping.properties, '');
+  walk(meta.mapping.properties, '', false);
   return out;
 }

@@ -105,7 +105,7 @@ function walkField(
   const path = parentPath === '' ? name : `${parentPath}.${name}`;
   const existing = getOwn(properties, name) as FieldMapping | undefined;
   if (existing !== undefined) {
-    if (existing.type === 'object') walkChildren(existing, value, path, depth, state);
+    if (existing.type === 'object' || existing.type === 'nested') walkChildren(existing, value, path, depth, state);
     return;
   }
   const sample = firstNonNull(value);

@@ -13,7 +13,7 @@ export function checkFieldAliases(mapping: Mapping): void {
   const walk = (properties: Record<string, FieldMapping>, prefix: string): void => {
     for (const [name, field] of Object.entries(properties)) {
       const path = prefix === '' ? name : `${prefix}.${name}`;
-      if (field.type === 'object') {
+      if (field.type === 'object' || field.type === 'nested') {
         kinds.set(path, 'object');
         walk(field.properties ?? {}, path);
       } else if (field.type === 'alias') {

@@ -33,7 +33,8 @@ export type FieldType =
   | 'ip_range'
   | 'alias'
   | 'token_count'
-  | 'object';
+  | 'object'
+  | 'nested';
 
 /** Analyzer names understood by the analysis module. */
 export type AnalyzerName = 'standard' | 'english' | 'keyword' | 'whitespace';
@@ -47,8 +48,11 @@ export interface FieldMapping {
   inplace?: boolean;
   /** Sub-fields indexed from the same value, e.g. `{keyword: {type: 'keyword'}}`. */
   fields?: Record<string, FieldMapping>;
-  /** Children of an `object` field. */
+  /** Children of an `object` or `nested` field. */
   properties?: Record<string, FieldMapping>;
+  /** `nested`: its fields are also indexed on the document itself, as an object's are (ES `include_in_parent` / `include_in_root`). */
+  include_in_parent?: boolean;
+  include_in_root?: boolean;
   /** Longest keyword indexed (longer values are stored but not indexed), ES `ignore_above`. */
   ignore_above?: number;
   /** `scaled_float`: values are held as round(value × factor) / factor. */
@@ -151,7 +155,7 @@ export type FieldStorage = 'text' | 'keyword' | 'numeric' | 'none';
 /** A leaf field after flattening `object`s and multi-fields: its full dotted path and mapping. */
 export interface FlatField {
   path: string;
-  type: Exclude<FieldType, 'object'>;
+  type: Exclude<FieldType, 'object' | 'nested'>;
   analyzer: AnalyzerName;
   inplace: boolean;
   ignoreAbove?: number;
@@ -227,7 +231,7 @@ export const FLATTENED_TYPES: ReadonlySet<FieldType> = new Set(['flattened', 'fl
 export const DATE_TYPES: ReadonlySet<FieldType> = new Set(['date', 'date_nanos']);
 
 /** How values of a type are held. */
-export function storageOf(type: Exclude<FieldType, 'object'>): FieldStorage {
+export function storageOf(type: Exclude<FieldType, 'object' | 'nested'>): FieldStorage {
   if (type === 'text' || type === 'match_only_text') return 'text';
   if (KEYWORD_TYPES.has(type)) return 'keyword';
   if (COLUMN_NUMERIC_TYPES.has(type)) return 'numeric';
@@ -335,7 +339,7 @@ export function segmentFieldList(fields: ReadonlyMap<string, FlatField>, holds: 
  * `ignoreMalformedDefault` is the index's `index.mapping.ignore_malformed`.
  */
 export function flatField(path: string, field: FieldMapping, multiField = false, ignoreMalformedDefault = false): FlatField {
-  const type = field.type as Exclude<FieldType, 'object'>;
+  const type = field.type as Exclude<FieldType, 'object' | 'nested'>;
   // A binary field with doc values keeps its base64 text in a keyword column (never searchable).
   const storage = type === 'binary' && field.doc_values === true ? 'keyword' : storageOf(type);
   const flat: FlatField = {
@@ -410,10 +414,13 @@ export function flattenMapping(mapping: Mapping): FieldMap {
   const walk = (props: Record<string, FieldMapping>, prefix: string): void => {
     for (const [name, field] of Object.entries(props)) {
       const path = prefix ? `${prefix}.${name}` : name;
-      if (field.type === 'object') {
+      if (field.type === 'object' || (field.type === 'nested' && (field.include_in_parent === true || field.include_in_root === true))) {
         walk(field.properties ?? {}, path);
         continue;
       }
+      // A nested object's fields are searchable only through nested queries, which Trove does not
+      // run: they stay in the source, unindexed, so that other queries do not see them (as in ES).
+      if (field.type === 'nested') continue;
       if (field.type === 'alias') {
         if (field.path !== undefined) out.addAlias(path, field.path);
         continue;

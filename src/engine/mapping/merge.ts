@@ -61,7 +61,11 @@ export function mergeFieldInto(
     existing.path = incoming.path;
     return;
   }
-  if (existing.type === 'object') {
+  if (existing.type === 'nested') {
+    checkUnchanged(path, 'include_in_parent', existing.include_in_parent === true, incoming.include_in_parent === true, code);
+    checkUnchanged(path, 'include_in_root', existing.include_in_root === true, incoming.include_in_root === true, code);
+  }
+  if (existing.type === 'object' || existing.type === 'nested') {
     const children = incoming.properties ?? {};
     if (existing.properties === undefined) existing.properties = {};
     for (const child of Object.keys(children)) {

@@ -63,13 +63,14 @@ const FIELD_TYPES: Record<FieldType, true> = {
   alias: true,
   token_count: true,
   object: true,
+  nested: true,
 };
 
 /** Every analyzer the analysis module provides. */
 const ANALYZERS: Record<AnalyzerName, true> = { standard: true, english: true, keyword: true, whitespace: true };
 
 /** The types that take mapping parameters (an alias takes only `path`). */
-const LEAF_TYPES = (Object.keys(FIELD_TYPES) as FieldType[]).filter((type) => type !== 'object' && type !== 'alias');
+const LEAF_TYPES = (Object.keys(FIELD_TYPES) as FieldType[]).filter((type) => type !== 'object' && type !== 'nested' && type !== 'alias');
 const RANGE_TYPES: FieldType[] = ['integer_range', 'long_range', 'float_range', 'double_range', 'date_range', 'ip_range'];
 const except = (...excluded: FieldType[]): ReadonlySet<FieldType> => new Set(LEAF_TYPES.filter((type) => !excluded.includes(type)));
 
@@ -81,7 +82,9 @@ const PARAMETER_TYPES: Record<string, ReadonlySet<FieldType>> = {
   ignore_above: new Set(['keyword', 'wildcard', 'flattened', 'flat_object']),
   inplace: new Set(['long', 'integer', 'double', 'float', 'boolean', 'date']),
   fields: except('binary', 'flattened', 'flat_object', 'geo_point', ...RANGE_TYPES),
-  properties: new Set(['object']),
+  properties: new Set(['object', 'nested']),
+  include_in_parent: new Set(['nested']),
+  include_in_root: new Set(['nested']),
   scaling_factor: new Set(['scaled_float']),
   format: new Set(['date', 'date_nanos', 'date_range']),
   store: except(),
@@ -224,7 +227,7 @@ function parseField(raw: unknown, path: string, depth: number, isMultiField: boo
     throw new EngineError('mapper_parsing', `No handler for type [${String(declared)}] declared on field [${path}]`);
   }
   const type = declared as FieldType;
-  if (isMultiField && (type === 'object' || type === 'geo_point' || type === 'alias' || RANGE_TYPES.includes(type))) {
+  if (isMultiField && (type === 'object' || type === 'nested' || type === 'geo_point' || type === 'alias' || RANGE_TYPES.includes(type))) {
     throw new EngineError('mapper_parsing', `multi-field [${path}] cannot be of type [${type}]`);
   }
   const field: FieldMapping = { type };
@@ -365,6 +368,10 @@ function applyParameter(field: FieldMapping, parameter: string, value: unknown, 
     }
     case 'fields':
       field.fields = parseMultiFields(value, path, depth);
+      return;
+    case 'include_in_parent':
+    case 'include_in_root':
+      field[parameter] = readBooleanParameter(parameter, value, path);
       return;
     case 'properties':
       if (!isPlainObject(value)) {

@@ -80,6 +80,7 @@ function parseNode(dsl: unknown, context: ParseContext, depth: number): Query {
   if (depth > MAX_QUERY_DEPTH) throw queryTooDeep(null);
   const object = expectObject(dsl, 'query');
   const [type, body] = singleEntry(object, 'query');
+  if (type === 'nested') throw dslError('[nested] queries are not supported: the fields of nested objects stay in the source only (map them with include_in_parent to query them on the document)');
   if (!QUERY_TYPES.includes(type)) throw dslError(`unknown query [${type}]`);
   const options = expectObject(body, type);
   const { fields, now } = context;
