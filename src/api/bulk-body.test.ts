@@ -67,6 +67,11 @@ test('a document line stays text; parsing it here reports the error its item fai
   assert.equal(tooDeep!.kind === 'item' && tooDeep.item.text!.maxDepth, 20);
 });
 
+test('_type in an action line is read and ignored, as OpenSearch does', () => {
+  const entries = parseBulkBody('{"index":{"_type":"_doc","_id":"1"}}\n{"x":1}\n');
+  assert.deepEqual(entries.map((entry) => entry.kind === 'item' && entry.item.id), ['1']);
+});
+
 test('an empty _id is passed on, so that the node fails that item only', () => {
   const entries = parseBulkBody('{"index":{"_id":""}}\n{"x":1}\n{"index":{"_id":"2"}}\n{"x":2}\n');
   assert.deepEqual(entries.map((entry) => entry.kind === 'item' && entry.item.id), ['', '2']);
@@ -78,7 +83,8 @@ test('malformed action lines and missing sources refuse the whole body', () => {
   refusedWith('{"upsert":{}}\n{}\n', /expected exactly one of/);
   refusedWith('{"index":{},"delete":{}}\n{}\n', /expected exactly one of/);
   refusedWith('{"index":[]}\n{}\n', /must be an object/);
-  refusedWith('{"index":{"_type":"doc"}}\n{}\n', /unknown parameter \[_type\]/);
+  refusedWith('{"index":{"_parent":"doc"}}\n{}\n', /unknown parameter \[_parent\]/);
+  refusedWith('{"index":{}}\n{}\n{}\n', /line \[3\], expected FIELD_NAME but found \[END_OBJECT\]/);
   refusedWith('{"index":{"_id":[]}}\n{}\n', /\[_id\] must be a non-empty string/);
   refusedWith('{"index":{"if_seq_no":-1}}\n{}\n', /\[if_seq_no\]/);
   refusedWith('{"delete":{"_id":"1"}}\n{"index":{"_id":"2"}}\n', /line \[2\] has no source line/);
