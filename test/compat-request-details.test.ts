@@ -116,3 +116,10 @@ test('date fields take microsecond patterns, zone offsets and named patterns suc
   const bad = await call(server, 'PUT', '/dates-bad', { json: { mappings: { properties: { at: { type: 'date', format: 'yyyy-ww' } } } } });
   assert.equal(bad.status, 400);
 });
+
+test('GET _mapping of a missing collection is a 404, or {} with ignore_unavailable', async () => {
+  assert.equal((await call(server, 'GET', '/missing-one/_mapping')).status, 404);
+  const ignored = await call(server, 'GET', '/missing-one/_mapping?ignore_unavailable=true');
+  assert.equal(ignored.status, 200, ignored.text);
+  assert.deepEqual(ignored.body, {});
+});

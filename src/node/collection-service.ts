@@ -44,8 +44,8 @@ export class CollectionService {
   }
 
   /** `GET /{target}/_mapping`. */
-  getMapping(target: string): Promise<ReturnType<typeof collections.getMappings>> {
-    return this.requests.track(async () => collections.getMappings(this.context, target));
+  getMapping(target: string, options: ResolveOptions = {}): Promise<ReturnType<typeof collections.getMappings>> {
+    return this.requests.track(async () => collections.getMappings(this.context, target, options));
   }
 
   /** `PUT /{target}/_mapping` with a mapping body `{dynamic?, properties}`. */

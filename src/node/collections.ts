@@ -241,9 +241,9 @@ export async function listCollections(context: NodeContext): Promise<CollectionS
 }
 
 /** `GET /{target}/_mapping`. */
-export function getMappings(context: NodeContext, target: string): Record<string, { mappings: Mapping }> {
+export function getMappings(context: NodeContext, target: string, options: ResolveOptions = {}): Record<string, { mappings: Mapping }> {
   const out: Record<string, { mappings: Mapping }> = {};
-  for (const hosted of resolveCollections(context, target)) out[hosted.meta.name] = { mappings: shownMapping(hosted.meta.mapping) };
+  for (const hosted of resolveCollections(context, target, options)) out[hosted.meta.name] = { mappings: shownMapping(hosted.meta.mapping) };
   return out;
 }
 

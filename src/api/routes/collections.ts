@@ -96,7 +96,7 @@ export async function collectionRoutes(instance: FastifyInstance, options: Colle
   app.get(
     '/:collection/_mapping',
     { config: { role: 'read', collectionTarget: true }, schema: { params: CollectionParams, querystring: querySchema({ ...ADMIN_QUERY, ...TARGET_QUERY }) } },
-    async (request) => shownMappings(await collections.getMapping(request.params.collection)),
+    async (request) => shownMappings(await collections.getMapping(request.params.collection, { ignoreUnavailable: flagSet(request.query.ignore_unavailable) })),
   );
 
   app.route({
