@@ -89,3 +89,23 @@ test('date_detection and numeric_detection at the mapping root', async () => {
   const remapped = await call(server, 'GET', '/detect/_mapping');
   assert.equal(remapped.body.detect.mappings.properties.when.type, 'date');
 });
+
+test('dynamic: strict_allow_templates takes new fields a template maps and refuses the others', async () => {
+  const mappings = {
+    dynamic: 'strict_allow_templates',
+    dynamic_templates: [{ strings: { match: 'str*', match_mapping_type: 'string', mapping: { type: 'keyword' } } }],
+    properties: { title: { type: 'text' } },
+  };
+  const created = await call(server, 'PUT', '/templated-strict', { json: { mappings } });
+  assert.equal(created.status, 200, created.text);
+  const mapped = await call(server, 'PUT', '/templated-strict/_doc/1', { json: { title: 'a', strName: 'x' } });
+  assert.equal(mapped.status, 201, mapped.text);
+  const refused = await call(server, 'PUT', '/templated-strict/_doc/2', { json: { title: 'b', other: 'y' } });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body.error.type, 'strict_dynamic_mapping_exception');
+  assert.match(refused.body.error.reason, /mapping set to strict_allow_templates, dynamic introduction of \[other\] within \[_doc\] is not allowed/);
+  const mapping = await call(server, 'GET', '/templated-strict/_mapping');
+  assert.equal(mapping.body['templated-strict'].mappings.dynamic, 'strict_allow_templates');
+  assert.equal(mapping.body['templated-strict'].mappings.properties.strName.type, 'keyword');
+  assert.equal(mapping.body['templated-strict'].mappings.properties.other, undefined);
+});

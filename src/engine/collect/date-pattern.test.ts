@@ -30,5 +30,7 @@ test('named pattern formats, with or without strict_', () => {
   assert.equal(DatePattern.parse('basic_date_time', 'format').parse('20150101T121030.123Z'), AT);
   assert.equal(DatePattern.parse('date_hour_minute_second', 'format').format(AT), '2015-01-01T12:10:30');
   assert.equal(DatePattern.parse('strict_year_month', 'format').parse('2015-01'), Date.UTC(2015, 0, 1));
+  assert.equal(DatePattern.parse('strict_date', 'format').format(AT), '2015-01-01');
+  assert.equal(DatePattern.parse('iso8601', 'format').format(AT), '2015-01-01T12:10:30.123Z');
   assert.throws(() => DatePattern.parse('basic_week_date', 'format'), /is not supported/);
 });

@@ -30,6 +30,7 @@ const FIELDS: Record<string, 'year' | 'year2' | 'month' | 'day' | 'hour' | 'minu
 /** Elasticsearch's named formats that are plain patterns (`strict_` and lenient names alike: patterns here are strict). */
 const NAMED_PATTERNS: Readonly<Record<string, string>> = {
   basic_date: 'yyyyMMdd',
+  date: 'yyyy-MM-dd',
   basic_date_time: "yyyyMMdd'T'HHmmss.SSSX",
   basic_date_time_no_millis: "yyyyMMdd'T'HHmmssX",
   basic_time: 'HHmmss.SSSX',
@@ -57,7 +58,7 @@ function namedPattern(text: string): string {
 
 const ZONE_OFFSET = /^(?:Z|[+-]\d{2}(?::?\d{2})?)/;
 
-const ISO_NAMES = new Set(['strict_date_optional_time', 'date_optional_time', 'strict_date_optional_time_nanos', 'date_time', 'strict_date_time']);
+const ISO_NAMES = new Set(['strict_date_optional_time', 'date_optional_time', 'strict_date_optional_time_nanos', 'date_time', 'strict_date_time', 'iso8601']);
 
 /** A parsed date `format`. */
 export class DatePattern {

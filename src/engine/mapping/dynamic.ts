@@ -61,11 +61,11 @@ const DECIMAL_STRING = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 export function dynamicMappingUpdate(mapping: Mapping, source: Record<string, unknown>): Mapping | null {
   for (const key of Object.keys(source)) assertNotMetadataField(key);
   const policy = mapping.dynamic ?? true;
-  const detection: WalkState = { policy, add: false, found: false };
+  const readAs: Detection = { dates: mapping.date_detection !== false, numbers: mapping.numeric_detection === true };
+  const detection: WalkState = { policy, add: false, found: false, templates: mapping.dynamic_templates, detection: readAs };
   walkObject(mapping.properties, source, '', 1, detection);
   if (!detection.found || policy === false) return null;
   const updated: Mapping = { ...mapping, properties: cloneJson(mapping.properties) };
-  const readAs: Detection = { dates: mapping.date_detection !== false, numbers: mapping.numeric_detection === true };
   walkObject(updated.properties, source, '', 1, { policy, add: true, found: false, templates: mapping.dynamic_templates, detection: readAs });
   checkMappingLimits(updated);
   if (mapping.dynamic_templates !== undefined) checkFieldAliases(updated);
@@ -110,10 +110,12 @@ function walkField(
   }
   const sample = firstNonNull(value);
   if (sample === undefined) return;
-  if (state.policy === 'strict') {
+  // `strict_allow_templates` refuses a new field as `strict` does unless a dynamic template maps it.
+  const allowed = state.policy === 'strict_allow_templates' && templateFieldMapping(jsonTypeOf(sample, state.detection ?? { dates: true, numbers: false }), name, path, state.templates) !== null;
+  if ((state.policy === 'strict' || state.policy === 'strict_allow_templates') && !allowed) {
     throw new EngineError(
       'strict_dynamic_mapping',
-      `mapping set to strict, dynamic introduction of [${name}] within [${parentPath || '_doc'}] is not allowed`,
+      `mapping set to ${state.policy}, dynamic introduction of [${name}] within [${parentPath || '_doc'}] is not allowed`,
     );
   }
   if (state.policy === false) return;

@@ -97,7 +97,7 @@ export interface SourceOptions {
 }
 
 /** Dynamic-mapping policy: detect new fields (`true`), ignore them (`false`), or reject (`strict`). */
-export type DynamicPolicy = true | false | 'strict';
+export type DynamicPolicy = true | false | 'strict' | 'strict_allow_templates';
 
 /** A collection's mapping, as `PUT /{collection}` accepts it under `mappings`. */
 export interface Mapping {

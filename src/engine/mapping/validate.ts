@@ -78,7 +78,7 @@ const except = (...excluded: FieldType[]): ReadonlySet<FieldType> => new Set(LEA
 const PARAMETER_TYPES: Record<string, ReadonlySet<FieldType>> = {
   analyzer: new Set(['text', 'match_only_text', 'token_count']),
   enable_position_increments: new Set(['token_count']),
-  fielddata: new Set(['text']),
+  fielddata: new Set(['text', 'match_only_text']),
   ignore_above: new Set(['keyword', 'wildcard', 'flattened', 'flat_object']),
   inplace: new Set(['long', 'integer', 'double', 'float', 'boolean', 'date']),
   fields: except('binary', 'flattened', 'flat_object', 'geo_point', ...RANGE_TYPES),
@@ -187,8 +187,8 @@ function parseSourceOptions(raw: unknown): SourceOptions {
 function parseDynamicPolicy(value: unknown): DynamicPolicy {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
-  if (value === 'strict') return 'strict';
-  throw new EngineError('mapper_parsing', `[dynamic] must be one of [true, false, strict], got ${previewJson(value)}`);
+  if (value === 'strict' || value === 'strict_allow_templates') return value;
+  throw new EngineError('mapper_parsing', `[dynamic] must be one of [true, false, strict, strict_allow_templates], got ${previewJson(value)}`);
 }
 
 /** Parses the children of an object (or the root); `depth` is the depth of those children. */
