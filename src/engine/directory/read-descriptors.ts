@@ -11,8 +11,29 @@
  */
 import fs from 'node:fs';
 
-/** Descriptors one thread keeps open for reads of unchanging files. */
-export const READ_DESCRIPTORS_PER_THREAD = 128;
+/** Most and fewest descriptors one thread's cache keeps open. */
+const MAX_PER_THREAD = 128;
+const MIN_PER_THREAD = 16;
+
+/**
+ * Descriptors one thread keeps open for reads of unchanging files: 128, or a tenth of the
+ * process's `Max open files` soft limit when that is lower (at least 16), so that the caches of a
+ * main thread and its shard threads leave most of a small limit to the node's active files, its
+ * epochs and its connections.
+ */
+export const READ_DESCRIPTORS_PER_THREAD = descriptorsPerThread();
+
+function descriptorsPerThread(): number {
+  let limits: string;
+  try {
+    limits = fs.readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return MAX_PER_THREAD;
+  }
+  const soft = /^Max open files\s+(\d+)/m.exec(limits)?.[1];
+  if (soft === undefined) return MAX_PER_THREAD;
+  return Math.max(MIN_PER_THREAD, Math.min(MAX_PER_THREAD, Math.floor(Number(soft) / 10)));
+}
 
 /** A bounded, least-recently-used set of read-only descriptors keyed by file path. */
 export class ReadDescriptorCache {
