@@ -14,7 +14,8 @@ import { NO_SUB_QUERIES, SimpleWeight } from './scorer.ts';
 import type { SearchContext } from './search-context.ts';
 
 /** Base of column filters: a constant score and one scorer per leaf. */
-abstract class ColumnQuery implements Query {
+/** A constant-score query answered leaf by leaf from columns: subclasses give the scorer of one leaf. */
+export abstract class ColumnQuery implements Query {
   constructor(readonly boost: number) {}
 
   /** Scorer for the leaf with the given constant score, or null when nothing can match. */

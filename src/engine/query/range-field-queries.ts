@@ -23,34 +23,24 @@ import {
   type RangeType,
 } from '../mapping/range-field.ts';
 import type { KeywordColumn, LeafReader } from '../segment/leaf-reader.ts';
-import { KeywordRangeQuery, NumericRangeQuery } from './column-queries.ts';
+import { ColumnQuery, KeywordRangeQuery, NumericRangeQuery } from './column-queries.ts';
 import { parseDateValue } from './date-math.ts';
 import { describe, dslError } from './dsl-reader.ts';
 import { requireColumnValue } from './field-queries.ts';
 import { GeoCheckScorer } from './geo-queries.ts';
-import type { HighlightTerms, Query, Scorer, Weight } from './scorer.ts';
-import { NO_SUB_QUERIES, SimpleWeight } from './scorer.ts';
-import type { SearchContext } from './search-context.ts';
+import type { Query, Scorer } from './scorer.ts';
 import type { TimeZone } from './time-zone.ts';
 
 /** Docs of a range field holding a range in `relation` to the query range. */
-export class RangeFieldQuery implements Query {
+export class RangeFieldQuery extends ColumnQuery {
   constructor(
     readonly paths: RangePaths,
     readonly type: RangeType,
     readonly range: InclusiveRange,
     readonly relation: RangeRelation,
-    readonly boost = 1,
-  ) {}
-
-  createWeight(_context: SearchContext, needsScores: boolean, boost: number): Weight {
-    const query = this;
-    const constantScore = needsScores ? boost * this.boost : 0;
-    return new (class extends SimpleWeight {
-      scorer(leaf: LeafReader): Scorer | null {
-        return query.leafScorer(leaf, constantScore);
-      }
-    })();
+    boost = 1,
+  ) {
+    super(boost);
   }
 
   /** The scorer of one leaf, or null when no doc of it can match. */
@@ -89,12 +79,6 @@ export class RangeFieldQuery implements Query {
       if (rangeMatches(decodeRangePair(pairs.term(pairs.ordinal(doc, index)), this.paths.keyword), this.range, this.relation)) return true;
     }
     return false;
-  }
-
-  extractTerms(_out: HighlightTerms): void {}
-
-  subQueries(): readonly Query[] {
-    return NO_SUB_QUERIES;
   }
 }
 
