@@ -56,8 +56,20 @@ class TokenSink {
 /** Reused by every call: analysis is synchronous, so one scan is never interleaved with another. */
 const spans = new TokenSpans();
 
-/** Emits the words of `text`, each span's index being its position. */
-function emitWords(text: string, english: boolean, sink: TokenSink): void {
+/**
+ * The one word loop of the `standard` and `english` analyzers: each word of `text`, its index in
+ * the scan being its position, goes to `term` as a lowercased, folded (and for `english`, stemmed)
+ * string, or, when `span` is given, a plain ASCII word of a non-english pass goes to `span` as a
+ * range of the lowercased text instead (no string sliced). `owned`: term strings are copied out
+ * of the text they were sliced from.
+ */
+function scanTerms(
+  text: string,
+  english: boolean,
+  owned: boolean,
+  term: (term: string, position: number, start: number, end: number) => void,
+  span: ((text: string, start: number, end: number, position: number) => void) | null,
+): void {
   const wholeTextAscii = isAscii(text);
   // Lowercasing keeps every UTF-16 offset except for U+0130 (İ → i + combining dot), so ASCII
   // words can be sliced from the lowercased text directly.
@@ -68,17 +80,26 @@ function emitWords(text: string, english: boolean, sink: TokenSink): void {
     const start = starts[position]!;
     const end = ends[position]!;
     if (end - start > MAX_TOKEN_LENGTH) continue;
-    let term: string;
-    if (ascii[position] === 0) term = foldNonAsciiWord(text.slice(start, end));
-    else if (lowered !== null) term = ownedString(lowered.slice(start, end));
-    else term = ownedString(text.slice(start, end).toLowerCase());
-    if (english) {
-      const englishForm = englishTerm(term);
-      if (englishForm === null) continue;
-      term = englishForm;
+    if (span !== null && ascii[position] !== 0 && lowered !== null && !english) {
+      span(lowered, start, end, position);
+      continue;
     }
-    sink.add(term, position, start, end);
+    let word: string;
+    if (ascii[position] === 0) word = foldNonAsciiWord(text.slice(start, end));
+    else if (lowered !== null) word = owned ? ownedString(lowered.slice(start, end)) : lowered.slice(start, end);
+    else word = owned ? ownedString(text.slice(start, end).toLowerCase()) : text.slice(start, end).toLowerCase();
+    if (english) {
+      const englishForm = englishTerm(word);
+      if (englishForm === null) continue;
+      word = englishForm;
+    }
+    term(word, position, start, end);
   }
+}
+
+/** Emits the words of `text`, each span's index being its position. */
+function emitWords(text: string, english: boolean, sink: TokenSink): void {
+  scanTerms(text, english, true, (term, position, start, end) => sink.add(term, position, start, end), null);
 }
 
 /**
@@ -94,29 +115,13 @@ export interface TermReceiver {
 
 /** `emitWords` for indexing: ASCII words go out as spans of the lowercased text. */
 function receiveWords(text: string, english: boolean, receiver: TermReceiver): void {
-  const wholeTextAscii = isAscii(text);
-  const lowered = wholeTextAscii || !text.includes('\u0130') ? text.toLowerCase() : null;
-  scanWords(wholeTextAscii ? lowered! : text, spans, wholeTextAscii);
-  const { starts, ends, ascii, count } = spans;
-  for (let position = 0; position < count; position++) {
-    const start = starts[position]!;
-    const end = ends[position]!;
-    if (end - start > MAX_TOKEN_LENGTH) continue;
-    if (ascii[position] !== 0 && lowered !== null && !english) {
-      receiver.span(lowered, start, end, position);
-      continue;
-    }
-    let term: string;
-    if (ascii[position] === 0) term = foldNonAsciiWord(text.slice(start, end));
-    else if (lowered !== null) term = lowered.slice(start, end);
-    else term = text.slice(start, end).toLowerCase();
-    if (english) {
-      const englishForm = englishTerm(term);
-      if (englishForm === null) continue;
-      term = englishForm;
-    }
-    receiver.term(term, position);
-  }
+  scanTerms(
+    text,
+    english,
+    false,
+    (term, position) => receiver.term(term, position),
+    (lowered, start, end, position) => receiver.span(lowered, start, end, position),
+  );
 }
 
 /**
