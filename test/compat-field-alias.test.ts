@@ -6,7 +6,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+import { call, startServer, type TroveServer } from './harness.ts';
+import { loadKeyedCollections, sameAnswerOn } from './sharded-collections.ts';
 
 let server: TroveServer;
 
@@ -31,13 +32,7 @@ const COLLECTIONS = ['alias1', 'alias3'];
 
 before(async () => {
   server = await startServer();
-  for (const [name, shards] of [['alias1', 1], ['alias3', 3]] as const) {
-    const created = await call(server, 'PUT', `/${name}`, { json: { settings: { number_of_shards: shards }, mappings: MAPPINGS } });
-    assert.equal(created.status, 200, created.text);
-    const body = ndjson(Object.entries(DOCS).flatMap(([id, doc]) => [{ index: { _id: id } }, doc]));
-    const loaded = await call(server, 'POST', `/${name}/_bulk?refresh=true`, { body, headers: { 'content-type': 'application/x-ndjson' } });
-    assert.equal(loaded.body.errors, false, loaded.text);
-  }
+  await loadKeyedCollections(server, [['alias1', 1], ['alias3', 3]], MAPPINGS, DOCS);
 });
 
 after(async () => {
@@ -46,16 +41,7 @@ after(async () => {
 
 /** The search answer of both collections (checked to agree on the ids in order). */
 async function search(body: Record<string, unknown>): Promise<any> {
-  const answers: any[] = [];
-  for (const name of COLLECTIONS) {
-    const response = await call(server, 'POST', `/${name}/_search`, { json: body });
-    assert.equal(response.status, 200, `${name} ${JSON.stringify(body)}: ${response.text}`);
-    answers.push(response.body);
-  }
-  const order = (answer: any): string[] => answer.hits.hits.map((hit: any) => hit._id);
-  if (body.sort !== undefined) assert.deepEqual(order(answers[1]), order(answers[0]));
-  else assert.deepEqual(order(answers[1]).sort(), order(answers[0]).sort());
-  return answers[0];
+  return sameAnswerOn(server, COLLECTIONS, body);
 }
 
 const idsOf = (answer: any): string[] => answer.hits.hits.map((hit: any) => hit._id).sort();

@@ -8,7 +8,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+import { call, startServer, type TroveServer } from './harness.ts';
+import { loadKeyedCollections, sameAnswerOn } from './sharded-collections.ts';
 
 let server: TroveServer;
 
@@ -35,13 +36,7 @@ const COLLECTIONS = ['ranges1', 'ranges3'];
 
 before(async () => {
   server = await startServer();
-  for (const [name, shards] of [['ranges1', 1], ['ranges3', 3]] as const) {
-    const created = await call(server, 'PUT', `/${name}`, { json: { settings: { number_of_shards: shards }, mappings: MAPPINGS } });
-    assert.equal(created.status, 200, created.text);
-    const body = ndjson(Object.entries(DOCS).flatMap(([id, doc]) => [{ index: { _id: id } }, doc]));
-    const loaded = await call(server, 'POST', `/${name}/_bulk?refresh=true`, { body, headers: { 'content-type': 'application/x-ndjson' } });
-    assert.equal(loaded.body.errors, false, loaded.text);
-  }
+  await loadKeyedCollections(server, [['ranges1', 1], ['ranges3', 3]], MAPPINGS, DOCS);
 });
 
 after(async () => {
@@ -50,14 +45,8 @@ after(async () => {
 
 /** Sorted ids matching a query, checked equal on one and three shards. */
 async function ids(query: unknown): Promise<string[]> {
-  const answers: string[][] = [];
-  for (const name of COLLECTIONS) {
-    const response = await call(server, 'POST', `/${name}/_search`, { json: { size: 20, query } });
-    assert.equal(response.status, 200, `${name} ${JSON.stringify(query)}: ${response.text}`);
-    answers.push(response.body.hits.hits.map((hit: any) => hit._id).sort());
-  }
-  assert.deepEqual(answers[1], answers[0], `three shards: ${JSON.stringify(query)}`);
-  return answers[0]!;
+  const answer = await sameAnswerOn(server, COLLECTIONS, { size: 20, query });
+  return answer.hits.hits.map((hit: { _id: string }) => hit._id).sort();
 }
 
 async function indexError(doc: unknown): Promise<{ status: number; type: string; reason: string }> {
