@@ -46,7 +46,7 @@ async function put(body: Record<string, unknown>): Promise<void> {
 
 test('a lane with budget 1 and no queue refuses parallel searches with 429; its counters add up', async () => {
   await put({ 'search.lanes.tiny.max_concurrent': 1, 'search.lanes.tiny.max_queue': 0 });
-  const parallel = 24;
+  const parallel = 48;
   const responses = await Promise.all(Array.from({ length: parallel }, () => call(server, 'POST', '/cities/_search?lane=tiny', { json: HEAVY })));
   const ok = responses.filter((response) => response.status === 200).length;
   const rejected = responses.filter((response) => response.status === 429);
