@@ -12,6 +12,7 @@ import {
   type PostingsCursor,
   type TermsIterator,
 } from '../segment/leaf-reader.ts';
+import { ByteArena } from './byte-arena.ts';
 import { ByteVector } from './growable.ts';
 import { MutableKeywordColumn, MutableNumericColumn } from './columns.ts';
 import { IntSlicePool } from './int-slices.ts';
@@ -32,6 +33,8 @@ export interface IndexableDocument {
 
 /** Reused by every add: indexing is synchronous, so one document's tokens are never interleaved with another's. */
 const tokens = new TokenBuffer();
+/** Heap bytes per doc besides its id text: meta array slots, the id map entry, the source view object. */
+const PER_DOC_BYTES = 200;
 
 /**
  * The in-memory write layer of a shard: inverted index, columns, stored sources and doc meta of
@@ -44,6 +47,7 @@ export class MutableSegment implements LeafReader {
   private readonly versions: number[] = [];
   private readonly primaryTerms: number[] = [];
   private readonly sources: Buffer[] = [];
+  private readonly sourceArena = new ByteArena();
   private readonly live = new ByteVector(64);
   private liveCount = 0;
   private readonly idIndex = new Map<string, number>();
@@ -53,8 +57,8 @@ export class MutableSegment implements LeafReader {
   private readonly numeric = new Map<string, MutableNumericColumn>();
   private readonly keyword = new Map<string, MutableKeywordColumn>();
   private readonly inplaceFields: Set<string>;
-  /** Bytes of source and index data added so far (approximate), for the epoch size threshold. */
-  bytes = 0;
+  /** Bytes of terms, field overlays and per-doc meta added so far (approximate). */
+  private otherBytes = 0;
   /** Field-level updates of this layer's documents (field-overlay.ts). */
   readonly overlay = new FieldOverlay({
     topLevelTexts: (doc, keys) => readTopLevelTexts(this.sources[doc]!, keys),
@@ -68,6 +72,11 @@ export class MutableSegment implements LeafReader {
     this.inplaceFields = new Set(inplaceFields);
   }
 
+  /** Memory the layer holds (its source chunks and postings pool as allocated, the rest estimated), for the epoch size threshold. */
+  get bytes(): number {
+    return this.sourceArena.allocatedBytes + this.pool.allocatedInts * 4 + this.otherBytes;
+  }
+
   get maxDoc(): number {
     return this.ids.length;
   }
@@ -79,12 +88,12 @@ export class MutableSegment implements LeafReader {
     this.seqNos.push(document.seqNo);
     this.versions.push(document.version);
     this.primaryTerms.push(document.primaryTerm);
-    this.sources.push(document.source);
+    this.sources.push(this.sourceArena.copy(document.source));
     this.live.ensure(doc + 1);
     this.live.data[doc] = 1;
     this.liveCount++;
     this.idIndex.set(document.id, doc);
-    this.bytes += document.source.length + 64;
+    this.otherBytes += PER_DOC_BYTES + document.id.length;
 
     for (const [path, values] of document.parsed.text) {
       this.indexText(doc, path, values, fields.get(path)?.analyzer ?? 'standard');
@@ -105,7 +114,7 @@ export class MutableSegment implements LeafReader {
   applyFields(doc: number, texts: ReadonlyMap<string, string | null>, fields: ReadonlyMap<string, FlatField>, strictNumbers: boolean): void {
     const before = this.overlay.bytes;
     this.overlay.apply(doc, texts, fields, strictNumbers);
-    this.bytes += this.overlay.bytes - before;
+    this.otherBytes += this.overlay.bytes - before;
   }
 
   /** Marks a doc deleted; returns false when it already was. */
@@ -151,8 +160,7 @@ export class MutableSegment implements LeafReader {
     index.norms.data[doc] = norm;
     index.stats.docCount++;
     index.stats.sumTotalTermFreq += tokenCount;
-    const postings = index.addTokens(doc, tokens.ids, tokens.positions, tokenCount, norm);
-    this.bytes += 4 * postings + 2 * tokenCount;
+    index.addTokens(doc, tokens.ids, tokens.positions, tokenCount, norm);
   }
 
   private indexKeyword(doc: number, path: string, values: readonly string[]): void {
@@ -174,7 +182,7 @@ export class MutableSegment implements LeafReader {
     if (count === termsBefore) return;
     index.fitTerms();
     const terms = index.table.terms;
-    for (let id = termsBefore; id < count; id++) this.bytes += terms[id]!.length + 48;
+    for (let id = termsBefore; id < count; id++) this.otherBytes += terms[id]!.length + 48;
   }
 
   private numericColumnFor(path: string): MutableNumericColumn {

@@ -59,6 +59,8 @@ export class Maintenance {
   private mutableGeneration = 1;
   private readonly removalsAfterManifest = new Set<string>();
   private queuedTasks = 0;
+  /** Writes held until the mutable layer is next frozen by an epoch (or an epoch ends without freezing it). */
+  private swapWaiters: Array<() => void> = [];
 
   constructor(
     private readonly dir: string,
@@ -95,6 +97,14 @@ export class Maintenance {
   /** Epochs and merges queued or running (the merge backlog shown in node stats). */
   backlog(): number {
     return this.queuedTasks;
+  }
+
+  /**
+   * Resolves once an epoch has frozen the mutable layer that is current now, or an epoch ended
+   * without freezing it (it failed, or there was nothing to write); the caller queues that epoch.
+   */
+  mutableFrozen(): Promise<void> {
+    return new Promise((resolve) => this.swapWaiters.push(resolve));
   }
 
   /** Resolves when queued work is done. */
@@ -163,10 +173,25 @@ export class Maintenance {
   }
 
   private async runEpoch(): Promise<void> {
+    try {
+      await this.freezeAndCommit();
+    } finally {
+      this.releaseSwapWaiters();
+    }
+  }
+
+  private releaseSwapWaiters(): void {
+    const waiters = this.swapWaiters;
+    this.swapWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private async freezeAndCommit(): Promise<void> {
     const frozen = this.leaves.frozen ?? this.leaves.mutable;
     if (!this.leaves.frozen && frozen.maxDoc > 0) {
       this.leaves.frozen = frozen;
       this.leaves.mutable = new MutableSegment(this.mutableGeneration++, this.inplaceFields());
+      this.releaseSwapWaiters();
     }
     const checkpointSeq = this.wal.lastSeq;
     if (this.leaves.frozen) {

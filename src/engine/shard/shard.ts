@@ -43,6 +43,9 @@ export interface ShardOptions {
   faults?: ShardFaults;
 }
 
+/** Times the epoch size a mutable layer may reach, while no epoch has frozen it, before client writes are held. */
+const WRITE_HOLD_FACTOR = 4;
+
 /** Per-segment figures for `_cat/segments` and stats. */
 export interface SegmentStats {
   name: string;
@@ -66,6 +69,9 @@ export interface ShardStats {
   /** Epochs and merges queued or running. */
   pendingMaintenance: number;
   bytes: number;
+  /** Client writes held now because indexing outruns epochs, and the total time writes were held (ms). */
+  heldWrites: number;
+  heldMs: number;
 }
 
 /** What one write did, before its WAL record is durable. */
@@ -87,6 +93,9 @@ export class Shard {
   private settings: EngineSettings;
   private closed = false;
   private epochTimer: NodeJS.Timeout | null = null;
+  /** Client writes held now by `writeHold`, and the time they spent held. */
+  private heldWrites = 0;
+  private heldMs = 0;
   /** Primary term of the record at the WAL's last seq (null when it is not retained). */
   private lastTerm: number | null;
   private readonly holds: FileHolds;
@@ -221,6 +230,8 @@ export class Shard {
 
   /** Index, delete or update one document; resolves after the WAL fsync. */
   async write(op: WriteOp): Promise<WriteResult> {
+    const hold = this.writeHold();
+    if (hold) await hold;
     const applied = this.applyWrite(op);
     if (applied.durable) await applied.durable;
     this.maybeEpoch();
@@ -229,6 +240,8 @@ export class Shard {
 
   /** Applies a batch in order with one group commit; failed items are returned as errors. */
   async writeBatch(ops: readonly WriteOp[]): Promise<Array<WriteResult | EngineError>> {
+    const hold = this.writeHold();
+    if (hold) await hold;
     const results: Array<WriteResult | EngineError> = [];
     let durable: Promise<void> | null = null;
     for (const op of ops) {
@@ -659,6 +672,8 @@ export class Shard {
       merges: progress.merges,
       lastEpochAt: progress.lastEpochAt,
       pendingMaintenance: this.maintenance.backlog(),
+      heldWrites: this.heldWrites,
+      heldMs: Math.round(this.heldMs),
       bytes: segments.reduce((sum, segment) => sum + segment.bytes, 0) + walBytes,
     };
   }
@@ -668,6 +683,27 @@ export class Shard {
     if (mutable.maxDoc >= this.settings.epochMaxDocs || mutable.bytes >= this.settings.epochMaxBytes) {
       this.maintenance.epoch().catch((error: unknown) => this.logger?.error({ err: error, shard: this.uuid }, 'epoch failed'));
     }
+  }
+
+  /**
+   * Holds a client write while indexing outruns epochs, so that memory stays bounded whatever the
+   * ingest rate: while the mutable layer is full and the previous one is still being written, or
+   * while it holds `WRITE_HOLD_FACTOR` times the epoch size (an epoch waits behind a merge), until
+   * an epoch freezes it. Null when the write may go on at once (it then applies in this turn).
+   * Replicated records are never held: replicas follow their primary.
+   */
+  private writeHold(): Promise<void> | null {
+    const limit = this.settings.epochMaxBytes;
+    const bytes = this.leaves.mutable.bytes;
+    if (bytes < limit || (this.leaves.frozen === null && bytes < WRITE_HOLD_FACTOR * limit)) return null;
+    const start = performance.now();
+    this.heldWrites++;
+    const frozen = this.maintenance.mutableFrozen();
+    this.maybeEpoch();
+    return frozen.then(() => {
+      this.heldWrites--;
+      this.heldMs += performance.now() - start;
+    });
   }
 
   private startEpochTimer(): void {

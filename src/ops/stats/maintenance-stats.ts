@@ -23,6 +23,9 @@ export interface ShardMaintenanceStats {
   last_epoch_at: string | null;
   /** Epochs and merges queued or running. */
   pending_maintenance: number;
+  /** Client writes held now because indexing outran epochs, and the total time writes were held. */
+  writes_held: number;
+  writes_held_ms: number;
 }
 
 /** The `segments` and `compaction` sections of the node stats. */
@@ -32,7 +35,7 @@ export interface MaintenanceStats {
     docs: number;
     deleted_docs: number;
     size_in_bytes: number;
-    epochs: { total: number; last_at: string | null };
+    epochs: { total: number; last_at: string | null; writes_held: number; writes_held_ms: number };
     merges: { total: number; backlog: number };
     shards: ShardMaintenanceStats[];
   };
@@ -61,6 +64,8 @@ export function maintenanceStats(started: readonly StartedShardStats[], jobs: Jo
     merges: stats.merges,
     last_epoch_at: stats.lastEpochAt === null ? null : new Date(stats.lastEpochAt).toISOString(),
     pending_maintenance: stats.pendingMaintenance,
+    writes_held: stats.heldWrites,
+    writes_held_ms: stats.heldMs,
   }));
   const sum = (pick: (shard: ShardMaintenanceStats) => number): number => shards.reduce((total, shard) => total + pick(shard), 0);
   const lastEpoch = shards.reduce<string | null>((latest, shard) => (shard.last_epoch_at !== null && (latest === null || shard.last_epoch_at > latest) ? shard.last_epoch_at : latest), null);
@@ -70,7 +75,12 @@ export function maintenanceStats(started: readonly StartedShardStats[], jobs: Jo
       docs: sum((shard) => shard.docs),
       deleted_docs: sum((shard) => shard.deleted_docs),
       size_in_bytes: sum((shard) => shard.size_in_bytes),
-      epochs: { total: sum((shard) => shard.epochs), last_at: lastEpoch },
+      epochs: {
+        total: sum((shard) => shard.epochs),
+        last_at: lastEpoch,
+        writes_held: sum((shard) => shard.writes_held),
+        writes_held_ms: sum((shard) => shard.writes_held_ms),
+      },
       merges: { total: sum((shard) => shard.merges), backlog: sum((shard) => shard.pending_maintenance) },
       shards,
     },

@@ -13,7 +13,7 @@ import { collectNodeStats } from './node-stats.ts';
 import { PrometheusExporter } from './prometheus.ts';
 
 const MAINTENANCE: MaintenanceStats = {
-  segments: { count: 3, docs: 10, deleted_docs: 1, size_in_bytes: 4096, epochs: { total: 2, last_at: null }, merges: { total: 1, backlog: 0 }, shards: [] },
+  segments: { count: 3, docs: 10, deleted_docs: 1, size_in_bytes: 4096, epochs: { total: 2, last_at: null, writes_held: 0, writes_held_ms: 0 }, merges: { total: 1, backlog: 0 }, shards: [] },
   compaction: { jobs: { queued: 0, running: 0, done: 1, failed: 0 }, passes: { done: 1, failed: 0 }, deleted_docs_purged: 0, bytes_before: 0, bytes_after: 0 },
 };
 

@@ -68,6 +68,8 @@ const METRICS: readonly MetricSpec[] = [
   gauge('trove_epochs', 'Epochs run by the shards hosted here, over their lifetime.', (s) => s.segments.epochs.total),
   gauge('trove_merges', 'Merges run by the shards hosted here, over their lifetime.', (s) => s.segments.merges.total),
   gauge('trove_merge_backlog', 'Epochs and merges queued or running.', (s) => s.segments.merges.backlog),
+  gauge('trove_writes_held', 'Client writes held now because indexing outran epochs.', (s) => s.segments.epochs.writes_held),
+  gauge('trove_writes_held_milliseconds', 'Time client writes were held because indexing outran epochs, over the lifetime of the shards hosted here.', (s) => s.segments.epochs.writes_held_ms),
   gauge('trove_compaction_jobs', 'Retained compaction jobs, by state.', (s) => Object.entries(s.compaction.jobs).map(([state, count]) => [{ state }, count]), ['state']),
   counter('trove_compaction_passes_total', 'Compaction passes since start, by outcome.', (s) => [[{ outcome: 'done' }, s.compaction.passes.done], [{ outcome: 'failed' }, s.compaction.passes.failed]], ['outcome']),
   counter(
