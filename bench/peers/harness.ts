@@ -3,7 +3,7 @@
  * memory and disk, reopen, then time the query set. A worker is one child process per peer and
  * size, so its resident memory belongs to that peer alone; it prints one `RESULT {json}` line.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readNdjsonBatches } from '../corpora/ndjson.ts';
 import { QUERY_CLASSES, readQuerySet, type QueryClass } from '../query-set.ts';
@@ -52,6 +52,8 @@ export interface PeerReport {
   optimizeMs: number | null;
   diskBytes: number;
   rssBytes: number;
+  /** Highest RSS of the worker while loading and merging (Linux `VmHWM`; NaN where it is not available). */
+  peakRssBytes: number;
   /** RSS of the same worker before loading anything (runtime and modules). */
   baselineRssBytes: number;
   /** Close, open again and answer one query. */
@@ -92,6 +94,15 @@ export async function directoryBytes(dir: string): Promise<number> {
     else if (entry.isFile()) total += (await fs.stat(full)).size;
   }
   return total;
+}
+
+function peakRss(): number {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return match ? Number(match[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 async function settledRss(): Promise<number> {
@@ -152,6 +163,7 @@ export async function runWorker(peer: string, createEngine: (request: WorkerRequ
     optimizeMs = performance.now() - start;
   }
   const rssBytes = await settledRss();
+  const peakRssBytes = peakRss();
   const diskBytes = await engine.diskBytes();
   const reopenStart = performance.now();
   await engine.reopen();
@@ -178,6 +190,7 @@ export async function runWorker(peer: string, createEngine: (request: WorkerRequ
     optimizeMs,
     diskBytes,
     rssBytes,
+    peakRssBytes,
     baselineRssBytes,
     reopenMs,
     layer: engine.layer,

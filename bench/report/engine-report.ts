@@ -58,6 +58,7 @@ function metrics(smallDocs: number): Metric[] {
     { label: 'merge to 1 segment / optimize', value: (runs) => full(runs)?.optimizeMs ?? Number.NaN, format: formatMs },
     { label: 'on disk', value: (runs) => full(runs)?.diskBytes ?? Number.NaN, format: formatMegabytes },
     { label: 'RSS after load', value: (runs) => full(runs)?.rssBytes ?? Number.NaN, format: formatMegabytes },
+    { label: 'peak RSS (load and merge)', value: (runs) => full(runs)?.peakRssBytes ?? Number.NaN, format: formatMegabytes },
     { label: 'reopen (close, open, 1st query)', value: (runs) => full(runs)?.reopenMs ?? Number.NaN, format: formatMs },
   ];
   for (const queryClass of QUERY_CLASSES) {
