@@ -217,8 +217,13 @@ export class FeedReader {
     await this.loop;
   }
 
-  /** Reads (not long-polling) until an answer reports nothing pending; bounded by `deadline`. */
+  /**
+   * Stops tailing, then reads (not long-polling) until an answer reports nothing pending; bounded
+   * by `deadline`. A long poll still in flight would carry the same cursor as the drain's first
+   * read and hand back the same changes, so the reader never has two requests out at once.
+   */
   async drain(deadline: number): Promise<boolean> {
+    await this.stop();
     while (Date.now() < deadline && this.refusal === null) {
       const pending = await this.readOnce('normal');
       if (pending === 0) return true;

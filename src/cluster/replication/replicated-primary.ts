@@ -14,7 +14,11 @@
  *
  * The change feed of a replicated primary ends at the global checkpoint: the highest seq every
  * in-sync copy holds. A change past it may still vanish in a failover, so no reader sees it
- * before it is safe; a new primary holds every change a reader saw.
+ * before it is safe; a new primary holds every change a reader saw. The checkpoint only moves
+ * forward: a primary that has not yet heard where its in-sync replicas stand does not know it
+ * (readers may have seen more under the previous primary), so its feed waits for their answers
+ * rather than end below what readers saw; a primary that stopped (deposed or closed) keeps its
+ * feed at the checkpoint it reached.
  */
 import type { Logger } from 'pino';
 import type { EngineError } from '../../engine/errors.ts';
@@ -72,6 +76,8 @@ export class ReplicatedPrimary extends DelegatingShardHandle {
   /** Highest seq known durable here (every lower one is too: group commits flush in order). */
   private localDurable = 0;
   private checkpoint = 0;
+  /** Whether `checkpoint` took every counted replica's answered position into account once. */
+  private positioned = false;
   private shipping = false;
   private shipAgain = false;
   private closed = false;
@@ -117,6 +123,39 @@ export class ReplicatedPrimary extends DelegatingShardHandle {
     return this.targets.size > 0;
   }
 
+  /** Whether the change feed ends at the checkpoint: replicas are tracked, or the copy stopped being primary here. */
+  private bounded(): boolean {
+    return this.closed || this.replicated();
+  }
+
+  /**
+   * The checkpoint, once it is known (see the module comment); waits for the replicas' positions
+   * at most `REPLICA_CALL_TIMEOUT_MS`, then fails with `shard_unavailable` (a reader retries).
+   */
+  private async knownCheckpoint(): Promise<number> {
+    if (!this.positioned && !this.closed) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          this.checkpointWaiters.delete(check);
+          resolve();
+        };
+        const check = (): void => {
+          if (this.positioned || this.closed) done();
+        };
+        const timer = setTimeout(done, REPLICA_CALL_TIMEOUT_MS);
+        this.checkpointWaiters.add(check);
+      });
+    }
+    if (this.positioned) return this.checkpoint;
+    const { collection, shard } = this.context.address;
+    throw new CatalogError(
+      'shard_unavailable',
+      `[${collection}][${shard}] the primary copy (term ${this.term}) has not yet heard how far its in-sync replicas reached, ` +
+        'so its change feed has no safe end yet',
+    );
+  }
+
   override async write(op: WriteOp): Promise<WriteResult> {
     const result = await this.inner.write(op);
     await this.acknowledge(highestSeq([result]));
@@ -140,20 +179,23 @@ export class ReplicatedPrimary extends DelegatingShardHandle {
   }
 
   override async readChanges(afterSeq: number, limit: number): Promise<ChangeEntry[]> {
+    if (!this.bounded()) return this.inner.readChanges(afterSeq, limit);
+    const safe = await this.knownCheckpoint();
     const entries = await this.inner.readChanges(afterSeq, limit);
-    if (!this.replicated()) return entries;
-    const safe = this.checkpoint;
     return entries.filter((entry) => entry.seq <= safe);
   }
 
   override async changeBounds(): Promise<ChangeBounds> {
+    if (!this.bounded()) return this.inner.changeBounds();
+    const safe = await this.knownCheckpoint();
     const bounds = await this.inner.changeBounds();
-    return this.replicated() ? { ...bounds, durableSeq: Math.min(bounds.durableSeq, this.checkpoint) } : bounds;
+    return { ...bounds, durableSeq: Math.min(bounds.durableSeq, safe) };
   }
 
   override async waitForChanges(afterSeq: number, timeoutMs: number, signal?: AbortSignal): Promise<ChangeBounds> {
-    if (!this.replicated()) return this.inner.waitForChanges(afterSeq, timeoutMs, signal);
-    if (this.checkpoint <= afterSeq) {
+    if (!this.bounded()) return this.inner.waitForChanges(afterSeq, timeoutMs, signal);
+    const moved = (): boolean => (this.positioned && this.checkpoint > afterSeq) || this.closed;
+    if (!moved() && timeoutMs > 0 && !signal?.aborted) {
       await new Promise<void>((resolve) => {
         const done = (): void => {
           clearTimeout(timer);
@@ -162,14 +204,17 @@ export class ReplicatedPrimary extends DelegatingShardHandle {
           resolve();
         };
         const check = (): void => {
-          if (this.checkpoint > afterSeq || this.closed) done();
+          if (moved()) done();
         };
-        const timer = setTimeout(done, Math.max(0, timeoutMs));
+        const timer = setTimeout(done, timeoutMs);
         signal?.addEventListener('abort', done, { once: true });
         this.checkpointWaiters.add(check);
       });
     }
-    return this.changeBounds();
+    if (this.positioned || this.closed) return this.changeBounds();
+    // Still not known: nothing past the caller's position can be vouched for yet.
+    const bounds = await this.inner.changeBounds();
+    return { ...bounds, durableSeq: Math.min(bounds.durableSeq, afterSeq) };
   }
 
   /**
@@ -230,7 +275,7 @@ export class ReplicatedPrimary extends DelegatingShardHandle {
         this.advance();
         this.kick();
       });
-    } else {
+    } else if (!this.closed) {
       this.checkpoint = Math.max(this.checkpoint, this.localDurable);
     }
     this.assertStillPrimary();
@@ -247,12 +292,15 @@ export class ReplicatedPrimary extends DelegatingShardHandle {
     }
   }
 
-  /** Moves the global checkpoint and releases the writes it covers. */
+  /** Moves the global checkpoint and releases the writes it covers (a stopped primary's stays where it was). */
   private advance(): void {
+    if (this.closed) return;
     let reached = this.localDurable;
     for (const target of this.targets.values()) if (target.counted) reached = Math.min(reached, target.confirmed);
-    if (reached > this.checkpoint) {
-      this.checkpoint = reached;
+    const positioned = !this.positioned && reached >= 0;
+    if (positioned) this.positioned = true;
+    if (reached > this.checkpoint || positioned) {
+      this.checkpoint = Math.max(this.checkpoint, reached);
       for (const check of [...this.checkpointWaiters]) check();
     }
     for (let index = this.waiters.length - 1; index >= 0; index--) {
@@ -295,6 +343,8 @@ export class ReplicatedPrimary extends DelegatingShardHandle {
         const position = (await this.context.peers.call(target.nodeId, 'replica.position', [uuid, this.term], REPLICA_CALL_TIMEOUT_MS)) as { lastSeq: number };
         target.confirmed = position.lastSeq;
         if (target.confirmed > this.localDurable) throw new Error(`it holds seq ${target.confirmed}, past this primary's ${this.localDurable}`);
+        // What the replica holds already counts: a new primary's feed need not wait for a whole round.
+        this.advance();
       }
       while (target.confirmed < this.localDurable && this.targets.get(target.nodeId) === target) {
         const records: ReplicationRecord[] = await this.inner.readRecords(target.confirmed, ROUND_RECORDS, ROUND_BYTES);
