@@ -29,7 +29,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     const trailing = trailingParameter(url);
     if (trailing !== null) for (const method of methods) parameterAfter.set(`${String(method)} ${trailing.parent}`, trailing.name);
   });
-  app.addHook('preValidation', async (request) => refuseEmptyTrailingParameter(request, parameterAfter));
+  // Callback style: it runs on every request, and a throw inside reaches the error handler all the same.
+  app.addHook('preValidation', (request, _reply, done) => {
+    refuseEmptyTrailingParameter(request, parameterAfter);
+    done();
+  });
 
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const collection = (request.params as { collection?: unknown } | undefined)?.collection;
@@ -105,10 +109,15 @@ function trailingParameter(url: string): { parent: string; name: string } | null
   return match === null ? null : { parent: match[1], name: match[2] };
 }
 
+const SLASH = 0x2f;
+
 /** Refuses (400) a trailing slash that stands for an empty path parameter (see the module comment). */
 function refuseEmptyTrailingParameter(request: FastifyRequest, parameterAfter: ReadonlyMap<string, string>): void {
-  const path = requestPath(request);
-  if (path.length <= 1 || !path.endsWith('/')) return;
+  const { url } = request;
+  const query = url.indexOf('?');
+  const pathEnd = query < 0 ? url.length : query;
+  if (pathEnd <= 1 || url.charCodeAt(pathEnd - 1) !== SLASH) return;
+  const path = url.slice(0, pathEnd);
   const name = parameterAfter.get(`${request.method} ${request.routeOptions.url}`);
   if (name === undefined) return;
   throw new ApiError('invalid_parameter', `path parameter [${name}] is empty in [${request.method} ${path}]; it is required`);

@@ -53,6 +53,11 @@ function readTargetOf(selection: Selection): ReadTarget {
 
 /** The collections a read target selects, each once, with their alias filters and routing (see the module comment). */
 export function resolveReadTargets(context: NodeContext, target: string, options: ResolveOptions = {}): ReadTarget[] {
+  // The common case, one collection named as it is, without listing every collection and alias.
+  if (isPlainName(target) && !context.router.aliases().has(target)) {
+    const hosted = context.router.findCollection(target);
+    if (hosted) return [{ hosted, filter: null, shards: null }];
+  }
   const collections = new Map(context.router.collections().map((hosted) => [hosted.meta.name, hosted]));
   const aliases = context.router.aliases();
   const resolved = resolveTarget(target, [...collections.keys()], [...aliases.keys()]);
@@ -75,6 +80,13 @@ export function resolveReadTargets(context: NodeContext, target: string, options
   }
   return [...selections.values()].map(readTargetOf);
 }
+
+/** True for a target that can only be one name as it is: no list, wildcard, exclusion, `_all` or surrounding space. */
+function isPlainName(target: string): boolean {
+  return target !== '' && target !== '_all' && !target.startsWith('-') && !PATTERN_CHARACTERS.test(target);
+}
+
+const PATTERN_CHARACTERS = /[,*?\s]/;
 
 /** The query of a read of `target`: `query` with the target's alias filter ANDed in (unchanged without one). */
 export function filteredQuery(query: unknown, target: Pick<ReadTarget, 'filter'>): unknown {

@@ -128,9 +128,11 @@ export function termsLookupSource(context: NodeContext, authorize: ((collections
 
 /** Adds `matched_queries` to the hits of a page (see named-queries.ts): one search per named clause, restricted to the page. */
 async function addMatchedQueries(context: NodeContext, target: string, query: unknown, hits: SearchHit[], params: SearchParams): Promise<void> {
+  if (hits.length === 0) return;
   const named = namedQueries(query);
+  if (named.length === 0) return;
   const ids = [...new Set(hits.flatMap((hit) => (hit._id === undefined ? [] : [hit._id])))];
-  if (named.length === 0 || ids.length === 0) return;
+  if (ids.length === 0) return;
   const matches = new Map<string, Map<string, number>>();
   for (const { name, query: clause } of named) {
     const body = { query: { bool: { must: [clause], filter: [{ ids: { values: ids } }] } }, size: ids.length, _source: false };
@@ -163,6 +165,8 @@ function boostedQuery(query: unknown, boost: number | undefined): unknown {
 
 /** Runs `phase` on every target concurrently; if any fails, undoes the others with `undo` and throws the first failure. */
 async function everyShard<T>(targets: readonly ShardTarget[], phase: (target: ShardTarget) => Promise<T>, undo: (target: ShardTarget, value: T) => Promise<void>): Promise<T[]> {
+  // One shard: nothing to undo when it fails.
+  if (targets.length === 1) return [await phase(targets[0]!)];
   const settled = await Promise.allSettled(targets.map(phase));
   const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (!failure) return settled.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
@@ -301,17 +305,22 @@ async function fetchWinners(targets: readonly ShardTarget[], phases: readonly Sh
   const positions: number[][] = targets.map(() => []);
   page.forEach(({ shard }, position) => positions[shard]!.push(position));
   const documents: FetchedDocument[] = new Array(page.length);
+  const fetching: Array<{ index: number; context: number }> = [];
+  phases.forEach((phase, index) => {
+    if (phase.documents === undefined) {
+      fetching.push({ index, context: phase.context });
+      return;
+    }
+    const documentOf = new Map(phase.result.hits.map((hit, order) => [hit, phase.documents[order]!]));
+    for (const position of positions[index]!) documents[position] = documentOf.get(page[position]!.hit)!;
+  });
+  if (fetching.length === 0) return documents;
   await Promise.all(
-    targets.map(async (shard, index) => {
-      const phase = phases[index]!;
-      if (phase.documents !== undefined) {
-        const documentOf = new Map(phase.result.hits.map((hit, order) => [hit, phase.documents[order]!]));
-        for (const position of positions[index]!) documents[position] = documentOf.get(page[position]!.hit)!;
-        return;
-      }
-      if (positions[index]!.length === 0) return shard.handle.freeContext(phase.context);
+    fetching.map(async ({ index, context }) => {
+      const shard = targets[index]!;
+      if (positions[index]!.length === 0) return shard.handle.freeContext(context);
       const fetchStarted = performance.now();
-      const fetched = await shard.handle.fetch(phase.context, positions[index]!.map((position) => page[position]!.hit));
+      const fetched = await shard.handle.fetch(context, positions[index]!.map((position) => page[position]!.hit));
       if (fetchNanos !== undefined) fetchNanos[index] = Math.round((performance.now() - fetchStarted) * 1e6);
       positions[index]!.forEach((position, order) => (documents[position] = fetched[order]!));
     }),

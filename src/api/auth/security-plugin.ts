@@ -129,7 +129,7 @@ export async function installSecurity(instance: FastifyInstance, options: Securi
 
   instance.decorate('security', security);
   instance.decorateRequest('authScope', null as unknown as AuthScope);
-  instance.addHook('onRequest', async (request, reply) => {
+  const admit = (request: FastifyRequest, reply: FastifyReply): void => {
     // `requireRouteRoles` admits `public` only on a GET of a fixed path: no parameter to traverse with.
     if (!request.is404 && request.method === 'GET' && request.routeOptions.config.role === 'public') return;
     const principal = enabled ? authenticate(request, reply) : ANONYMOUS;
@@ -152,6 +152,11 @@ export async function installSecurity(instance: FastifyInstance, options: Securi
       if (request.routeOptions.config.collectionTarget === true) params.collection = scope.narrowTarget(params.collection);
       else scope.requireConcreteCollections(params.collection);
     }
+  };
+  // Callback style: it runs on every request, and what `admit` throws reaches the error handler all the same.
+  instance.addHook('onRequest', (request, reply, done) => {
+    admit(request, reply);
+    done();
   });
   return security;
 }

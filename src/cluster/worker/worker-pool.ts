@@ -64,9 +64,12 @@ export class WorkerPool implements ShardChannel, SlotEvents {
     }
   }
 
-  async call(uuid: string, method: ShardCallMethod, args: unknown[], transfer?: ArrayBuffer[]): Promise<unknown> {
-    const shard = await this.ready(uuid);
-    return shard.slot.request(uuid, { type: 'call', uuid, method, args }, 'call', transfer).reply;
+  call(uuid: string, method: ShardCallMethod, args: unknown[], transfer?: ArrayBuffer[]): Promise<unknown> {
+    // A shard that is open and running (the common case) takes the request without waiting a turn.
+    const running = this.shards.get(uuid);
+    const shard = running !== undefined && !running.closing && running.reopening === null && running.failure === null ? running : null;
+    if (shard !== null) return shard.slot.request(uuid, { type: 'call', uuid, method, args }, 'call', transfer).reply;
+    return this.ready(uuid).then((ready) => ready.slot.request(uuid, { type: 'call', uuid, method, args }, 'call', transfer).reply);
   }
 
   async waitForChanges(uuid: string, afterSeq: number, timeoutMs: number, signal?: AbortSignal): Promise<ChangeBounds> {

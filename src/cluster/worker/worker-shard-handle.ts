@@ -92,8 +92,8 @@ export class WorkerShardHandle implements ShardHandle {
     return phase;
   }
 
-  async queryAndFetch(request: ShardSearchRequest, reader?: ReaderUse): Promise<FetchedQueryPhase> {
-    return (await this.channel.call(this.uuid, 'queryAndFetch', reader === undefined ? [request] : [request, reader])) as FetchedQueryPhase;
+  queryAndFetch(request: ShardSearchRequest, reader?: ReaderUse): Promise<FetchedQueryPhase> {
+    return this.channel.call(this.uuid, 'queryAndFetch', reader === undefined ? [request] : [request, reader]) as Promise<FetchedQueryPhase>;
   }
 
   async openReader(options: ReaderOpenOptions): Promise<ReaderContextInfo> {

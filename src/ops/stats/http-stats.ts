@@ -16,7 +16,8 @@ export function installHttpStats(app: FastifyInstance, counters: NodeCounters): 
       http.current_open--;
     });
   });
-  app.addHook('onResponse', async (_request, reply) => {
+  app.addHook('onResponse', (_request, reply, done) => {
     counters.recordHttpResponse(reply.statusCode, reply.elapsedTime);
+    done();
   });
 }
