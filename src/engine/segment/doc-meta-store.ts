@@ -1,18 +1,24 @@
 /**
- * Doc meta (`docmeta` file): `_id`s sorted by UTF-8 bytes and front coded, the doc of each
- * sorted id (bit-packed; its inverse gives doc -> id), and seq_no / version / primary term per
- * doc, each frame-of-reference bit-packed when the values are integers in a 31-bit range.
+ * Doc meta (`docmeta` file): `_id`s sorted by UTF-8 bytes with the maps between docs and sorted
+ * ids (doc-meta-ids.ts), and seq_no / version / primary term per doc, each frame-of-reference
+ * bit-packed when the values are integers in a 31-bit range. Version 2 bodies start with a zero
+ * varint and the version byte (a version 1 body starts with its doc count, zero only for an empty
+ * segment, whose next byte is a zero width) and are read in place: opening does no per-doc work.
  * Inplace updates change a doc's seq_no and version without rewriting it: those two arrays are
  * then persisted as generation files `meta.<gen>` (generation 0 = the docmeta file itself).
  */
 import type { DocMeta } from './leaf-reader.ts';
 import { ByteReader, type ByteSink } from './byte-io.ts';
-import { bitsRequired, bitsRequiredFor, packInto, unpackFrom } from './bitpack.ts';
+import { bitsRequiredFor, packedBytes, packInto, unpackFrom } from './bitpack.ts';
+import { packedIntAt, SortedIds, writeSortedIds } from './doc-meta-ids.ts';
 import type { WriteContext } from './write-context.ts';
 import { FileMagic, FOOTER_BYTES, HEADER_BYTES, corruptFile, readVerifiedFile, writeSmallFile, type FileChecksum } from './segment-file.ts';
 
 const PACKED = 0;
 const RAW = 1;
+
+/** Doc meta body version written by `writeDocMeta`. */
+export const DOC_META_VERSION = 2;
 
 /** Meta of the kept docs, in new doc order. */
 export interface CollectedDocMeta {
@@ -41,29 +47,12 @@ export async function collectDocMeta(context: WriteContext): Promise<CollectedDo
   return collected;
 }
 
-/** Appends the doc meta file body. */
+/** Appends the doc meta file body (version DOC_META_VERSION). */
 export function writeDocMeta(sink: ByteSink, meta: CollectedDocMeta): void {
-  const maxDoc = meta.ids.length;
-  const order = new Int32Array(maxDoc);
-  for (let doc = 0; doc < maxDoc; doc++) order[doc] = doc;
-  // Latin-1 strings of the UTF-8 bytes compare like the bytes, and much faster than Buffer.compare.
-  const keys = meta.ids.map((id) => id.toString('latin1'));
-  order.sort((left, right) => (keys[left]! < keys[right]! ? -1 : keys[left]! > keys[right]! ? 1 : left - right));
-  sink.writeVarint(maxDoc);
-  let previous: Buffer = Buffer.alloc(0);
-  for (let k = 0; k < maxDoc; k++) {
-    const id = meta.ids[order[k]!]!;
-    const limit = Math.min(previous.length, id.length);
-    let prefix = 0;
-    while (prefix < limit && previous[prefix] === id[prefix]) prefix++;
-    sink.writeVarint(prefix);
-    sink.writeVarint(id.length - prefix);
-    sink.writeBytes(id.subarray(prefix));
-    previous = id;
-  }
-  const width = bitsRequired(Math.max(0, maxDoc - 1));
-  sink.writeByte(width);
-  packInto(sink, order, maxDoc, width);
+  sink.writeVarint(0);
+  sink.writeByte(DOC_META_VERSION);
+  sink.writeVarint(meta.ids.length);
+  writeSortedIds(sink, meta.ids);
   writeNumbers(sink, meta.seqNos);
   writeNumbers(sink, meta.versions);
   writeNumbers(sink, meta.primaryTerms);
@@ -109,176 +98,133 @@ function readNumbers(reader: ByteReader, count: number): Float64Array {
   return values;
 }
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-const FILTER_PROBES = 4;
+/** A number column of a loaded file, read value by value in place. */
+class StoredNumbers {
+  private readonly view: DataView | null;
+
+  private constructor(
+    private readonly data: Uint8Array,
+    private readonly offset: number,
+    private readonly count: number,
+    private readonly mode: number,
+    private readonly min: number,
+    private readonly width: number,
+  ) {
+    this.view = mode === RAW ? new DataView(data.buffer, data.byteOffset, data.byteLength) : null;
+  }
+
+  /** Takes the column at the reader's position and moves the reader past it. */
+  static skip(reader: ByteReader, count: number): StoredNumbers {
+    const mode = reader.readByte();
+    let min = 0;
+    let width = 0;
+    if (mode === RAW) {
+      reader.alignTo(8);
+    } else if (mode === PACKED) {
+      min = reader.readF64();
+      width = reader.readByte();
+      if (width > 31) throw new RangeError(`bad number width ${width}`);
+    } else {
+      throw new RangeError(`unknown number encoding ${mode}`);
+    }
+    const offset = reader.pos;
+    reader.pos += mode === RAW ? count * 8 : packedBytes(count, width);
+    if (reader.pos > reader.data.length) throw new RangeError('read past end of data');
+    return new StoredNumbers(reader.data, offset, count, mode, min, width);
+  }
+
+  get(index: number): number {
+    if (this.view !== null) return this.view.getFloat64(this.offset + index * 8, true);
+    return this.min + packedIntAt(this.data, this.offset, this.width, index);
+  }
+
+  decode(): Float64Array {
+    if (this.mode === RAW) return new ByteReader(this.data, this.offset).readFloat64Array(this.count).slice();
+    const offsets = new Int32Array(this.count);
+    unpackFrom(this.data, this.offset, this.count, this.width, offsets);
+    const values = new Float64Array(this.count);
+    for (let i = 0; i < this.count; i++) values[i] = this.min + offsets[i]!;
+    return values;
+  }
+}
 
 /** Loaded doc meta: id lookups and per-doc meta. */
 export class DocMetaStore {
-  private readonly idBytes: Buffer;
-  private readonly idStarts: Uint32Array;
-  private readonly sortedDocs: Int32Array;
-  private readonly sortedIndexOfDoc: Int32Array;
-  private readonly seqNos: Float64Array;
-  private readonly versions: Float64Array;
-  private readonly primaryTerms: Float64Array;
-  /** Bloom filter over the ids: most lookups of an id this segment lacks end here. */
-  private readonly idFilter: Uint32Array;
-  private readonly idFilterMask: number;
+  private readonly ids: SortedIds;
+  private readonly storedSeqNos: StoredNumbers;
+  private readonly storedVersions: StoredNumbers;
+  private readonly storedPrimaryTerms: StoredNumbers;
+  /** The numbers decoded for updates (`setMeta`, `applyGeneration`); until then they are read in place. */
+  private updated: Required<MetaGeneration> | null = null;
 
-  /** Parses a loaded doc meta file body (starting at `offset`). */
+  /** Reads a loaded doc meta file (body starting at `offset`, CRC footer after it) of either version. */
   constructor(data: Uint8Array, offset: number, maxDoc: number) {
     const reader = new ByteReader(data, offset);
-    const storedMaxDoc = reader.readVarint();
+    let storedMaxDoc = reader.readVarint();
+    const version = storedMaxDoc === 0 && data[reader.pos] !== 0 ? reader.readByte() : 1;
+    if (version > DOC_META_VERSION) throw new RangeError(`unsupported doc meta version ${version}`);
+    if (version > 1) storedMaxDoc = reader.readVarint();
     if (storedMaxDoc !== maxDoc) throw new RangeError(`doc meta holds ${storedMaxDoc} docs, segment has ${maxDoc}`);
-    const idsOffset = reader.pos;
-    const idStarts = new Uint32Array(maxDoc + 1);
-    let previousLength = 0;
-    for (let k = 0; k < maxDoc; k++) {
-      const prefix = reader.readVarint();
-      const suffix = reader.readVarint();
-      if (prefix > previousLength) throw new RangeError('bad id prefix');
-      reader.pos += suffix;
-      previousLength = prefix + suffix;
-      idStarts[k + 1] = idStarts[k]! + previousLength;
-    }
-    let filterBits = 64;
-    while (filterBits < maxDoc * 12) filterBits *= 2;
-    this.idFilter = new Uint32Array(filterBits / 32);
-    this.idFilterMask = filterBits - 1;
-    // Ids are short: copying and hashing them byte by byte beats a native copy per id at open.
-    const idBytes = Buffer.allocUnsafe(idStarts[maxDoc]!);
-    reader.pos = idsOffset;
-    for (let k = 0; k < maxDoc; k++) {
-      const prefix = reader.readVarint();
-      const suffix = reader.readVarint();
-      const from = reader.pos;
-      if (from + suffix > data.length) throw new RangeError('read past end of data');
-      const start = idStarts[k]!;
-      const previous = k > 0 ? idStarts[k - 1]! : 0;
-      let hash = FNV_OFFSET;
-      for (let i = 0; i < prefix; i++) {
-        const byte = idBytes[previous + i]!;
-        idBytes[start + i] = byte;
-        hash = Math.imul(hash ^ byte, FNV_PRIME);
-      }
-      for (let i = 0; i < suffix; i++) {
-        const byte = data[from + i]!;
-        idBytes[start + prefix + i] = byte;
-        hash = Math.imul(hash ^ byte, FNV_PRIME);
-      }
-      reader.pos = from + suffix;
-      this.addToFilter(hash);
-    }
-    this.idBytes = idBytes;
-    this.idStarts = idStarts;
-    const width = reader.readByte();
-    this.sortedDocs = new Int32Array(maxDoc);
-    reader.pos = unpackFrom(data, reader.pos, maxDoc, width, this.sortedDocs);
-    this.sortedIndexOfDoc = new Int32Array(maxDoc).fill(-1);
-    for (let k = 0; k < maxDoc; k++) {
-      const doc = this.sortedDocs[k]!;
-      if (doc >= maxDoc || this.sortedIndexOfDoc[doc] !== -1) throw new RangeError('doc meta id order is not a permutation');
-      this.sortedIndexOfDoc[doc] = k;
-    }
-    this.seqNos = readNumbers(reader, maxDoc);
-    this.versions = readNumbers(reader, maxDoc);
-    this.primaryTerms = readNumbers(reader, maxDoc);
+    this.ids = version === 1 ? SortedIds.readVersion1(reader, maxDoc) : SortedIds.read(reader, maxDoc);
+    this.storedSeqNos = StoredNumbers.skip(reader, maxDoc);
+    this.storedVersions = StoredNumbers.skip(reader, maxDoc);
+    this.storedPrimaryTerms = StoredNumbers.skip(reader, maxDoc);
+    if (version > 1 && reader.pos !== data.length - FOOTER_BYTES) throw new RangeError('unexpected trailing bytes');
+  }
+
+  private decoded(): Required<MetaGeneration> {
+    this.updated ??= {
+      seqNos: this.storedSeqNos.decode(),
+      versions: this.storedVersions.decode(),
+      primaryTerms: this.storedPrimaryTerms.decode(),
+    };
+    return this.updated;
   }
 
   /** Overwrites a doc's seq_no, version and primary term in memory. */
   setMeta(doc: number, seqNo: number, version: number, primaryTerm: number): void {
-    if (doc < 0 || doc >= this.seqNos.length) throw new RangeError(`doc ${doc} out of range`);
-    this.seqNos[doc] = seqNo;
-    this.versions[doc] = version;
-    this.primaryTerms[doc] = primaryTerm;
+    if (!(doc >= 0 && doc < this.ids.maxDoc)) throw new RangeError(`doc ${doc} out of range`);
+    const numbers = this.decoded();
+    numbers.seqNos[doc] = seqNo;
+    numbers.versions[doc] = version;
+    numbers.primaryTerms[doc] = primaryTerm;
   }
 
   /** Copies of the current seq_nos, versions and primary terms (what a meta generation file persists). */
   snapshotMeta(): MetaGeneration {
-    return { seqNos: this.seqNos.slice(), versions: this.versions.slice(), primaryTerms: this.primaryTerms.slice() };
+    const numbers = this.updated;
+    if (numbers === null) {
+      return { seqNos: this.storedSeqNos.decode(), versions: this.storedVersions.decode(), primaryTerms: this.storedPrimaryTerms.decode() };
+    }
+    return { seqNos: numbers.seqNos.slice(), versions: numbers.versions.slice(), primaryTerms: numbers.primaryTerms.slice() };
   }
 
   /** Replaces seq_nos and versions (and primary terms, when the generation has them) by those of a loaded meta generation. */
   applyGeneration(generation: MetaGeneration): void {
-    this.seqNos.set(generation.seqNos);
-    this.versions.set(generation.versions);
-    if (generation.primaryTerms) this.primaryTerms.set(generation.primaryTerms);
+    const numbers = this.decoded();
+    numbers.seqNos.set(generation.seqNos);
+    numbers.versions.set(generation.versions);
+    if (generation.primaryTerms) numbers.primaryTerms.set(generation.primaryTerms);
   }
 
   /** Id, seq_no, version and primary term of a doc. */
   meta(doc: number): DocMeta {
-    const sortedIndex = this.sortedIndexOfDoc[doc];
-    if (sortedIndex === undefined) throw new RangeError(`doc ${doc} out of range`);
+    const id = this.ids.idOf(doc);
+    const numbers = this.updated;
+    if (numbers !== null) {
+      return { id, seqNo: numbers.seqNos[doc]!, version: numbers.versions[doc]!, primaryTerm: numbers.primaryTerms[doc]! };
+    }
     return {
-      id: this.idBytes.toString('utf8', this.idStarts[sortedIndex]!, this.idStarts[sortedIndex + 1]!),
-      seqNo: this.seqNos[doc]!,
-      version: this.versions[doc]!,
-      primaryTerm: this.primaryTerms[doc]!,
+      id,
+      seqNo: this.storedSeqNos.get(doc),
+      version: this.storedVersions.get(doc),
+      primaryTerm: this.storedPrimaryTerms.get(doc),
     };
   }
 
   /** The first doc with this id (in doc order) that `liveDocs` reports live, or -1. */
   lookup(id: string, liveDocs: { isLive(doc: number): boolean }): number {
-    if (!this.mayContain(id)) return -1;
-    const target = Buffer.from(id, 'utf8');
-    const sortedDocs = this.sortedDocs;
-    let low = 0;
-    let high = sortedDocs.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.compareId(target, middle) > 0) low = middle + 1;
-      else high = middle;
-    }
-    for (let k = low; k < sortedDocs.length && this.compareId(target, k) === 0; k++) {
-      if (liveDocs.isLive(sortedDocs[k]!)) return sortedDocs[k]!;
-    }
-    return -1;
-  }
-
-  private addToFilter(hash: number): void {
-    const step = Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d) | 1;
-    for (let probe = 0; probe < FILTER_PROBES; probe++) {
-      const bit = (hash + probe * step) & this.idFilterMask;
-      this.idFilter[bit >>> 5]! |= 1 << (bit & 31);
-    }
-  }
-
-  /** False when the id is certainly not in this segment (FNV-1a over its UTF-8 bytes). */
-  private mayContain(id: string): boolean {
-    let hash = FNV_OFFSET;
-    let ascii = true;
-    for (let i = 0; i < id.length; i++) {
-      const code = id.charCodeAt(i);
-      if (code >= 0x80) {
-        ascii = false;
-        break;
-      }
-      hash = Math.imul(hash ^ code, FNV_PRIME);
-    }
-    if (!ascii) {
-      hash = FNV_OFFSET;
-      for (const byte of Buffer.from(id, 'utf8')) hash = Math.imul(hash ^ byte, FNV_PRIME);
-    }
-    const step = Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d) | 1;
-    for (let probe = 0; probe < FILTER_PROBES; probe++) {
-      const bit = (hash + probe * step) & this.idFilterMask;
-      if ((this.idFilter[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
-    }
-    return true;
-  }
-
-  /** Byte-wise comparison of `target` with the k-th sorted id (negative, 0 or positive). */
-  private compareId(target: Uint8Array, k: number): number {
-    const idBytes = this.idBytes;
-    const start = this.idStarts[k]!;
-    const length = this.idStarts[k + 1]! - start;
-    const common = Math.min(length, target.length);
-    for (let i = 0; i < common; i++) {
-      const difference = target[i]! - idBytes[start + i]!;
-      if (difference !== 0) return difference;
-    }
-    return target.length - length;
+    return this.ids.lookup(id, liveDocs);
   }
 }
 
