@@ -2,15 +2,18 @@
  * Writes the inverted index of a new segment: for each indexed field, a k-way merge of the
  * sources' sorted terms; each term's postings are the sources' postings concatenated in source
  * order with doc ids remapped (doc maps are monotonic, so the result stays sorted) and dropped
- * docs skipped. Also derives each field's BM25 statistics: the sources' statistics minus the
- * contribution of dropped docs (a dropped doc's length is the sum of its freqs for positional
+ * docs skipped. From a segment, postings are read block by block with their positions left
+ * encoded and copied as they are; a block that would encode to the same bytes (full, aligned with
+ * the new term's blocks, its docs all kept and shifted alike) is copied whole. Also derives each
+ * field's BM25 statistics: the sources' statistics minus the contribution of dropped docs (a dropped doc's length is the sum of its freqs for positional
  * fields, where that sum is the token count, and the length its norm stands for otherwise).
  */
-import { NO_MORE_DOCS, type FieldStats, type LeafReader, type PostingsCursor, type TermsIterator } from './leaf-reader.ts';
+import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type FieldStats, type LeafReader, type PostingsCursor, type TermsIterator } from './leaf-reader.ts';
 import { decodeNorm } from './norms.ts';
 import { EngineError } from '../errors.ts';
 import type { OutputFile } from './segment-file.ts';
 import { PostingsEncoder } from './postings-encoder.ts';
+import { SegmentPostingsCursor, blockBuffers, type BlockBuffers } from './postings-cursor.ts';
 import { TermDictionaryWriter, type SegmentFieldKind } from './term-dictionary-writer.ts';
 import type { WriteContext } from './write-context.ts';
 
@@ -52,8 +55,10 @@ export async function writeInvertedIndex(
   const encoder = new PostingsEncoder(files.postings.sink, files.positions.sink);
   const dictionary = new TermDictionaryWriter(files.terms.sink);
   const stats = new Map<string, FieldStats>();
+  // Lent to the segment cursors read, one after another.
+  const buffers = blockBuffers();
   for (const field of fields) {
-    stats.set(field.name, await writeField(context, field, encoder, dictionary, files));
+    stats.set(field.name, await writeField(context, field, encoder, dictionary, files, buffers));
   }
   dictionary.finish();
   return stats;
@@ -65,6 +70,7 @@ async function writeField(
   encoder: PostingsEncoder,
   dictionary: TermDictionaryWriter,
   files: InvertedFiles,
+  buffers: BlockBuffers,
 ): Promise<FieldStats> {
   const participants: number[] = [];
   const iterators: TermsIterator[] = [];
@@ -125,6 +131,12 @@ async function writeField(
         }
         continue;
       }
+      if (cursor instanceof SegmentPostingsCursor) {
+        while (!copyEncodedPostings(cursor, docMap, encoder, buffers, field.positions, dropped[i]!)) {
+          if (context.overdue()) await context.pause();
+        }
+        continue;
+      }
       while (!copyPostings(cursor, docMap, encoder, field.positions, dropped[i]!)) {
         if (context.overdue()) await context.pause();
       }
@@ -170,17 +182,78 @@ function postingsVisitor(
   return (doc, freq, positions) => {
     const newDoc = docMap[doc]!;
     if (newDoc < 0) {
-      const seen = dropped.seen!;
-      if (seen[doc] === 0) {
-        seen[doc] = 1;
-        dropped.docs++;
-        if (!dropped.byFreqs) dropped.length += decodeNorm(dropped.reader.norm(dropped.field, doc));
-      }
-      if (dropped.byFreqs) dropped.length += freq;
+      dropPosting(dropped, doc, freq);
       return;
     }
     encoder.addDoc(newDoc, freq, withPositions ? positions : null);
   };
+}
+
+/** Counts a dropped posting in the field's statistics (a doc once, its length per `byFreqs`). */
+function dropPosting(dropped: DroppedAccounting, doc: number, freq: number): void {
+  const seen = dropped.seen!;
+  if (seen[doc] === 0) {
+    seen[doc] = 1;
+    dropped.docs++;
+    if (!dropped.byFreqs) dropped.length += decodeNorm(dropped.reader.norm(dropped.field, doc));
+  }
+  if (dropped.byFreqs) dropped.length += freq;
+}
+
+/**
+ * Copies whole blocks of a segment term (at least COPY_BATCH postings unless it ends), positions
+ * copied encoded, runs of kept docs at once; true when the cursor is exhausted.
+ */
+function copyEncodedPostings(
+  cursor: SegmentPostingsCursor,
+  docMap: Int32Array,
+  encoder: PostingsEncoder,
+  buffers: BlockBuffers,
+  withPositions: boolean,
+  dropped: DroppedAccounting,
+): boolean {
+  for (let copied = 0; copied < COPY_BATCH; ) {
+    if (copyStoredBlock(cursor, docMap, encoder, withPositions)) {
+      copied += POSTINGS_BLOCK_SIZE;
+      continue;
+    }
+    const count = cursor.nextEncodedBlock(buffers, withPositions);
+    if (count === 0) return true;
+    copied += count;
+    const docs = cursor.blockDocs;
+    const freqs = cursor.blockFreqs;
+    const lengths = withPositions ? buffers.positionLengths : null;
+    const bytes = withPositions ? cursor.blockPositionData : null;
+    let pointer = withPositions ? cursor.blockPositionStart : 0;
+    let i = 0;
+    while (i < count) {
+      let end = i;
+      while (end < count && docMap[docs[end]!]! >= 0) end++;
+      if (end > i) pointer += encoder.addEncodedDocs(docMap, docs, freqs, lengths, i, end, bytes, pointer);
+      for (i = end; i < count && docMap[docs[i]!]! < 0; i++) {
+        dropPosting(dropped, docs[i]!, freqs[i]!);
+        if (lengths !== null) pointer += lengths[i]!;
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * Copies the cursor's next block as it is stored when that gives the bytes encoding would: a full
+ * block starting a block of the new term, whose docs, and those back to the doc its first delta
+ * counts from, all keep the same distance to the term's last doc. True when copied.
+ */
+function copyStoredBlock(cursor: SegmentPostingsCursor, docMap: Int32Array, encoder: PostingsEncoder, withPositions: boolean): boolean {
+  if (!encoder.atBlockStart) return false;
+  const lastDoc = cursor.nextStoredBlockLastDoc(withPositions);
+  if (lastDoc < 0) return false;
+  const previous = cursor.nextBlockPreviousDoc;
+  const shift = encoder.termLastDoc - previous;
+  // The doc map is increasing over kept docs: both ends shifted alike means every doc between is kept and shifted alike.
+  if (docMap[previous + 1] !== previous + 1 + shift || docMap[lastDoc] !== lastDoc + shift) return false;
+  cursor.takeStoredBlock(encoder, shift);
+  return true;
 }
 
 /** Copies up to COPY_BATCH postings; true when the cursor is exhausted. */
@@ -196,13 +269,7 @@ function copyPostings(
     if (doc === NO_MORE_DOCS) return true;
     const newDoc = docMap[doc]!;
     if (newDoc < 0) {
-      const seen = dropped.seen!;
-      if (seen[doc] === 0) {
-        seen[doc] = 1;
-        dropped.docs++;
-        if (!dropped.byFreqs) dropped.length += decodeNorm(dropped.reader.norm(dropped.field, doc));
-      }
-      if (dropped.byFreqs) dropped.length += cursor.freq();
+      dropPosting(dropped, doc, dropped.byFreqs ? cursor.freq() : 0);
       continue;
     }
     encoder.addDoc(newDoc, cursor.freq(), withPositions ? cursor.positions() : null);

@@ -4,12 +4,14 @@
  * is read and decoded when the cursor is created; a block's bytes are read and its docs unpacked
  * only when the cursor enters it, its freqs on the first `freq()` there, its positions only on
  * `positions()`: from format 4 on, through the block's per-doc position byte lengths, so the
- * positions of the docs stepped over are never decoded.
+ * positions of the docs stepped over are never decoded. Merges read whole blocks instead, their
+ * positions left encoded (`nextEncodedBlock`) or the block as it is stored (`takeStoredBlock`).
  */
 import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type PostingsCursor } from './leaf-reader.ts';
 import { PACKED_VALUE_MAX_WIDTH, packedBytes, packedValueAt, sumPackedRange, unpackFrom } from './bitpack.ts';
 import { corruptFile } from './segment-file.ts';
 import { READ_PADDING, type SegmentDataFile } from './paged-file.ts';
+import { checkPositionLengths, measurePositionLengths, type EncodedPositions } from './encoded-positions.ts';
 
 /** First segment format whose positional blocks carry per-doc position byte lengths. */
 export const POSITION_LENGTHS_FORMAT_VERSION = 4;
@@ -25,6 +27,24 @@ const MIN_NORM = 4;
 const MAX_SKIP_ENTRY_BYTES = 33;
 
 const EMPTY = new Uint8Array(8);
+const NO_INTS = new Int32Array(0);
+
+/** Block-sized buffers a merge lends the cursors it reads one after another (`nextEncodedBlock`). */
+export interface BlockBuffers {
+  docs: Int32Array;
+  freqs: Int32Array;
+  /** Each doc's position byte length, for positional fields. */
+  positionLengths: Int32Array;
+}
+
+/** Buffers for `nextEncodedBlock`, each of a block's size. */
+export function blockBuffers(): BlockBuffers {
+  return {
+    docs: new Int32Array(POSTINGS_BLOCK_SIZE),
+    freqs: new Int32Array(POSTINGS_BLOCK_SIZE),
+    positionLengths: new Int32Array(POSTINGS_BLOCK_SIZE),
+  };
+}
 
 /** Offset just past the varint last read by `readVarint` (avoids allocating a reader per cursor). */
 let varintEnd = 0;
@@ -66,6 +86,22 @@ export interface PostingsStreams {
   positionLengths: boolean;
 }
 
+/** Takes postings blocks as a segment stores them (PostingsEncoder). */
+export interface StoredBlockSink {
+  /** A full block with its last doc, max freq, min norm, bytes `docs[docStart, docEnd)` and positions `positions[posStart, posEnd)`. */
+  addStoredBlock(
+    lastDoc: number,
+    maxFreq: number,
+    minNorm: number,
+    docs: Uint8Array,
+    docStart: number,
+    docEnd: number,
+    positions: Uint8Array,
+    posStart: number,
+    posEnd: number,
+  ): void;
+}
+
 /** PostingsCursor over a segment term. */
 export class SegmentPostingsCursor implements PostingsCursor {
   doc = -1;
@@ -94,8 +130,9 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private readonly blockCountTotal: number;
   /** Per block, SKIP_STRIDE numbers: last doc, start in postings.doc (-1 = singleton), start in postings.pos, max freq, min norm. */
   private readonly skip: Float64Array;
-  private readonly docs: Int32Array;
-  private readonly freqs: Int32Array;
+  /** The current block's docs and freqs: allocated when the first block is loaded (or lent by `nextEncodedBlock`). */
+  private docs: Int32Array = NO_INTS;
+  private freqs: Int32Array = NO_INTS;
   /** Offset of the block's packed position lengths, -1 until the first positions() there. */
   private positionLengthsOffset = -1;
   private positionBits = 0;
@@ -114,8 +151,12 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private positionsIndex = -1;
   private positionBuffer: Int32Array | null = null;
   /** Views of positionBuffer by length, so that positions() does not allocate per call. */
-  private positionViews: Int32Array[] = [];
+  private positionViews: Int32Array[] | null = null;
   private positionView: Int32Array | null = null;
+  /** Where the positions of the block `nextEncodedBlock` loaded start in posData. */
+  private encodedStart = 0;
+  /** Whether blocks may be handed over as they are stored (format 4 on: the current block layout). */
+  private readonly storedBlocksCopyable: boolean;
 
   constructor(streams: PostingsStreams, pointer: TermPostingsPointer, withPositions: boolean) {
     this.docFreq = pointer.docFreq;
@@ -126,13 +167,11 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.termDocEnd = pointer.docEnd;
     this.termPosEnd = pointer.posEnd;
     this.hasPositionLengths = withPositions && streams.positionLengths && pointer.docFreq > 1;
+    this.storedBlocksCopyable = streams.positionLengths && pointer.docFreq >= POSTINGS_BLOCK_SIZE;
     const blocks = Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE);
     this.blockCountTotal = blocks;
     const skip = new Float64Array(blocks * SKIP_STRIDE);
     this.skip = skip;
-    const bufferSize = Math.min(POSTINGS_BLOCK_SIZE, pointer.docFreq);
-    this.docs = new Int32Array(bufferSize);
-    this.freqs = new Int32Array(bufferSize);
     skip[POS_START] = pointer.posStart;
     skip[MAX_FREQ] = pointer.maxFreq;
     skip[MIN_NORM] = pointer.minNorm;
@@ -140,6 +179,8 @@ export class SegmentPostingsCursor implements PostingsCursor {
       this.docData = EMPTY;
       skip[LAST_DOC] = pointer.singletonDoc;
       skip[DOC_START] = -1;
+      this.docs = new Int32Array(1);
+      this.freqs = new Int32Array(1);
       this.docs[0] = pointer.singletonDoc;
       this.freqs[0] = pointer.singletonFreq;
       return;
@@ -307,7 +348,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private positionBufferFor(size: number): Int32Array {
     if (this.positionBuffer === null || this.positionBuffer.length < size) {
       this.positionBuffer = new Int32Array(Math.max(16, size, (this.positionBuffer?.length ?? 0) * 2));
-      this.positionViews = [];
+      this.positionViews = null;
     }
     return this.positionBuffer;
   }
@@ -316,8 +357,133 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private finishPositions(out: Int32Array, count: number): Int32Array {
     this.posIndex = this.index + 1;
     this.positionsIndex = this.index;
-    this.positionView = this.positionViews[count] ??= out.subarray(0, count);
+    this.positionView = (this.positionViews ??= [])[count] ??= out.subarray(0, count);
     return this.positionView;
+  }
+
+  /** Docs of the block `nextEncodedBlock` loaded, ascending (a view valid until the cursor moves). */
+  get blockDocs(): Int32Array {
+    return this.docs;
+  }
+
+  /** Freqs of the block `nextEncodedBlock` loaded. */
+  get blockFreqs(): Int32Array {
+    return this.freqs;
+  }
+
+  /** Bytes holding the block's encoded positions, doc after doc from `blockPositionStart`. */
+  get blockPositionData(): Uint8Array {
+    return this.posData!;
+  }
+
+  /** Index in `blockPositionData` of the block's first doc's positions. */
+  get blockPositionStart(): number {
+    return this.encodedStart;
+  }
+
+  /**
+   * For merges: moves to the last doc of the next block and returns the block's doc count (0 past
+   * the end). Its docs and freqs are decoded (into `buffers` unless the cursor has its own: they
+   * must then be left alone until the cursor is done); `withPositions`, its positions are left
+   * encoded (delta varints, as PostingsEncoder writes them) and each doc's byte length, checked
+   * against its freq, goes to `buffers.positionLengths`, so that they can be copied as they are.
+   */
+  nextEncodedBlock(buffers: BlockBuffers, withPositions: boolean): number {
+    if (this.doc === NO_MORE_DOCS || this.block + 1 >= this.blockCountTotal) {
+      this.exhaust();
+      return 0;
+    }
+    if (this.docs.length === 0) {
+      this.docs = buffers.docs;
+      this.freqs = buffers.freqs;
+    }
+    this.loadBlock(this.block + 1);
+    const count = this.docsInBlock;
+    this.index = count - 1;
+    this.doc = this.docs[count - 1]!;
+    if (!this.freqsLoaded) this.loadFreqs();
+    if (!withPositions) return count;
+    const posFile = this.posFile;
+    if (posFile === null) throw new RangeError('field was indexed without positions');
+    const data = this.readBlockPositions(posFile);
+    const lengths = buffers.positionLengths;
+    const start = this.posPointer;
+    this.encodedStart = start;
+    if (this.hasPositionLengths) {
+      this.locatePositionLengths();
+      if (this.widePositionLengths !== null) lengths.set(this.widePositionLengths.subarray(0, count));
+      else unpackFrom(this.docData, this.positionLengthsOffset, count, this.positionBits, lengths);
+      checkPositionLengths(this.encodedPositions(posFile, data, count), lengths);
+    } else {
+      measurePositionLengths(this.encodedPositions(posFile, data, count), lengths);
+    }
+    return count;
+  }
+
+  /**
+   * For merges: the last doc of the next block when `takeStoredBlock` may hand it over as it is
+   * stored (a full block of a format 4+ term, positional exactly when `withPositions`), else -1.
+   */
+  nextStoredBlockLastDoc(withPositions: boolean): number {
+    const block = this.block + 1;
+    if (!this.storedBlocksCopyable || (this.posFile !== null) !== withPositions || this.doc === NO_MORE_DOCS) return -1;
+    if (block >= this.blockCountTotal || (block === this.blockCountTotal - 1 && this.docFreq % POSTINGS_BLOCK_SIZE !== 0)) return -1;
+    return this.skip[block * SKIP_STRIDE + LAST_DOC]!;
+  }
+
+  /** The last doc before the next block (-1 before the first): the next block's first doc delta counts from it. */
+  get nextBlockPreviousDoc(): number {
+    return this.block < 0 ? -1 : this.skip[this.block * SKIP_STRIDE + LAST_DOC]!;
+  }
+
+  /**
+   * Moves past the next block (see `nextStoredBlockLastDoc`) without decoding it and hands it to
+   * `sink`, its last doc shifted by `docShift`: its bytes in postings.doc, its positions' bytes in
+   * postings.pos (none without positions), its largest freq and smallest norm. Only the block's
+   * layout is checked (its bit widths against its size); its content is as the page checksums
+   * verified it. The cursor is then at the block's last doc, good for further blocks only.
+   */
+  takeStoredBlock(sink: StoredBlockSink, docShift: number): void {
+    const block = this.block + 1;
+    const base = block * SKIP_STRIDE;
+    const fileStart = this.skip[base + DOC_START]!;
+    const fileEnd = block + 1 < this.blockCountTotal ? this.skip[base + SKIP_STRIDE + DOC_START]! : this.termDocEnd;
+    if (fileEnd < fileStart) throw corruptFile(this.docFile.path, `block ${block} ends before it starts`);
+    let data = this.docData;
+    if (fileStart < this.docBase || fileEnd > this.docBase + data.length - READ_PADDING) {
+      data = this.docData = this.docFile.read(fileStart, fileEnd);
+      this.docBase = this.docFile.base;
+    }
+    const start = fileStart - this.docBase;
+    const end = fileEnd - this.docBase;
+    this.block = block;
+    this.docsInBlock = 0;
+    this.index = -1;
+    this.posData = null;
+    this.posIndex = 0;
+    this.positionsIndex = -1;
+    this.positionLengthsOffset = -1;
+    this.freqsLoaded = false;
+    this.doc = this.skip[base + LAST_DOC]!;
+    let layoutEnd = start + 2 + packedBytes(POSTINGS_BLOCK_SIZE, data[start]!) + packedBytes(POSTINGS_BLOCK_SIZE, data[start + 1]!);
+    let widthsValid = start + 2 <= end && data[start]! <= 32 && data[start + 1]! <= 32;
+    const posFile = this.posFile;
+    if (posFile === null) {
+      if (!widthsValid || layoutEnd !== end) throw corruptFile(this.docFile.path, `block ${block} is malformed`);
+      sink.addStoredBlock(this.doc + docShift, this.skip[base + MAX_FREQ]!, this.skip[base + MIN_NORM]!, data, start, end, EMPTY, 0, 0);
+      return;
+    }
+    widthsValid &&= layoutEnd < end && data[layoutEnd]! <= 31;
+    if (widthsValid) layoutEnd += 1 + packedBytes(POSTINGS_BLOCK_SIZE, data[layoutEnd]!);
+    if (!widthsValid || layoutEnd !== end) throw corruptFile(this.docFile.path, `block ${block} is malformed`);
+    const posData = this.readBlockPositions(posFile);
+    const maxFreq = this.skip[base + MAX_FREQ]!;
+    sink.addStoredBlock(this.doc + docShift, maxFreq, this.skip[base + MIN_NORM]!, data, start, end, posData, this.posPointer, this.posEnd);
+  }
+
+  private encodedPositions(posFile: SegmentDataFile, data: Uint8Array, count: number): EncodedPositions {
+    const { block, posPointer: start, posEnd: end, docs, freqs } = this;
+    return { path: posFile.path, block, data, start, end, docs, freqs, count };
   }
 
   /** Moves the shallow block pointer to the block containing `target`; returns its last doc. */
@@ -375,6 +541,11 @@ export class SegmentPostingsCursor implements PostingsCursor {
       return;
     }
     const fileEnd = block + 1 < this.blockCountTotal ? this.skip[base + SKIP_STRIDE + DOC_START]! : this.termDocEnd;
+    if (this.docs.length === 0) {
+      const size = Math.min(POSTINGS_BLOCK_SIZE, this.docFreq);
+      this.docs = new Int32Array(size);
+      this.freqs = new Int32Array(size);
+    }
     let data = this.docData;
     if (this.blockCountTotal > 1) {
       // A term of one block had its bytes read with its last doc, by the constructor.

@@ -6,6 +6,7 @@
  * and freq live in the term dictionary.
  */
 import { POSTINGS_BLOCK_SIZE } from './leaf-reader.ts';
+import type { StoredBlockSink } from './postings-cursor.ts';
 import { ByteSink } from './byte-io.ts';
 import { bitsRequiredFor, packInto } from './bitpack.ts';
 
@@ -25,7 +26,7 @@ export interface EncodedTerm {
 }
 
 /** Streams (doc, freq, positions) of one term after another into the postings sinks. */
-export class PostingsEncoder {
+export class PostingsEncoder implements StoredBlockSink {
   private readonly blockDocs = new Int32Array(POSTINGS_BLOCK_SIZE);
   private readonly blockFreqs = new Int32Array(POSTINGS_BLOCK_SIZE);
   private readonly deltaScratch = new Int32Array(POSTINGS_BLOCK_SIZE);
@@ -112,6 +113,104 @@ export class PostingsEncoder {
       this.blockPositionBytes[this.blockCount - 1] = sink.length - start;
     }
     if (this.blockCount === POSTINGS_BLOCK_SIZE) this.flushBlock();
+  }
+
+  /**
+   * Adds docs `from .. to - 1` of a source block, their ids mapped through `docMap` (all kept),
+   * with their freqs and, for positional fields, their positions already encoded: doc i's delta
+   * varints take `lengths[i]` bytes of `bytes`, doc after doc from `byteStart`. They are copied as
+   * they are. Returns the position bytes consumed.
+   */
+  addEncodedDocs(
+    docMap: Int32Array,
+    docs: Int32Array,
+    freqs: Int32Array,
+    lengths: Int32Array | null,
+    from: number,
+    to: number,
+    bytes: Uint8Array | null,
+    byteStart: number,
+  ): number {
+    const withPositions = this.withPositions;
+    if (withPositions && (lengths === null || bytes === null)) throw new RangeError('positional field without encoded positions');
+    const norms = this.norms;
+    let pointer = byteStart;
+    let i = from;
+    while (i < to) {
+      const runStart = pointer;
+      const stop = Math.min(to, i + POSTINGS_BLOCK_SIZE - this.blockCount);
+      let blockCount = this.blockCount;
+      let lastDoc = this.lastDoc;
+      for (; i < stop; i++) {
+        const doc = docMap[docs[i]!]!;
+        if (doc <= lastDoc) throw new RangeError(`postings out of order: doc ${doc} after ${lastDoc}`);
+        const freq = freqs[i]!;
+        if (freq < 1) throw new RangeError(`invalid freq ${freq} for doc ${doc}`);
+        lastDoc = doc;
+        this.blockDocs[blockCount] = doc;
+        this.blockFreqs[blockCount] = freq;
+        if (freq > this.blockMaxFreq) this.blockMaxFreq = freq;
+        const norm = norms === null ? 0 : norms[doc]!;
+        if (norm < this.blockMinNorm) this.blockMinNorm = norm;
+        if (withPositions) {
+          const length = lengths![i]!;
+          this.blockPositionBytes[blockCount] = length;
+          pointer += length;
+        }
+        blockCount++;
+      }
+      this.docFreq += blockCount - this.blockCount;
+      this.blockCount = blockCount;
+      this.lastDoc = lastDoc;
+      if (withPositions) writeRange(this.posSink, bytes!, runStart, pointer);
+      if (blockCount === POSTINGS_BLOCK_SIZE) this.flushBlock();
+    }
+    return pointer - byteStart;
+  }
+
+  /** Whether the term's next doc starts a block. */
+  get atBlockStart(): boolean {
+    return this.blockCount === 0;
+  }
+
+  /** The term's last doc so far (-1 before its first). */
+  get termLastDoc(): number {
+    return this.lastDoc;
+  }
+
+  /**
+   * Appends a full block as another segment stored it, for docs that follow the term's last doc
+   * exactly as they followed the doc its first delta counts from there (call at a block start):
+   * its bytes `docs[docStart, docEnd)` and positions `positions[posStart, posEnd)` as they are.
+   */
+  addStoredBlock(
+    lastDoc: number,
+    maxFreq: number,
+    minNorm: number,
+    docs: Uint8Array,
+    docStart: number,
+    docEnd: number,
+    positions: Uint8Array,
+    posStart: number,
+    posEnd: number,
+  ): void {
+    if (this.blockCount !== 0) throw new RangeError('a stored block must start a block');
+    if (lastDoc < this.lastDoc + POSTINGS_BLOCK_SIZE) {
+      throw new RangeError(`postings out of order: a block ending at ${lastDoc} after ${this.lastDoc}`);
+    }
+    writeRange(this.blockBytes, docs, docStart, docEnd);
+    if (this.withPositions) writeRange(this.posSink, positions, posStart, posEnd);
+    if (this.skipCount === this.skipLastDocs.length) this.growSkipArrays();
+    const entry = this.skipCount++;
+    this.skipLastDocs[entry] = lastDoc;
+    this.skipDocBytes[entry] = docEnd - docStart;
+    this.skipPosBytes[entry] = this.posSink.length - this.blockPosStart;
+    this.skipMaxFreqs[entry] = maxFreq;
+    this.skipMinNorms[entry] = minNorm;
+    this.docFreq += POSTINGS_BLOCK_SIZE;
+    this.lastDoc = lastDoc;
+    this.blockPrevDoc = lastDoc;
+    this.blockPosStart = this.posSink.length;
   }
 
   /** Ends the term: writes skip data and blocks, returns what the term dictionary needs. */
@@ -213,6 +312,15 @@ export class PostingsEncoder {
     this.skipMaxFreqs = grown(this.skipMaxFreqs, size);
     this.skipMinNorms = grown(this.skipMinNorms, size);
   }
+}
+
+/** Appends `bytes[start, end)` to a sink (short ranges byte by byte, sparing a view). */
+function writeRange(sink: ByteSink, bytes: Uint8Array, start: number, end: number): void {
+  if (end - start > 32) {
+    sink.writeBytes(bytes.subarray(start, end));
+    return;
+  }
+  for (let i = start; i < end; i++) sink.writeByte(bytes[i]!);
 }
 
 /** A copy of a typed array in a larger one of the same kind. */

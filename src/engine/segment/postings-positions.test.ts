@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { crc32c } from '../directory/checksum.ts';
 import { EngineError } from '../errors.ts';
 import { NO_MORE_DOCS, type PostingsCursor } from './leaf-reader.ts';
-import { FOOTER_BYTES, HEADER_BYTES, PAGE_TABLE_TRAILER_BYTES, PAGED_FORMAT_VERSION, SEGMENT_FORMAT_VERSION, SegmentFileName, pageTableOf } from './segment-file.ts';
+import { SEGMENT_FORMAT_VERSION, SegmentFileName } from './segment-file.ts';
 import { SegmentReader } from './segment-reader.ts';
 import { buildDocMaps, writeSegment, type SegmentMeta } from './segment-writer.ts';
 import { TEST_FIELDS, TestLeaf, generateTestDocs, seededRandom, type TestDoc } from './reference-leaf.fixture.ts';
 import { assertLeafMatches } from './reference-leaf-assert.fixture.ts';
+import { damageWithValidChecksum } from './segment-damage.fixture.ts';
 
 const INITIAL = { liveDocsGen: 0, inplaceGens: {} };
 
@@ -103,22 +103,6 @@ test('a pinned format 3 segment (positions without byte lengths) reads back and 
     }
   });
 });
-
-/** Rewrites one file of a segment through `damage` with a valid checksum, so only decoding can notice. */
-function damageWithValidChecksum(segmentDir: string, meta: SegmentMeta, file: string, damage: (body: Buffer) => Buffer): SegmentMeta {
-  const filePath = path.join(segmentDir, file);
-  const original = fs.readFileSync(filePath);
-  // Paged files (format 6) end with a page checksum table, rebuilt for the damaged body.
-  const paged = original.readUInt32LE(4) >= PAGED_FORMAT_VERSION;
-  const tableBytes = paged ? original.readUInt32LE(original.length - FOOTER_BYTES - 8) * 4 + PAGE_TABLE_TRAILER_BYTES : 0;
-  const body = damage(Buffer.from(original.subarray(HEADER_BYTES, original.length - FOOTER_BYTES - tableBytes)));
-  const content = Buffer.concat([original.subarray(0, HEADER_BYTES), body]);
-  const rewritten = Buffer.concat([content, paged ? pageTableOf(content) : Buffer.alloc(0), Buffer.alloc(FOOTER_BYTES)]);
-  const crc = crc32c(rewritten.subarray(0, rewritten.length - FOOTER_BYTES));
-  rewritten.writeUInt32LE(crc, rewritten.length - FOOTER_BYTES);
-  fs.writeFileSync(filePath, rewritten);
-  return { ...meta, files: { ...meta.files, [file]: { bytes: rewritten.length, crc32c: crc } } };
-}
 
 /** Reads the positions of every doc of body:x; the error it throws, if any. */
 function readAllPositions(segmentDir: string, meta: SegmentMeta): unknown {

@@ -314,6 +314,11 @@ export class SegmentReader implements LeafReader {
     return this.overlay.size === 0 ? own : this.overlay.source(doc, own);
   }
 
+  /** The stored sources as written, without field overlays (merges copy its blocks as they are). */
+  storedSourceFile(): StoredSourceReader {
+    return this.storedSource;
+  }
+
   /** Replaces top-level fields of a doc (JSON text, null: removed) as a field overlay. Persist with `writeOverlay`. */
   applyFields(doc: number, texts: ReadonlyMap<string, string | null>, fields: ReadonlyMap<string, FlatField>, strictNumbers: boolean, writeInplace = true): void {
     this.overlay.apply(doc, texts, fields, strictNumbers, writeInplace);

@@ -22,6 +22,7 @@ import { collectNumericField, writeNumericColumns, NumericMode, type CollectedNu
 import { collectRangeIndex, writeNumericRangeIndex, type CollectedRangeIndex } from './numeric-range-index.ts';
 import { collectKeywordField, writeKeywordColumns, type CollectedKeywordField } from './keyword-columns.ts';
 import { StoredSourceWriter } from './stored-source.ts';
+import { writeStoredSources } from './source-copy.ts';
 import { collectDocMeta, writeDocMeta } from './doc-meta-store.ts';
 import { LiveDocs, liveDocsFileName, writeLiveDocsFile } from './live-docs.ts';
 import { inplaceFileName, writeInplaceFile } from './inplace-file.ts';
@@ -158,8 +159,7 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
 
     await output.writeFiles([{ name: SegmentFileName.storedSource, magic: FileMagic.storedSource }], async ([file]) => {
       const writer = new StoredSourceWriter(file!);
-      const readers = options.sources.map((source) => source.reader);
-      await context.forEachKeptDoc((sourceIndex, oldDoc) => writer.add(readers[sourceIndex]!.source(oldDoc)));
+      await writeStoredSources(context, writer);
       writer.finish();
     });
 

@@ -66,6 +66,19 @@ export class StoredSourceWriter {
     if (this.pendingBytes >= SOURCE_BLOCK_BYTES) this.flushBlock();
   }
 
+  /**
+   * Appends a block as another file stored it (`StoredSourceReader.copyBlockTo`): its compressed
+   * bytes, the number of docs it holds and its header bytes (0 for a block of docs).
+   */
+  addStoredBlock(bytes: Uint8Array, docCount: number, headerBytes: number): void {
+    if (this.pending.length > 0) this.flushBlock();
+    this.file.sink.writeBytes(bytes);
+    this.blockDocCounts.push(docCount);
+    this.blockCompressedBytes.push(bytes.length);
+    this.blockHeaderBytes.push(headerBytes);
+    this.docCount += docCount;
+  }
+
   /** Flushes the last block and appends the block index (call once). */
   finish(): void {
     if (this.pending.length > 0) this.flushBlock();
@@ -212,6 +225,33 @@ export class StoredSourceReader {
     } finally {
       fs.closeSync(fd);
     }
+  }
+
+  /** Whether `copyBlockTo` may copy this file's blocks as they are: LZ4 blocks, big docs pieced, pages verified as read (format 6). */
+  get blocksCopyable(): boolean {
+    return this.paged !== null;
+  }
+
+  /** Number of blocks of the file. */
+  get blockCount(): number {
+    return this.blockFirstDocs.length - 1;
+  }
+
+  /** First doc of a block (`blockCount` gives the doc count). */
+  blockFirstDoc(block: number): number {
+    return this.blockFirstDocs[block]!;
+  }
+
+  /** Appends a block to a writer without decompressing it (see `blocksCopyable`). */
+  copyBlockTo(block: number, writer: StoredSourceWriter): void {
+    const paged = this.paged;
+    if (paged === null) throw new RangeError(`source blocks of format ${this.formatVersion} cannot be copied as they are`);
+    const docCount = this.blockFirstDocs[block + 1]! - this.blockFirstDocs[block]!;
+    const start = this.blockOffsets[block]!;
+    const end = this.blockOffsets[block + 1]!;
+    if (this.closed) throw new EngineError('shard_closed', `segment source store ${this.path} is closed`);
+    const data = paged.read(start, end);
+    writer.addStoredBlock(data.subarray(start - paged.base, end - paged.base), docCount, this.blockHeaderBytes[block]!);
   }
 
   /** A copy of the doc's source bytes. */
