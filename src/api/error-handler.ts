@@ -100,7 +100,9 @@ function clientErrorReason(error: ConnectionError): string {
 
 /** The request's path without the query string. */
 function requestPath(request: FastifyRequest): string {
-  return request.url.split('?')[0] ?? '/';
+  const { url } = request;
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
 }
 
 /** For `/a/b/:name`, the route it extends (`/a/b`) and the parameter's name; null for other URLs. */
@@ -109,15 +111,10 @@ function trailingParameter(url: string): { parent: string; name: string } | null
   return match === null ? null : { parent: match[1], name: match[2] };
 }
 
-const SLASH = 0x2f;
-
 /** Refuses (400) a trailing slash that stands for an empty path parameter (see the module comment). */
 function refuseEmptyTrailingParameter(request: FastifyRequest, parameterAfter: ReadonlyMap<string, string>): void {
-  const { url } = request;
-  const query = url.indexOf('?');
-  const pathEnd = query < 0 ? url.length : query;
-  if (pathEnd <= 1 || url.charCodeAt(pathEnd - 1) !== SLASH) return;
-  const path = url.slice(0, pathEnd);
+  const path = requestPath(request);
+  if (path.length <= 1 || !path.endsWith('/')) return;
   const name = parameterAfter.get(`${request.method} ${request.routeOptions.url}`);
   if (name === undefined) return;
   throw new ApiError('invalid_parameter', `path parameter [${name}] is empty in [${request.method} ${path}]; it is required`);

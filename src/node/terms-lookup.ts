@@ -22,8 +22,8 @@ const LOOKUP_KEYS = new Set(['index', 'id', 'path', 'routing', 'query', 'store']
 
 /** The query with every terms lookup in it replaced by the values it finds (the query itself when it has none). */
 export function resolveTermsLookups(query: unknown, source: TermsLookupSource): Promise<unknown> {
-  // Most queries have no lookup: the same copy, made without a turn per key.
-  return hasTermsLookup(query) ? resolveEveryLookup(query, source) : Promise.resolve(copyWithoutLookups(query));
+  // Most queries have none: no walk that awaits per key.
+  return hasTermsLookup(query) ? resolveEveryLookup(query, source) : Promise.resolve(query);
 }
 
 async function resolveEveryLookup(query: unknown, source: TermsLookupSource): Promise<unknown> {
@@ -44,23 +44,6 @@ function hasTermsLookup(query: unknown): boolean {
     if (key === 'terms' && isPlainObject(value) ? Object.values(value).some(isLookup) : hasTermsLookup(value)) return true;
   }
   return false;
-}
-
-/** What `resolveEveryLookup` gives for a query without lookups: plain objects and arrays copied, a `terms` clause one level deep. */
-function copyWithoutLookups(query: unknown): unknown {
-  if (Array.isArray(query)) return query.map(copyWithoutLookups);
-  if (!isPlainObject(query)) return query;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(query)) {
-    if (key === 'terms' && isPlainObject(value)) {
-      const clause: Record<string, unknown> = {};
-      for (const [field, values] of Object.entries(value)) clause[field] = values;
-      out[key] = clause;
-    } else {
-      out[key] = copyWithoutLookups(value);
-    }
-  }
-  return out;
 }
 
 async function resolveTermsClause(clause: Record<string, unknown>, source: TermsLookupSource): Promise<Record<string, unknown>> {

@@ -133,20 +133,7 @@ export class ReplicatedPrimary extends DelegatingShardHandle {
    * at most `REPLICA_CALL_TIMEOUT_MS`, then fails with `shard_unavailable` (a reader retries).
    */
   private async knownCheckpoint(): Promise<number> {
-    if (!this.positioned && !this.closed) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          clearTimeout(timer);
-          this.checkpointWaiters.delete(check);
-          resolve();
-        };
-        const check = (): void => {
-          if (this.positioned || this.closed) done();
-        };
-        const timer = setTimeout(done, REPLICA_CALL_TIMEOUT_MS);
-        this.checkpointWaiters.add(check);
-      });
-    }
+    await this.checkpointSettles(() => this.positioned || this.closed, REPLICA_CALL_TIMEOUT_MS);
     if (this.positioned) return this.checkpoint;
     const { collection, shard } = this.context.address;
     throw new CatalogError(
@@ -154,6 +141,25 @@ export class ReplicatedPrimary extends DelegatingShardHandle {
       `[${collection}][${shard}] the primary copy (term ${this.term}) has not yet heard how far its in-sync replicas reached, ` +
         'so its change feed has no safe end yet',
     );
+  }
+
+  /** Resolves once `ready()` holds (checked whenever the checkpoint moves or the copy stops), after `timeoutMs`, or on abort. */
+  private checkpointSettles(ready: () => boolean, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (ready() || timeoutMs <= 0 || signal?.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        this.checkpointWaiters.delete(check);
+        resolve();
+      };
+      const check = (): void => {
+        if (ready()) done();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      signal?.addEventListener('abort', done, { once: true });
+      this.checkpointWaiters.add(check);
+    });
   }
 
   override async write(op: WriteOp): Promise<WriteResult> {
@@ -194,23 +200,7 @@ export class ReplicatedPrimary extends DelegatingShardHandle {
 
   override async waitForChanges(afterSeq: number, timeoutMs: number, signal?: AbortSignal): Promise<ChangeBounds> {
     if (!this.bounded()) return this.inner.waitForChanges(afterSeq, timeoutMs, signal);
-    const moved = (): boolean => (this.positioned && this.checkpoint > afterSeq) || this.closed;
-    if (!moved() && timeoutMs > 0 && !signal?.aborted) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          this.checkpointWaiters.delete(check);
-          resolve();
-        };
-        const check = (): void => {
-          if (moved()) done();
-        };
-        const timer = setTimeout(done, timeoutMs);
-        signal?.addEventListener('abort', done, { once: true });
-        this.checkpointWaiters.add(check);
-      });
-    }
+    await this.checkpointSettles(() => (this.positioned && this.checkpoint > afterSeq) || this.closed, timeoutMs, signal);
     if (this.positioned || this.closed) return this.changeBounds();
     // Still not known: nothing past the caller's position can be vouched for yet.
     const bounds = await this.inner.changeBounds();

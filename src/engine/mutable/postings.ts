@@ -90,9 +90,9 @@ export class FieldPostings {
   /**
    * Adds one document's tokens (term ids and ascending positions, `count` of them, ids from
    * `intern` and `fitTerms` called since) with the doc's norm. Docs arrive in increasing order,
-   * each once per field. Returns the number of postings added.
+   * each once per field.
    */
-  addTokens(doc: number, ids: Int32Array, positions: Int32Array | null, count: number, norm: number): number {
+  addTokens(doc: number, ids: Int32Array, positions: Int32Array | null, count: number, norm: number): void {
     const state = this.state;
     const pool = this.pool;
     const chunks = pool.chunks;
@@ -138,7 +138,6 @@ export class FieldPostings {
       if (freq > state[at + MAX_FREQ]!) state[at + MAX_FREQ] = freq;
       if (norm < state[at + MIN_NORM]!) state[at + MIN_NORM] = norm;
     }
-    return distinctCount;
   }
 
   /** Document frequency of a term id. */

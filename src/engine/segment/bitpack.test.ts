@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ByteSink } from './byte-io.ts';
-import { PACKED_VALUE_MAX_WIDTH, bitsRequired, bitsRequiredFor, packInto, packedBytes, packedValueAt, sumPackedRange, unpackFrom } from './bitpack.ts';
+import { PACKED_VALUE_MAX_WIDTH, bitsRequired, bitsRequiredFor, packInto, packedBytes, packedIntAt, packedValueAt, sumPackedRange, unpackFrom } from './bitpack.ts';
 import { seededRandom } from './reference-leaf.fixture.ts';
 
 test('bitsRequired', () => {
@@ -55,5 +55,17 @@ test('packedValueAt reads any single value, sumPackedRange sums any range, for e
         assert.equal(sumPackedRange(bytes, 1, width, from!, to!), expected, `width ${width}, sum of ${from}..${to}`);
       }
     }
+  }
+});
+
+test('packedIntAt reads single values at every width below 32 bits', () => {
+  for (let width = 0; width < 32; width++) {
+    const values = Array.from({ length: 37 }, (_, i) => (width === 0 ? 0 : Math.floor(((i * 2654435761) % 2 ** 32) / 2 ** (32 - width))));
+    values[3] = width === 0 ? 0 : 2 ** width - 1;
+    const sink = new ByteSink();
+    sink.writeByte(0xaa);
+    packInto(sink, values, values.length, width);
+    const data = Buffer.concat(sink.takeChunks(true));
+    for (let i = 0; i < values.length; i++) assert.equal(packedIntAt(data, 1, width, i), values[i], `width ${width} value ${i}`);
   }
 });

@@ -74,6 +74,17 @@ export function packedValueAt(data: Uint8Array, offset: number, width: number, i
   return (word >>> (bit & 7)) & ((1 << width) - 1);
 }
 
+/** Value `index` of values packed at `width` < 32 bits from `data[offset]` (bytes past the data read as 0). */
+export function packedIntAt(data: Uint8Array, offset: number, width: number, index: number): number {
+  if (width <= PACKED_VALUE_MAX_WIDTH) return width === 0 ? 0 : packedValueAt(data, offset, width, index);
+  const bit = index * width;
+  const at = offset + Math.floor(bit / 8);
+  const shift = bit & 7;
+  const low = (data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16) | (data[at + 3]! << 24)) >>> shift;
+  const high = shift === 0 ? 0 : (data[at + 4]! | 0) * 2 ** (32 - shift);
+  return (low + high) % 2 ** width;
+}
+
 /**
  * Sum of values `from .. to - 1` of values packed at `width` <= PACKED_VALUE_MAX_WIDTH bits from
  * `data[offset]`, streamed a byte at a time (reads only bytes of the area).

@@ -11,7 +11,7 @@
  * whole at open. A store asked for most of its ids (merges, verification) decodes them once too.
  */
 import type { ByteReader, ByteSink } from './byte-io.ts';
-import { bitsRequired, packedBytes, packedValueAt, packInto, unpackFrom, PACKED_VALUE_MAX_WIDTH } from './bitpack.ts';
+import { bitsRequired, packedBytes, packedIntAt, packInto, unpackFrom } from './bitpack.ts';
 
 /** Ids per front-coded block (a power of two). */
 const ID_BLOCK_SIZE = 32;
@@ -23,16 +23,6 @@ const FILTER_PROBES = 4;
 /** Bloom filter bits per id (rounded up to a power of two): about 1% false positives at 4 probes. */
 const FILTER_BITS_PER_ID = 10;
 
-/** Value `index` of values packed at `width` < 32 bits from `data[offset]` (bytes past the data read as 0). */
-export function packedIntAt(data: Uint8Array, offset: number, width: number, index: number): number {
-  if (width <= PACKED_VALUE_MAX_WIDTH) return width === 0 ? 0 : packedValueAt(data, offset, width, index);
-  const bit = index * width;
-  const at = offset + Math.floor(bit / 8);
-  const shift = bit & 7;
-  const low = (data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16) | (data[at + 3]! << 24)) >>> shift;
-  const high = shift === 0 ? 0 : (data[at + 4]! | 0) * 2 ** (32 - shift);
-  return (low + high) % 2 ** width;
-}
 
 function hashBytes(bytes: Uint8Array, from: number, to: number): number {
   let hash = FNV_OFFSET;

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { EngineError } from '../errors.ts';
 import { bitsRequired, packInto } from './bitpack.ts';
 import { ByteSink as Sink } from './byte-io.ts';
-import { packedIntAt } from './doc-meta-ids.ts';
 import { DocMetaStore, writeDocMeta, type CollectedDocMeta } from './doc-meta-store.ts';
 import { FileMagic, HEADER_BYTES, SegmentFileName, readVerifiedFile, writeSmallFile } from './segment-file.ts';
 import { SegmentReader } from './segment-reader.ts';
@@ -154,18 +153,6 @@ test('duplicate ids answer the first live doc in doc order, across block boundar
     assert.equal(store.lookup('same', { isLive: (doc) => doc > 100 }), 102);
     assert.equal(store.lookup('same', { isLive: (doc) => doc % 2 === 1 }), -1);
   });
-});
-
-test('packedIntAt reads single values at every width below 32 bits', () => {
-  for (let width = 0; width < 32; width++) {
-    const values = Array.from({ length: 37 }, (_, i) => (width === 0 ? 0 : Math.floor(((i * 2654435761) % 2 ** 32) / 2 ** (32 - width))));
-    values[3] = width === 0 ? 0 : 2 ** width - 1;
-    const sink = new Sink();
-    sink.writeByte(0xaa);
-    packInto(sink, values, values.length, width);
-    const data = Buffer.concat(sink.takeChunks(true));
-    for (let i = 0; i < values.length; i++) assert.equal(packedIntAt(data, 1, width, i), values[i], `width ${width} value ${i}`);
-  }
 });
 
 test('numbers that are not packable integers round trip raw', async () => {

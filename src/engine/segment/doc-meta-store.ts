@@ -10,7 +10,8 @@
 import type { DocMeta } from './leaf-reader.ts';
 import { ByteReader, type ByteSink } from './byte-io.ts';
 import { bitsRequiredFor, packedBytes, packInto, unpackFrom } from './bitpack.ts';
-import { packedIntAt, SortedIds, writeSortedIds } from './doc-meta-ids.ts';
+import { packedIntAt } from './bitpack.ts';
+import { SortedIds, writeSortedIds } from './doc-meta-ids.ts';
 import type { WriteContext } from './write-context.ts';
 import { FileMagic, FOOTER_BYTES, HEADER_BYTES, corruptFile, readVerifiedFile, writeSmallFile, type FileChecksum } from './segment-file.ts';
 

@@ -5,8 +5,9 @@
  * docs skipped. From a segment, postings are read block by block with their positions left
  * encoded and copied as they are; a block that would encode to the same bytes (full, aligned with
  * the new term's blocks, its docs all kept and shifted alike) is copied whole. Also derives each
- * field's BM25 statistics: the sources' statistics minus the contribution of dropped docs (a dropped doc's length is the sum of its freqs for positional
- * fields, where that sum is the token count, and the length its norm stands for otherwise).
+ * field's BM25 statistics: the sources' statistics minus the contribution of dropped docs (a
+ * dropped doc's length is the sum of its freqs for positional fields, where that sum is the token
+ * count, and the length its norm stands for otherwise).
  */
 import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type FieldStats, type LeafReader, type PostingsCursor, type TermsIterator } from './leaf-reader.ts';
 import { decodeNorm } from './norms.ts';
