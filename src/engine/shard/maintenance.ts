@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { setKey } from '../mapping/json-value.ts';
 import { segmentFieldList, type FlatField } from '../mapping/mapping.ts';
+import { releaseFreedMemorySoon } from '../memory/heap-release.ts';
 import { findTieredMerge, planForceMerge } from '../merge/merge-policy.ts';
 import { MutableSegment } from '../mutable/mutable-segment.ts';
 import type { LeafReader } from '../segment/leaf-reader.ts';
@@ -198,6 +199,7 @@ export class Maintenance {
       const segment = await this.writeFrom([frozen]);
       if (segment) this.leaves.segments.push(segment);
       this.leaves.frozen = null;
+      releaseFreedMemorySoon();
     }
     this.manifest.epochs++;
     this.manifest.lastEpochAt = Date.now();
@@ -225,6 +227,7 @@ export class Maintenance {
     if (sources.length === 0) return;
     const merged = await this.writeFrom(sources, this.faults.afterMergeFile);
     this.leaves.replace(sources, merged);
+    releaseFreedMemorySoon();
     this.manifest.merges++;
     await this.commit(this.manifest.checkpointSeq);
   }

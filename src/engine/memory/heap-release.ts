@@ -1,0 +1,88 @@
+/**
+ * Returns the C heap's free pages to the operating system after the engine drops a large working
+ * set (a frozen in-memory layer once its epoch is written, a merge's buffers).
+ *
+ * Array buffers live on the C heap. glibc raises its mmap threshold each time a large mapped block
+ * is freed, so the engine's buffers soon come from the heap arenas, and pages freed between live
+ * blocks stay with the process: resident memory kept the peak of indexing long after the buffers
+ * were gone. `malloc_trim(0)` hands those pages back. The buffers are freed by V8's collector, not
+ * when the engine drops them, so a release request waits for the next major collection, and trims
+ * run at most once per TRIM_INTERVAL_MS per thread. Where glibc is not the C library, or the FFI
+ * module cannot load, requests do nothing.
+ */
+import { createRequire } from 'node:module';
+import { PerformanceObserver, constants, type NodeGCPerformanceDetail, type PerformanceEntry } from 'node:perf_hooks';
+
+/** Shortest time between two trims of one thread. */
+const TRIM_INTERVAL_MS = 1000;
+
+interface Koffi {
+  load(library: string): { func(signature: string): (pad: number) => number };
+}
+
+/** Trims done by this thread and the time they took. */
+export interface HeapReleaseStats {
+  trims: number;
+  trimMs: number;
+}
+
+const stats: HeapReleaseStats = { trims: 0, trimMs: 0 };
+let trim: ((pad: number) => number) | null | undefined;
+let pending = false;
+let lastTrimAt = -Infinity;
+let observer: PerformanceObserver | null = null;
+
+function loadTrim(): ((pad: number) => number) | null {
+  if (trim !== undefined) return trim;
+  trim = null;
+  if (process.platform !== 'linux') return trim;
+  try {
+    const koffi = createRequire(import.meta.url)('koffi') as Koffi;
+    trim = koffi.load('libc.so.6').func('int malloc_trim(size_t)');
+  } catch {
+    trim = null;
+  }
+  return trim;
+}
+
+function onMajorCollection(): void {
+  const now = performance.now();
+  if (!pending || now - lastTrimAt < TRIM_INTERVAL_MS) return;
+  pending = false;
+  lastTrimAt = now;
+  observer?.disconnect();
+  observer = null;
+  try {
+    trim!(0);
+  } catch {
+    trim = null;
+    return;
+  }
+  stats.trims++;
+  stats.trimMs += performance.now() - now;
+}
+
+function gcKind(entry: PerformanceEntry): number | undefined {
+  return (entry as { detail?: NodeGCPerformanceDetail }).detail?.kind;
+}
+
+/** Asks for the heap's free pages to be returned after the next major collection. */
+export function releaseFreedMemorySoon(): void {
+  if (pending || loadTrim() === null) return;
+  pending = true;
+  if (observer !== null) return;
+  observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (gcKind(entry) === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        onMajorCollection();
+        return;
+      }
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+}
+
+/** Trims done by this thread so far. */
+export function heapReleaseStats(): HeapReleaseStats {
+  return { ...stats };
+}
