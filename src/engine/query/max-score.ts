@@ -232,6 +232,7 @@ function scoreWindow(state: LoopState, windowStart: number): number {
     const clause = clauses[order[j]!]!;
     if (clause.doc < windowStart) clause.advance(windowStart);
   }
+  if (clauseCount === 1) return scoreOneClauseWindow(state, clauses[0]!);
   for (;;) {
     let doc = NO_MORE_DOCS;
     for (let j = essentialStart; j < clauseCount; j++) {
@@ -285,6 +286,25 @@ function scoreWindow(state: LoopState, windowStart: number): number {
     }
     advanceEssentials(state, doc);
   }
+}
+
+/** `scoreWindow` for a single (essential) clause: its docs in order, each collected when its score beats the threshold. */
+function scoreOneClauseWindow(state: LoopState, clause: Scorer): number {
+  const { leaf, sink, windowEnd, threshold, hasDeletions } = state;
+  let doc = clause.doc;
+  for (; doc <= windowEnd; doc = clause.nextDoc()) {
+    if (hasDeletions && !leaf.isLive(doc)) continue;
+    const score = clause.score();
+    if (score > threshold) {
+      sink.collect(doc, score);
+      if (sink.stopped) return NO_MORE_DOCS;
+      if (sink.competitiveThreshold() !== threshold) {
+        clause.nextDoc();
+        return doc + 1;
+      }
+    }
+  }
+  return doc === NO_MORE_DOCS && windowEnd === LAST_DOC ? NO_MORE_DOCS : windowEnd + 1;
 }
 
 /** Moves the essential clauses positioned on `doc` to their next doc. */

@@ -1,6 +1,7 @@
 /**
  * Phrase matching: a conjunction over the terms' postings (rarest leads), then a position check.
- * Exact phrases (slop 0) count occurrences where every term sits at its relative position.
+ * Exact phrases (slop 0) count occurrences where every term sits at its relative position; over
+ * segment postings the check starts from the term with the fewest position bytes in the doc.
  * Sloppy phrases count, like Lucene, minimal windows whose "match length" (spread of the
  * terms' offset-adjusted positions) is at most `slop`, each weighted 1 / (1 + length).
  * The phrase freq is scored with BM25; the idf is the sum of the terms' idfs.
@@ -12,6 +13,16 @@ import { Bm25Scoring, bm25Idf } from './bm25.ts';
 import type { HighlightTerms, Query, Weight } from './scorer.ts';
 import { addHighlightTerm, NO_SUB_QUERIES, Scorer, SimpleWeight } from './scorer.ts';
 import type { SearchContext } from './search-context.ts';
+
+/** Postings that can tell a doc's position count cheaply and decode its positions only so far (segments). */
+interface BoundedPositions {
+  positionsByteLength(): number;
+  positionsUpTo(limit: number): ArrayLike<number>;
+}
+
+function boundedPositions(cursor: PostingsCursor): cursor is PostingsCursor & BoundedPositions {
+  return typeof (cursor as Partial<BoundedPositions>).positionsUpTo === 'function';
+}
 
 /** Terms at relative positions within `slop` moves of each other. */
 export class PhraseQuery implements Query {
@@ -86,6 +97,13 @@ export class PhraseScorer extends Scorer {
   private readonly termGroup: Int32Array;
   private readonly hasRepeats: boolean;
   private readonly globalBound: number;
+  /** The cursors when they all are BoundedPositions (exact phrases then start from the term with the fewest positions), else null. */
+  private readonly bounded: (PostingsCursor & BoundedPositions)[] | null;
+  /** Term indexes by ascending position byte length in the current doc. */
+  private readonly order: Int32Array;
+  private readonly byteLengths: Int32Array;
+  /** Phrase starts still matching every term checked so far. */
+  private starts = new Int32Array(16);
   /** Last doc of the window the cursors' current blocks share (for block-max bounds). */
   private blockEnd = -1;
   private phraseFreq = 0;
@@ -112,6 +130,9 @@ export class PhraseScorer extends Scorer {
       if (first !== i) hasRepeats = true;
     }
     this.hasRepeats = hasRepeats;
+    this.bounded = cursors.every(boundedPositions) ? cursors : null;
+    this.order = new Int32Array(cursors.length);
+    this.byteLengths = new Int32Array(cursors.length);
     let freqBound = slop === 0 ? Infinity : 0;
     let minNorm = 0;
     for (const cursor of cursors) {
@@ -133,7 +154,7 @@ export class PhraseScorer extends Scorer {
     const lead = this.byCost[0]!;
     let doc = alignConjunction(this.byCost, candidate);
     while (doc !== NO_MORE_DOCS) {
-      const freq = this.slop === 0 ? this.exactFreq() : this.sloppyFreq();
+      const freq = this.slop !== 0 ? this.sloppyFreq() : this.bounded !== null ? this.boundedExactFreq(this.bounded) : this.exactFreq();
       if (freq > 0) {
         this.phraseFreq = freq;
         return (this.doc = doc);
@@ -180,6 +201,52 @@ export class PhraseScorer extends Scorer {
         if (list[pointer] !== target) continue candidates;
       }
       count++;
+    }
+    return count;
+  }
+
+  /**
+   * Exact occurrences from the term with the fewest position bytes in the doc: its positions give
+   * the candidate phrase starts, and each further term (fewer bytes first) keeps those it has at
+   * its offset, its positions decoded only as far as the last start still standing needs.
+   */
+  private boundedExactFreq(cursors: (PostingsCursor & BoundedPositions)[]): number {
+    const termCount = cursors.length;
+    const order = this.order;
+    const byteLengths = this.byteLengths;
+    for (let i = 0; i < termCount; i++) {
+      const length = cursors[i]!.positionsByteLength();
+      let j = i;
+      for (; j > 0 && byteLengths[j - 1]! > length; j--) {
+        byteLengths[j] = byteLengths[j - 1]!;
+        order[j] = order[j - 1]!;
+      }
+      byteLengths[j] = length;
+      order[j] = i;
+    }
+    const offsets = this.offsets;
+    const lead = order[0]!;
+    const leadPositions = cursors[lead]!.positions();
+    let count = leadPositions.length;
+    if (this.starts.length < count) this.starts = new Int32Array(Math.max(count, this.starts.length * 2));
+    const starts = this.starts;
+    const leadOffset = offsets[lead]!;
+    for (let j = 0; j < count; j++) starts[j] = leadPositions[j]! - leadOffset;
+    for (let t = 1; t < termCount && count > 0; t++) {
+      const term = order[t]!;
+      const offset = offsets[term]!;
+      const positions = cursors[term]!.positionsUpTo(starts[count - 1]! + offset);
+      const length = positions.length;
+      let pointer = 0;
+      let kept = 0;
+      for (let j = 0; j < count; j++) {
+        const start = starts[j]!;
+        const target = start + offset;
+        while (pointer < length && positions[pointer]! < target) pointer++;
+        if (pointer === length) break;
+        if (positions[pointer] === target) starts[kept++] = start;
+      }
+      count = kept;
     }
     return count;
   }

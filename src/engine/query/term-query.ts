@@ -80,6 +80,9 @@ class TermWeight implements Weight {
 export class TermScorer extends Scorer {
   private blockEnd = -1;
   private readonly globalBound: number;
+  /** The impacts bound of the shallow block ending at `boundBlockEnd` (-1: none yet). */
+  private blockBound = 0;
+  private boundBlockEnd = -1;
 
   constructor(
     private readonly cursor: PostingsCursor,
@@ -117,7 +120,14 @@ export class TermScorer extends Scorer {
   maxScore(upTo: number): number {
     if (this.scoring === null) return 0;
     if (upTo > this.blockEnd) return this.globalBound;
-    const minNorm = this.lengthNormalised ? this.cursor.blockMinNorm() : 0;
-    return this.scoring.bound(this.cursor.blockMaxFreq(), minNorm);
+    const cursor = this.cursor;
+    if (!this.lengthNormalised || cursor.blockMaxBound === undefined) {
+      return this.scoring.bound(cursor.blockMaxFreq(), this.lengthNormalised ? cursor.blockMinNorm() : 0);
+    }
+    if (this.boundBlockEnd !== this.blockEnd) {
+      this.blockBound = cursor.blockMaxBound(this.scoring);
+      this.boundBlockEnd = this.blockEnd;
+    }
+    return this.blockBound;
   }
 }

@@ -86,31 +86,6 @@ export function packedIntAt(data: Uint8Array, offset: number, width: number, ind
 }
 
 /**
- * Sum of values `from .. to - 1` of values packed at `width` <= PACKED_VALUE_MAX_WIDTH bits from
- * `data[offset]`, streamed a byte at a time (reads only bytes of the area).
- */
-export function sumPackedRange(data: Uint8Array, offset: number, width: number, from: number, to: number): number {
-  if (width === 0 || to <= from) return 0;
-  const mask = (1 << width) - 1;
-  const firstBit = from * width;
-  let position = offset + (firstBit >>> 3);
-  // The accumulator holds at most width - 1 + 8 <= 31 bits, so int32 arithmetic is exact.
-  let accumulator = data[position++]! >>> (firstBit & 7);
-  let accumulated = 8 - (firstBit & 7);
-  let sum = 0;
-  for (let i = from; i < to; i++) {
-    while (accumulated < width) {
-      accumulator |= data[position++]! << accumulated;
-      accumulated += 8;
-    }
-    sum += accumulator & mask;
-    accumulator >>>= width;
-    accumulated -= width;
-  }
-  return sum;
-}
-
-/**
  * Decodes `count` values of `width` bits starting at `data[offset]` into `out[0..count)` and
  * returns the offset just past the packed bytes.
  */

@@ -12,6 +12,11 @@ export const NO_MORE_DOCS = 0x7fffffff;
 /** Number of documents per postings block (skip data and block-max metadata are per block). */
 export const POSTINGS_BLOCK_SIZE = 128;
 
+/** Turns a (freq, norm byte) pair into a score upper bound (Bm25Scoring.bound). */
+export interface ImpactBound {
+  bound(freq: number, norm: number): number;
+}
+
 /** Iterator over one term's postings, in increasing doc id order. Starts before the first doc. */
 export interface PostingsCursor {
   /** Current doc id; -1 before the first `next`/`advance`, NO_MORE_DOCS at the end. */
@@ -35,6 +40,11 @@ export interface PostingsCursor {
   blockMaxFreq(): number;
   /** Smallest norm byte (field length) among the current shallow block's docs. */
   blockMinNorm(): number;
+  /**
+   * Largest `scoring.bound` over the current shallow block's competitive (freq, norm) pairs, when
+   * the cursor keeps them (segments); else `blockMaxFreq` and `blockMinNorm` bound the block.
+   */
+  blockMaxBound?(scoring: ImpactBound): number;
   /** Largest term frequency of the whole postings list (for whole-list score bounds). */
   readonly maxFreq: number;
   /** Smallest norm byte over the whole postings list. */

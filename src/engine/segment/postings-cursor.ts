@@ -1,17 +1,20 @@
 /**
  * Reads one term's postings from the `postings.doc` / `postings.pos` files by byte ranges
  * (paged-file.ts: verified pages through the thread's page cache from format 6 on). Skip data
- * is read and decoded when the cursor is created; a block's bytes are read and its docs unpacked
- * only when the cursor enters it, its freqs on the first `freq()` there, its positions only on
- * `positions()`: from format 4 on, through the block's per-doc position byte lengths, so the
- * positions of the docs stepped over are never decoded. Merges read whole blocks instead, their
- * positions left encoded (`nextEncodedBlock`) or the block as it is stored (`takeStoredBlock`).
+ * (with each block's competitive (freq, norm) pairs from format 7 on, block-impacts.ts) is read
+ * and decoded when the cursor is created; a block's bytes are read only when the cursor enters
+ * it, its docs unpacked as far as next/advance need, its freqs on the first `freq()` there, its
+ * positions only on `positions()`: from format 4 on, through the block's per-doc position byte
+ * lengths, so the positions of the docs stepped over are never decoded. Merges read whole blocks
+ * instead, their positions left encoded (`nextEncodedBlock`) or the block as it is stored
+ * (`takeStoredBlock`).
  */
-import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type PostingsCursor } from './leaf-reader.ts';
-import { PACKED_VALUE_MAX_WIDTH, packedBytes, packedValueAt, sumPackedRange, unpackFrom } from './bitpack.ts';
+import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type ImpactBound, type PostingsCursor } from './leaf-reader.ts';
+import { PACKED_VALUE_MAX_WIDTH, packedBytes, unpackFrom } from './bitpack.ts';
 import { corruptFile } from './segment-file.ts';
 import { READ_PADDING, type SegmentDataFile } from './paged-file.ts';
 import { checkPositionLengths, measurePositionLengths, type EncodedPositions } from './encoded-positions.ts';
+import { ImpactList, MAX_IMPACTS_BYTES, readImpacts } from './block-impacts.ts';
 
 /** First segment format whose positional blocks carry per-doc position byte lengths. */
 export const POSITION_LENGTHS_FORMAT_VERSION = 4;
@@ -23,10 +26,20 @@ const POS_START = 2;
 const MAX_FREQ = 3;
 const MIN_NORM = 4;
 
-/** Upper bound of the bytes of one block's skip entry (four varints of at most 8 bytes and a byte). */
+/** First segment format whose skip entries carry each block's competitive (freq, norm) pairs. */
+export const BLOCK_IMPACTS_FORMAT_VERSION = 7;
+
+/** Upper bound of the bytes of one block's skip entry before its pairs (four varints of at most 8 bytes and a byte). */
 const MAX_SKIP_ENTRY_BYTES = 33;
 
+/** Bytes a skip entry with pairs usually takes at most: skip data is read in ranges of this many per block, and more when it runs longer. */
+const TYPICAL_IMPACT_SKIP_ENTRY_BYTES = 20;
+
 const EMPTY = new Uint8Array(8);
+/** Widest packed values read two per 4-byte read (2 x 12 bits fit in the 25 past any bit offset). */
+const PAIR_MAX_WIDTH = 12;
+/** Above every position: `positionsUpTo` decodes all of them. */
+const NO_MORE_POSITIONS = 0x7fffffff;
 const NO_INTS = new Int32Array(0);
 
 /** Block-sized buffers a merge lends the cursors it reads one after another (`nextEncodedBlock`). */
@@ -84,15 +97,22 @@ export interface PostingsStreams {
   positions: SegmentDataFile;
   /** Whether blocks of positional fields carry each doc's position byte length (format 4 on). */
   positionLengths: boolean;
+  /** Whether skip entries carry each block's competitive (freq, norm) pairs (format 7 on). */
+  impacts: boolean;
 }
 
 /** Takes postings blocks as a segment stores them (PostingsEncoder). */
 export interface StoredBlockSink {
-  /** A full block with its last doc, max freq, min norm, bytes `docs[docStart, docEnd)` and positions `positions[posStart, posEnd)`. */
+  /**
+   * A full block with its last doc, competitive pairs `impactFreqs` / `impactNorms` `[impactStart,
+   * impactEnd)`, bytes `docs[docStart, docEnd)` and positions `positions[posStart, posEnd)`.
+   */
   addStoredBlock(
     lastDoc: number,
-    maxFreq: number,
-    minNorm: number,
+    impactFreqs: Int32Array,
+    impactNorms: Uint8Array,
+    impactStart: number,
+    impactEnd: number,
     docs: Uint8Array,
     docStart: number,
     docEnd: number,
@@ -130,17 +150,28 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private readonly blockCountTotal: number;
   /** Per block, SKIP_STRIDE numbers: last doc, start in postings.doc (-1 = singleton), start in postings.pos, max freq, min norm. */
   private readonly skip: Float64Array;
+  /** Every block's competitive (freq, norm) pairs; null for singletons and formats before 7 (one pair a block: max freq, min norm). */
+  private readonly impacts: ImpactList | null = null;
+  /** Where block b's pairs start in `impacts`; they end where block b + 1's start. */
+  private readonly impactStarts: Int32Array | null = null;
   /** The current block's docs and freqs: allocated when the first block is loaded (or lent by `nextEncodedBlock`). */
   private docs: Int32Array = NO_INTS;
   private freqs: Int32Array = NO_INTS;
   /** Offset of the block's packed position lengths, -1 until the first positions() there. */
   private positionLengthsOffset = -1;
   private positionBits = 0;
-  /** The block's position lengths, unpacked only when wider than packedValueAt reads. */
+  /** The block's position lengths, unpacked only when wider than PACKED_VALUE_MAX_WIDTH (else read in place through docView). */
   private widePositionLengths: Int32Array | null = null;
 
   private block = -1;
   private docsInBlock = 0;
+  /** Docs of the current block decoded so far (docs are unpacked as far as next/advance need). */
+  private docsDecoded = 0;
+  private docBits = 0;
+  /** Where the block's packed doc deltas start in docData, read through docView. */
+  private docByte = 0;
+  private docView: DataView<ArrayBufferLike> = new DataView(EMPTY.buffer);
+  private docViewData: Uint8Array = EMPTY;
   private index = -1;
   private freqsLoaded = false;
   private freqOffset = 0;
@@ -149,13 +180,16 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private posPointer = 0;
   private posIndex = 0;
   private positionsIndex = -1;
+  /** The doc whose positions' byte range locatePositions found: from posPointer to docPositionsEnd. */
+  private locatedIndex = -1;
+  private docPositionsEnd = 0;
   private positionBuffer: Int32Array | null = null;
   /** Views of positionBuffer by length, so that positions() does not allocate per call. */
   private positionViews: Int32Array[] | null = null;
   private positionView: Int32Array | null = null;
   /** Where the positions of the block `nextEncodedBlock` loaded start in posData. */
   private encodedStart = 0;
-  /** Whether blocks may be handed over as they are stored (format 4 on: the current block layout). */
+  /** Whether blocks may be handed over as they are stored (format 7 on: the current block and skip entry layout). */
   private readonly storedBlocksCopyable: boolean;
 
   constructor(streams: PostingsStreams, pointer: TermPostingsPointer, withPositions: boolean) {
@@ -167,7 +201,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.termDocEnd = pointer.docEnd;
     this.termPosEnd = pointer.posEnd;
     this.hasPositionLengths = withPositions && streams.positionLengths && pointer.docFreq > 1;
-    this.storedBlocksCopyable = streams.positionLengths && pointer.docFreq >= POSTINGS_BLOCK_SIZE;
+    this.storedBlocksCopyable = streams.positionLengths && streams.impacts && pointer.docFreq >= POSTINGS_BLOCK_SIZE;
     const blocks = Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE);
     this.blockCountTotal = blocks;
     const skip = new Float64Array(blocks * SKIP_STRIDE);
@@ -175,6 +209,9 @@ export class SegmentPostingsCursor implements PostingsCursor {
     skip[POS_START] = pointer.posStart;
     skip[MAX_FREQ] = pointer.maxFreq;
     skip[MIN_NORM] = pointer.minNorm;
+    const withImpacts = streams.impacts && pointer.docFreq > 1;
+    const impacts = withImpacts ? (this.impacts = new ImpactList(blocks * 3)) : null;
+    const impactStarts = withImpacts ? (this.impactStarts = new Int32Array(blocks + 1)) : null;
     if (pointer.docFreq === 1) {
       this.docData = EMPTY;
       skip[LAST_DOC] = pointer.singletonDoc;
@@ -191,30 +228,53 @@ export class SegmentPostingsCursor implements PostingsCursor {
       const data = (this.docData = docFile.read(pointer.docStart, pointer.docEnd));
       const base = docFile.base;
       skip[LAST_DOC] = readVarint(data, pointer.docStart - base);
-      skip[DOC_START] = varintEnd + base;
+      let blockStart = varintEnd;
+      if (impacts !== null) {
+        blockStart = readImpacts(data, blockStart, pointer.maxFreq, pointer.minNorm, impacts);
+        if (blockStart < 0 || blockStart + base > pointer.docEnd) throw corruptFile(docFile.path, 'the skip entry of block 0 has malformed impacts');
+        impactStarts![1] = impacts.size;
+      }
+      skip[DOC_START] = blockStart + base;
       this.docBase = base;
       return;
     }
-    const data = docFile.read(pointer.docStart, Math.min(pointer.docEnd, pointer.docStart + blocks * MAX_SKIP_ENTRY_BYTES));
-    const base = docFile.base;
-    // The first blocks may lie in the bytes just read (loadBlock checks).
-    this.docData = data;
-    this.docBase = base;
-    let position = pointer.docStart - base;
+    // A skip entry with pairs has no fixed size bound: read ranges for typical entries, and further ranges as they run out.
+    const entryBytes = MAX_SKIP_ENTRY_BYTES + (withImpacts ? MAX_IMPACTS_BYTES : 0);
+    const estimate = withImpacts ? TYPICAL_IMPACT_SKIP_ENTRY_BYTES : MAX_SKIP_ENTRY_BYTES;
+    let readEnd = Math.min(pointer.docEnd, pointer.docStart + blocks * estimate + entryBytes - estimate);
+    let data = docFile.read(pointer.docStart, readEnd);
+    let dataBase = docFile.base;
+    let position = pointer.docStart - dataBase;
     let lastDoc = -1;
     let posStart = pointer.posStart;
     for (let b = 0; b < blocks; b++) {
+      if (position + dataBase + entryBytes > readEnd && readEnd < pointer.docEnd) {
+        const from = position + dataBase;
+        readEnd = Math.min(pointer.docEnd, from + (blocks - b) * estimate + entryBytes - estimate);
+        data = docFile.read(from, readEnd);
+        dataBase = docFile.base;
+        position = from - dataBase;
+      }
       const base = b * SKIP_STRIDE;
       lastDoc += readVarint(data, position) + 1;
       skip[base + LAST_DOC] = lastDoc;
       skip[base + DOC_START] = readVarint(data, varintEnd);
       skip[base + POS_START] = posStart;
       if (withPositions) posStart += readVarint(data, varintEnd);
-      skip[base + MAX_FREQ] = readVarint(data, varintEnd) + 1;
+      const maxFreq = (skip[base + MAX_FREQ] = readVarint(data, varintEnd) + 1);
       position = varintEnd;
-      skip[base + MIN_NORM] = data[position++]!;
+      const minNorm = (skip[base + MIN_NORM] = data[position++]!);
+      if (impacts !== null) {
+        position = readImpacts(data, position, maxFreq, minNorm, impacts);
+        if (position < 0) throw corruptFile(docFile.path, `the skip entry of block ${b} has malformed impacts`);
+        impactStarts![b + 1] = impacts.size;
+      }
     }
-    let blockStart = position + base;
+    if (position + dataBase > pointer.docEnd) throw corruptFile(docFile.path, 'skip data runs past the term');
+    // The first blocks may lie in the bytes just read (loadBlock checks).
+    this.docData = data;
+    this.docBase = dataBase;
+    let blockStart = position + dataBase;
     for (let b = 0; b < blocks; b++) {
       const length = skip[b * SKIP_STRIDE + DOC_START]!;
       skip[b * SKIP_STRIDE + DOC_START] = blockStart;
@@ -224,10 +284,15 @@ export class SegmentPostingsCursor implements PostingsCursor {
 
   /** Moves to the next doc and returns it. */
   next(): number {
-    if (++this.index < this.docsInBlock) return (this.doc = this.docs[this.index]!);
+    const index = ++this.index;
+    if (index < this.docsInBlock) {
+      if (index >= this.docsDecoded) this.decodeDocs(NO_MORE_DOCS);
+      return (this.doc = this.docs[index]!);
+    }
     if (this.doc === NO_MORE_DOCS || this.block + 1 >= this.blockCountTotal) return this.exhaust();
     this.loadBlock(this.block + 1);
     this.index = 0;
+    if (this.docsDecoded === 0) this.decodeDocs(NO_MORE_DOCS);
     return (this.doc = this.docs[0]!);
   }
 
@@ -241,8 +306,10 @@ export class SegmentPostingsCursor implements PostingsCursor {
       this.index = -1;
     }
     const docs = this.docs;
+    const decoded = this.docsDecoded;
     let index = this.index + 1;
-    while (docs[index]! < target) index++;
+    while (index < decoded && docs[index]! < target) index++;
+    if (index === decoded) index = this.decodeDocs(target);
     this.index = index;
     return (this.doc = docs[index]!);
   }
@@ -257,8 +324,25 @@ export class SegmentPostingsCursor implements PostingsCursor {
   positions(): ArrayLike<number> {
     if (this.posFile === null) throw new RangeError('field was indexed without positions');
     if (this.positionsIndex === this.index) return this.positionView!;
-    const posData = this.posData ?? this.readBlockPositions(this.posFile);
-    return this.hasPositionLengths ? this.positionsByLength(posData) : this.positionsByFreq(posData);
+    if (!this.hasPositionLengths) return this.positionsByFreq(this.posData ?? this.readBlockPositions(this.posFile));
+    return this.decodePositions(NO_MORE_POSITIONS);
+  }
+
+  /**
+   * Positions of the term in the current doc, decoded only up to the first >= limit (the view may
+   * stop there; a later positions() call decodes them all). Format 4 on; all of them before.
+   */
+  positionsUpTo(limit: number): ArrayLike<number> {
+    if (this.positionsIndex === this.index || !this.hasPositionLengths) return this.positions();
+    return this.decodePositions(limit);
+  }
+
+  /** Byte length of the current doc's encoded positions, which grows with its freq (the freq before format 4). */
+  positionsByteLength(): number {
+    if (this.posFile === null) throw new RangeError('field was indexed without positions');
+    if (!this.hasPositionLengths) return this.freq();
+    this.locatePositions();
+    return this.docPositionsEnd - this.posPointer;
   }
 
   /** Reads the current block's bytes of postings.pos (the term's, for a term of one block). */
@@ -278,19 +362,58 @@ export class SegmentPostingsCursor implements PostingsCursor {
     return data;
   }
 
-  /** Format 4 blocks: skips earlier docs by their byte lengths, decodes the doc's byte range. */
-  private positionsByLength(posData: Uint8Array): ArrayLike<number> {
-    if (this.positionLengthsOffset < 0) this.locatePositionLengths();
+  /**
+   * Format 4 blocks: finds the current doc's encoded positions, `[posPointer, docPositionsEnd)`
+   * of posData, by adding up the byte lengths of the docs between the last one found and it.
+   */
+  private locatePositions(): void {
     const index = this.index;
-    let pointer = this.posPointer;
+    if (this.locatedIndex === index) return;
+    if (this.posData === null) this.readBlockPositions(this.posFile!);
+    if (this.positionLengthsOffset < 0) this.locatePositionLengths();
+    let start = this.posPointer;
+    let length = 0;
     const wide = this.widePositionLengths;
     if (wide === null) {
-      pointer += sumPackedRange(this.docData, this.positionLengthsOffset, this.positionBits, this.posIndex, index);
+      const view = this.docView;
+      const width = this.positionBits;
+      const mask = (1 << width) - 1;
+      const offset = this.positionLengthsOffset;
+      let j = this.posIndex;
+      let bit = j * width;
+      if (width <= PAIR_MAX_WIDTH) {
+        const step = 2 * width;
+        for (; j + 1 < index; j += 2) {
+          const word = view.getUint32(offset + (bit >>> 3), true) >>> (bit & 7);
+          start += (word & mask) + ((word >>> width) & mask);
+          bit += step;
+        }
+      }
+      for (; j < index; j++) {
+        start += (view.getUint32(offset + (bit >>> 3), true) >>> (bit & 7)) & mask;
+        bit += width;
+      }
+      length = (view.getUint32(offset + (bit >>> 3), true) >>> (bit & 7)) & mask;
     } else {
-      for (let j = this.posIndex; j < index; j++) pointer += wide[j]!;
+      for (let j = this.posIndex; j <= index; j++) {
+        start += length;
+        length = wide[j]!;
+      }
     }
-    const end = pointer + (wide === null ? packedValueAt(this.docData, this.positionLengthsOffset, this.positionBits, index) : wide[index]!);
+    const end = start + length;
     if (end > this.posEnd) throw corruptFile(this.posFile!.path, `positions of doc ${this.doc} end past the data`);
+    this.posPointer = start;
+    this.posIndex = index;
+    this.docPositionsEnd = end;
+    this.locatedIndex = index;
+  }
+
+  /** Format 4 blocks: decodes the current doc's positions up to the first >= limit. */
+  private decodePositions(limit: number): Int32Array {
+    this.locatePositions();
+    const posData = this.posData!;
+    let pointer = this.posPointer;
+    const end = this.docPositionsEnd;
     const out = this.positionBufferFor(end - pointer);
     let count = 0;
     let position = 0;
@@ -298,21 +421,23 @@ export class SegmentPostingsCursor implements PostingsCursor {
       let byte = posData[pointer++]!;
       if (byte < 0x80) {
         position += byte;
-        out[count++] = position;
-        continue;
+      } else {
+        let delta = byte & 0x7f;
+        let shift = 7;
+        do {
+          byte = posData[pointer++]!;
+          delta |= (byte & 0x7f) << shift;
+          shift += 7;
+        } while (byte >= 0x80 && shift < 35);
+        position += delta;
       }
-      let delta = byte & 0x7f;
-      let shift = 7;
-      do {
-        byte = posData[pointer++]!;
-        delta |= (byte & 0x7f) << shift;
-        shift += 7;
-      } while (byte >= 0x80 && shift < 35);
-      position += delta;
       out[count++] = position;
+      if (position >= limit) break;
     }
-    if (pointer !== end) throw corruptFile(this.posFile!.path, `a position of doc ${this.doc} runs past its byte length`);
+    if (pointer > end) throw corruptFile(this.posFile!.path, `a position of doc ${this.doc} runs past its byte length`);
+    if (pointer < end) return this.positionViewOf(out, count);
     this.posPointer = end;
+    this.posIndex = this.index + 1;
     return this.finishPositions(out, count);
   }
 
@@ -357,8 +482,12 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private finishPositions(out: Int32Array, count: number): Int32Array {
     this.posIndex = this.index + 1;
     this.positionsIndex = this.index;
-    this.positionView = (this.positionViews ??= [])[count] ??= out.subarray(0, count);
-    return this.positionView;
+    return (this.positionView = this.positionViewOf(out, count));
+  }
+
+  /** The first `count` positions of the buffer `out`. */
+  private positionViewOf(out: Int32Array, count: number): Int32Array {
+    return ((this.positionViews ??= [])[count] ??= out.subarray(0, count));
   }
 
   /** Docs of the block `nextEncodedBlock` loaded, ascending (a view valid until the cursor moves). */
@@ -399,6 +528,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
     }
     this.loadBlock(this.block + 1);
     const count = this.docsInBlock;
+    if (this.docsDecoded < count) this.decodeDocs(NO_MORE_DOCS);
     this.index = count - 1;
     this.doc = this.docs[count - 1]!;
     if (!this.freqsLoaded) this.loadFreqs();
@@ -422,7 +552,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
 
   /**
    * For merges: the last doc of the next block when `takeStoredBlock` may hand it over as it is
-   * stored (a full block of a format 4+ term, positional exactly when `withPositions`), else -1.
+   * stored (a full block of a format 7+ term, positional exactly when `withPositions`), else -1.
    */
   nextStoredBlockLastDoc(withPositions: boolean): number {
     const block = this.block + 1;
@@ -439,7 +569,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
   /**
    * Moves past the next block (see `nextStoredBlockLastDoc`) without decoding it and hands it to
    * `sink`, its last doc shifted by `docShift`: its bytes in postings.doc, its positions' bytes in
-   * postings.pos (none without positions), its largest freq and smallest norm. Only the block's
+   * postings.pos (none without positions), its competitive (freq, norm) pairs. Only the block's
    * layout is checked (its bit widths against its size); its content is as the page checksums
    * verified it. The cursor is then at the block's last doc, good for further blocks only.
    */
@@ -462,23 +592,27 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.posData = null;
     this.posIndex = 0;
     this.positionsIndex = -1;
+    this.locatedIndex = -1;
     this.positionLengthsOffset = -1;
     this.freqsLoaded = false;
     this.doc = this.skip[base + LAST_DOC]!;
     let layoutEnd = start + 2 + packedBytes(POSTINGS_BLOCK_SIZE, data[start]!) + packedBytes(POSTINGS_BLOCK_SIZE, data[start + 1]!);
     let widthsValid = start + 2 <= end && data[start]! <= 32 && data[start + 1]! <= 32;
     const posFile = this.posFile;
+    // Copyable blocks are of format 7 on: they have pairs.
+    const { freqs, norms } = this.impacts!;
+    const impactStart = this.impactStarts![block]!;
+    const impactEnd = this.impactStarts![block + 1]!;
     if (posFile === null) {
       if (!widthsValid || layoutEnd !== end) throw corruptFile(this.docFile.path, `block ${block} is malformed`);
-      sink.addStoredBlock(this.doc + docShift, this.skip[base + MAX_FREQ]!, this.skip[base + MIN_NORM]!, data, start, end, EMPTY, 0, 0);
+      sink.addStoredBlock(this.doc + docShift, freqs, norms, impactStart, impactEnd, data, start, end, EMPTY, 0, 0);
       return;
     }
     widthsValid &&= layoutEnd < end && data[layoutEnd]! <= 31;
     if (widthsValid) layoutEnd += 1 + packedBytes(POSTINGS_BLOCK_SIZE, data[layoutEnd]!);
     if (!widthsValid || layoutEnd !== end) throw corruptFile(this.docFile.path, `block ${block} is malformed`);
     const posData = this.readBlockPositions(posFile);
-    const maxFreq = this.skip[base + MAX_FREQ]!;
-    sink.addStoredBlock(this.doc + docShift, maxFreq, this.skip[base + MIN_NORM]!, data, start, end, posData, this.posPointer, this.posEnd);
+    sink.addStoredBlock(this.doc + docShift, freqs, norms, impactStart, impactEnd, data, start, end, posData, this.posPointer, this.posEnd);
   }
 
   private encodedPositions(posFile: SegmentDataFile, data: Uint8Array, count: number): EncodedPositions {
@@ -503,6 +637,23 @@ export class SegmentPostingsCursor implements PostingsCursor {
   /** Smallest norm byte in the current shallow block (255 past the end). */
   blockMinNorm(): number {
     return this.shallowBlock < this.blockCountTotal ? this.skip[this.shallowBlock * SKIP_STRIDE + MIN_NORM]! : 255;
+  }
+
+  /** Largest `scoring.bound` over the current shallow block's competitive (freq, norm) pairs (0 past the end). */
+  blockMaxBound(scoring: ImpactBound): number {
+    const block = this.shallowBlock;
+    if (block >= this.blockCountTotal) return 0;
+    const impacts = this.impacts;
+    const starts = this.impactStarts;
+    if (impacts === null || starts === null) return scoring.bound(this.skip[block * SKIP_STRIDE + MAX_FREQ]!, this.skip[block * SKIP_STRIDE + MIN_NORM]!);
+    const { freqs, norms } = impacts;
+    const end = starts[block + 1]!;
+    let bound = 0;
+    for (let i = starts[block]!; i < end; i++) {
+      const score = scoring.bound(freqs[i]!, norms[i]!);
+      if (score > bound) bound = score;
+    }
+    return bound;
   }
 
   private exhaust(): number {
@@ -532,12 +683,14 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.posData = null;
     this.posIndex = 0;
     this.positionsIndex = -1;
+    this.locatedIndex = -1;
     this.positionLengthsOffset = -1;
     const count = block === this.blockCountTotal - 1 ? this.docFreq - block * POSTINGS_BLOCK_SIZE : POSTINGS_BLOCK_SIZE;
     this.docsInBlock = count;
     const fileStart = this.skip[base + DOC_START]!;
     if (fileStart < 0) {
       this.freqsLoaded = true;
+      this.docsDecoded = count;
       return;
     }
     const fileEnd = block + 1 < this.blockCountTotal ? this.skip[base + SKIP_STRIDE + DOC_START]! : this.termDocEnd;
@@ -564,14 +717,66 @@ export class SegmentPostingsCursor implements PostingsCursor {
     if (start + 2 > this.blockEnd || docBits > 32 || this.freqBits > 32 || start + 2 + packedBytes(count, docBits) + packedBytes(count, this.freqBits) > this.blockEnd) {
       throw corruptFile(this.docFile.path, `block ${block} is malformed`);
     }
-    const docs = this.docs;
-    this.freqOffset = unpackFrom(data, start + 2, count, docBits, docs);
-    let previous = block === 0 ? -1 : this.skip[base - SKIP_STRIDE + LAST_DOC]!;
-    for (let i = 0; i < count; i++) {
-      previous += docs[i]! + 1;
-      docs[i] = previous;
+    this.freqOffset = start + 2 + packedBytes(count, docBits);
+    this.docBits = docBits;
+    this.docByte = start + 2;
+    if (this.docViewData !== data) {
+      this.docView = new DataView(data.buffer, data.byteOffset, data.byteLength);
+      this.docViewData = data;
     }
+    this.docsDecoded = 0;
     this.freqsLoaded = false;
+    if (docBits > PACKED_VALUE_MAX_WIDTH) {
+      const docs = this.docs;
+      unpackFrom(data, start + 2, count, docBits, docs);
+      let previous = block === 0 ? -1 : this.skip[base - SKIP_STRIDE + LAST_DOC]!;
+      for (let i = 0; i < count; i++) {
+        previous += docs[i]! + 1;
+        docs[i] = previous;
+      }
+      this.docsDecoded = count;
+    }
+  }
+
+  /**
+   * Unpacks further docs of the current block, up to the first >= target (all of them for
+   * NO_MORE_DOCS), and returns its index; the block's last doc is >= any target advance passes.
+   */
+  private decodeDocs(target: number): number {
+    const docs = this.docs;
+    const view = this.docView;
+    const width = this.docBits;
+    const mask = (1 << width) - 1;
+    const count = this.docsInBlock;
+    const start = this.docByte;
+    let i = this.docsDecoded;
+    let previous = i > 0 ? docs[i - 1]! : this.block === 0 ? -1 : this.skip[(this.block - 1) * SKIP_STRIDE + LAST_DOC]!;
+    let bit = i * width;
+    if (width <= PAIR_MAX_WIDTH) {
+      // Two deltas per 4-byte read: the 25 bits past the first one's offset hold both.
+      const step = 2 * width;
+      while (i + 1 < count) {
+        const word = view.getUint32(start + (bit >>> 3), true) >>> (bit & 7);
+        const first = previous + (word & mask) + 1;
+        previous = first + ((word >>> width) & mask) + 1;
+        docs[i] = first;
+        docs[i + 1] = previous;
+        bit += step;
+        i += 2;
+        if (previous >= target) {
+          this.docsDecoded = i;
+          return first >= target ? i - 2 : i - 1;
+        }
+      }
+    }
+    while (i < count) {
+      previous += ((view.getUint32(start + (bit >>> 3), true) >>> (bit & 7)) & mask) + 1;
+      bit += width;
+      docs[i++] = previous;
+      if (previous >= target) break;
+    }
+    this.docsDecoded = i;
+    return i - 1;
   }
 
   private loadFreqs(): void {
@@ -584,7 +789,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
 
   /**
    * Finds the block's packed position byte lengths, which follow its packed freqs (format 4 on);
-   * they are read one by one (packedValueAt may read 3 bytes past them: ranges are padded).
+   * they are read one by one (4 bytes from each one's first: up to 3 past them, ranges are padded).
    */
   private locatePositionLengths(): void {
     const count = this.docsInBlock;

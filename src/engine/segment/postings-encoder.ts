@@ -2,13 +2,15 @@
  * Encodes one term's postings at a time into the `postings.doc` and `postings.pos` streams
  * (layout in docs/formats/segment.md): bit-packed blocks of POSTINGS_BLOCK_SIZE doc deltas and
  * freqs (and, for positional fields, each doc's byte length in `postings.pos`) preceded by skip
- * data, positions as delta varints. A term with a single doc writes no doc bytes at all: its doc
- * and freq live in the term dictionary.
+ * data with each block's competitive (freq, norm) pairs (block-impacts.ts), positions as delta
+ * varints. A term with a single doc writes no doc bytes at all: its doc and freq live in the term
+ * dictionary.
  */
 import { POSTINGS_BLOCK_SIZE } from './leaf-reader.ts';
 import type { StoredBlockSink } from './postings-cursor.ts';
 import { ByteSink } from './byte-io.ts';
 import { bitsRequiredFor, packInto } from './bitpack.ts';
+import { ImpactList, ImpactsBuilder, writeImpacts } from './block-impacts.ts';
 
 /** What the term dictionary records about an encoded term (a reused object: copy what you keep). */
 export interface EncodedTerm {
@@ -37,8 +39,10 @@ export class PostingsEncoder implements StoredBlockSink {
   private skipLastDocs = new Int32Array(64);
   private skipDocBytes = new Float64Array(64);
   private skipPosBytes = new Float64Array(64);
-  private skipMaxFreqs = new Int32Array(64);
-  private skipMinNorms = new Uint8Array(64);
+  /** Where each block's pairs start in `impacts` (they end where the next block's start). */
+  private skipImpactStarts = new Int32Array(65);
+  private readonly impacts = new ImpactList();
+  private readonly impactsBuilder = new ImpactsBuilder();
   private skipCount = 0;
   private readonly result: EncodedTerm = {
     docFreq: 0,
@@ -57,15 +61,13 @@ export class PostingsEncoder implements StoredBlockSink {
   private blockPrevDoc = -1;
   private termPosStart = 0;
   private blockPosStart = 0;
-  private blockMaxFreq = 0;
-  private blockMinNorm = 255;
 
   constructor(
     private readonly docSink: ByteSink,
     private readonly posSink: ByteSink,
   ) {}
 
-  /** Sets the field of the following terms: its norms (for block min norms) and positions flag. */
+  /** Sets the field of the following terms: its norms (for block impacts) and positions flag. */
   setField(norms: Uint8Array | null, withPositions: boolean): void {
     this.norms = norms;
     this.withPositions = withPositions;
@@ -81,8 +83,7 @@ export class PostingsEncoder implements StoredBlockSink {
     this.blockPrevDoc = -1;
     this.termPosStart = this.posSink.length;
     this.blockPosStart = this.termPosStart;
-    this.blockMaxFreq = 0;
-    this.blockMinNorm = 255;
+    this.impacts.size = 0;
   }
 
   /** Adds a doc (strictly increasing within the term) with its freq and, for positional fields, positions. */
@@ -94,9 +95,6 @@ export class PostingsEncoder implements StoredBlockSink {
     this.blockFreqs[this.blockCount] = freq;
     this.blockCount++;
     this.docFreq++;
-    if (freq > this.blockMaxFreq) this.blockMaxFreq = freq;
-    const norm = this.norms === null ? 0 : this.norms[doc]!;
-    if (norm < this.blockMinNorm) this.blockMinNorm = norm;
     if (this.withPositions) {
       if (positions === null || positions.length !== freq) {
         throw new RangeError(`doc ${doc} has freq ${freq} but ${positions?.length ?? 0} positions`);
@@ -133,7 +131,6 @@ export class PostingsEncoder implements StoredBlockSink {
   ): number {
     const withPositions = this.withPositions;
     if (withPositions && (lengths === null || bytes === null)) throw new RangeError('positional field without encoded positions');
-    const norms = this.norms;
     let pointer = byteStart;
     let i = from;
     while (i < to) {
@@ -149,9 +146,6 @@ export class PostingsEncoder implements StoredBlockSink {
         lastDoc = doc;
         this.blockDocs[blockCount] = doc;
         this.blockFreqs[blockCount] = freq;
-        if (freq > this.blockMaxFreq) this.blockMaxFreq = freq;
-        const norm = norms === null ? 0 : norms[doc]!;
-        if (norm < this.blockMinNorm) this.blockMinNorm = norm;
         if (withPositions) {
           const length = lengths![i]!;
           this.blockPositionBytes[blockCount] = length;
@@ -181,12 +175,15 @@ export class PostingsEncoder implements StoredBlockSink {
   /**
    * Appends a full block as another segment stored it, for docs that follow the term's last doc
    * exactly as they followed the doc its first delta counts from there (call at a block start):
-   * its bytes `docs[docStart, docEnd)` and positions `positions[posStart, posEnd)` as they are.
+   * its competitive pairs `impactFreqs` / `impactNorms` `[impactStart, impactEnd)`, its bytes
+   * `docs[docStart, docEnd)` and positions `positions[posStart, posEnd)` as they are.
    */
   addStoredBlock(
     lastDoc: number,
-    maxFreq: number,
-    minNorm: number,
+    impactFreqs: Int32Array,
+    impactNorms: Uint8Array,
+    impactStart: number,
+    impactEnd: number,
     docs: Uint8Array,
     docStart: number,
     docEnd: number,
@@ -205,8 +202,8 @@ export class PostingsEncoder implements StoredBlockSink {
     this.skipLastDocs[entry] = lastDoc;
     this.skipDocBytes[entry] = docEnd - docStart;
     this.skipPosBytes[entry] = this.posSink.length - this.blockPosStart;
-    this.skipMaxFreqs[entry] = maxFreq;
-    this.skipMinNorms[entry] = minNorm;
+    for (let i = impactStart; i < impactEnd; i++) this.impacts.push(impactFreqs[i]!, impactNorms[i]!);
+    this.skipImpactStarts[entry + 1] = this.impacts.size;
     this.docFreq += POSTINGS_BLOCK_SIZE;
     this.lastDoc = lastDoc;
     this.blockPrevDoc = lastDoc;
@@ -226,18 +223,20 @@ export class PostingsEncoder implements StoredBlockSink {
       result.singletonDoc = this.blockDocs[0]!;
       result.singletonFreq = this.blockFreqs[0]!;
       result.maxFreq = result.singletonFreq;
-      result.minNorm = this.blockMinNorm;
+      result.minNorm = this.norms === null ? 0 : this.norms[result.singletonDoc]!;
       result.docBytes = 0;
       return result;
     }
     if (this.blockCount > 0) this.flushBlock();
     const docStart = this.docSink.length;
     const blocks = this.skipCount;
+    const { freqs, norms } = this.impacts;
     let maxFreq = 0;
     let minNorm = 255;
     for (let b = 0; b < blocks; b++) {
-      if (this.skipMaxFreqs[b]! > maxFreq) maxFreq = this.skipMaxFreqs[b]!;
-      if (this.skipMinNorms[b]! < minNorm) minNorm = this.skipMinNorms[b]!;
+      const blockMaxFreq = freqs[this.skipImpactStarts[b + 1]! - 1]!;
+      if (blockMaxFreq > maxFreq) maxFreq = blockMaxFreq;
+      if (norms[this.skipImpactStarts[b]!]! < minNorm) minNorm = norms[this.skipImpactStarts[b]!]!;
     }
     this.writeSkipData(blocks);
     this.docSink.writeSink(this.blockBytes);
@@ -251,8 +250,11 @@ export class PostingsEncoder implements StoredBlockSink {
 
   private writeSkipData(blocks: number): void {
     const sink = this.docSink;
+    const { freqs, norms } = this.impacts;
+    const starts = this.skipImpactStarts;
     if (blocks === 1) {
       sink.writeVarint(this.skipLastDocs[0]!);
+      writeImpacts(sink, freqs, norms, 0, starts[1]!);
       return;
     }
     let previousLastDoc = -1;
@@ -261,8 +263,11 @@ export class PostingsEncoder implements StoredBlockSink {
       previousLastDoc = this.skipLastDocs[b]!;
       sink.writeVarint(this.skipDocBytes[b]!);
       if (this.withPositions) sink.writeVarint(this.skipPosBytes[b]!);
-      sink.writeVarint(this.skipMaxFreqs[b]! - 1);
-      sink.writeByte(this.skipMinNorms[b]!);
+      const start = starts[b]!;
+      const end = starts[b + 1]!;
+      sink.writeVarint(freqs[end - 1]! - 1);
+      sink.writeByte(norms[start]!);
+      writeImpacts(sink, freqs, norms, start, end - start);
     }
   }
 
@@ -295,13 +300,13 @@ export class PostingsEncoder implements StoredBlockSink {
     this.skipLastDocs[entry] = previous;
     this.skipDocBytes[entry] = this.blockBytes.length - start;
     this.skipPosBytes[entry] = this.posSink.length - this.blockPosStart;
-    this.skipMaxFreqs[entry] = this.blockMaxFreq;
-    this.skipMinNorms[entry] = this.blockMinNorm;
+    const builder = this.impactsBuilder;
+    const pairs = builder.compute(this.blockDocs, this.blockFreqs, count, this.norms);
+    for (let i = 0; i < pairs; i++) this.impacts.push(builder.freqs[i]!, builder.norms[i]!);
+    this.skipImpactStarts[entry + 1] = this.impacts.size;
     this.blockPrevDoc = previous;
     this.blockPosStart = this.posSink.length;
     this.blockCount = 0;
-    this.blockMaxFreq = 0;
-    this.blockMinNorm = 255;
   }
 
   private growSkipArrays(): void {
@@ -309,8 +314,7 @@ export class PostingsEncoder implements StoredBlockSink {
     this.skipLastDocs = grown(this.skipLastDocs, size);
     this.skipDocBytes = grown(this.skipDocBytes, size);
     this.skipPosBytes = grown(this.skipPosBytes, size);
-    this.skipMaxFreqs = grown(this.skipMaxFreqs, size);
-    this.skipMinNorms = grown(this.skipMinNorms, size);
+    this.skipImpactStarts = grown(this.skipImpactStarts, size + 1);
   }
 }
 

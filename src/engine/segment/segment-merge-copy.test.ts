@@ -226,7 +226,8 @@ test('a corrupt block met while copying fails the merge with corrupt_index namin
 test('a malformed block copied as it is stored fails the merge with corrupt_index naming postings.doc', async () => {
   await withTempDir(async (dir) => {
     // One term in 300 docs, one position each: three blocks (128, 128, 44 docs) behind their skip
-    // entries (varints: last doc delta, doc bytes, position bytes, max freq; then the min norm byte).
+    // entries (varints: last doc delta, doc bytes, position bytes, max freq; then the min norm byte
+    // and the varint count of further (freq, norm) pairs, none here: every doc has freq 1 and length 1).
     const docs: TestDoc[] = Array.from({ length: 300 }, (_, n) => ({ id: `d${n}`, text: { body: ['x'] } }));
     const meta = await write(dir, 'seg_000001', [new TestLeaf(docs)]);
     const segmentDir = path.join(dir, 'seg_000001');
@@ -239,6 +240,7 @@ test('a malformed block copied as it is stored fails the merge with corrupt_inde
       for (let block = 0; block < 3; block++) {
         for (let varint = 0; varint < 4; varint++) position = skipVarint(body, position);
         position++;
+        position = skipVarint(body, position);
       }
       // The first block's doc delta width: 40 bits cannot be.
       body.writeUInt8(40, position);

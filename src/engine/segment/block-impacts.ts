@@ -1,0 +1,164 @@
+/**
+ * Impacts of a postings block (format 7 on): the block's competitive (freq, norm) pairs, those
+ * no other doc of the block dominates with a freq at least as high and a norm at least as low
+ * (a field at most as long). Sorted by ascending freq their norms ascend too, so the first pair
+ * holds the block's smallest norm and the last its largest freq. A block-max bound is the largest
+ * score over the pairs, far tighter than the score of (largest freq, smallest norm) when those come
+ * from different docs. At most MAX_BLOCK_IMPACTS pairs are kept: beyond that, neighbouring pairs
+ * are merged into (the larger freq, the smaller norm), which still bounds both.
+ *
+ * Encoded after the block's `varint maxFreq − 1` and `u8 minNorm`: `varint count − 1`, then for
+ * i = 1 .. count − 1 `varint freq[i−1] − freq[i−2] − 1` (freq[−1] = 0) and `u8 norm[i] − norm[i−1] − 1`.
+ */
+import type { ByteSink } from './byte-io.ts';
+import { decodeNorm } from './norms.ts';
+
+/** Most (freq, norm) pairs a block records. */
+export const MAX_BLOCK_IMPACTS = 12;
+
+/** Upper bound of the bytes `writeImpacts` takes (varints of at most 8 bytes). */
+export const MAX_IMPACTS_BYTES = 8 + (MAX_BLOCK_IMPACTS - 1) * 9;
+
+/** A growable list of (freq, norm) pairs. */
+export class ImpactList {
+  freqs: Int32Array;
+  norms: Uint8Array;
+  size = 0;
+
+  constructor(capacity = 64) {
+    this.freqs = new Int32Array(Math.max(1, capacity));
+    this.norms = new Uint8Array(Math.max(1, capacity));
+  }
+
+  /** Appends a pair. */
+  push(freq: number, norm: number): void {
+    if (this.size === this.freqs.length) {
+      const freqs = new Int32Array(this.size * 2);
+      freqs.set(this.freqs);
+      this.freqs = freqs;
+      const norms = new Uint8Array(this.size * 2);
+      norms.set(this.norms);
+      this.norms = norms;
+    }
+    this.freqs[this.size] = freq;
+    this.norms[this.size] = norm;
+    this.size++;
+  }
+}
+
+/** Computes blocks' competitive pairs (reused from block to block). */
+export class ImpactsBuilder {
+  private readonly maxFreqByNorm = new Int32Array(256);
+  /** The last block's pairs, ascending (valid up to `count`). */
+  readonly freqs = new Int32Array(256);
+  readonly norms = new Uint8Array(256);
+  count = 0;
+
+  /** The pairs of the docs `docs[0, count)` with their freqs, norms read from `norms` (all 0 without). */
+  compute(docs: Int32Array, freqs: Int32Array, count: number, norms: Uint8Array | null): number {
+    const byNorm = this.maxFreqByNorm;
+    byNorm.fill(0);
+    let lowest = 255;
+    let highest = 0;
+    let lengths = 0;
+    for (let i = 0; i < count; i++) {
+      const norm = norms === null ? 0 : norms[docs[i]!]!;
+      if (freqs[i]! > byNorm[norm]!) byNorm[norm] = freqs[i]!;
+      if (norm < lowest) lowest = norm;
+      if (norm > highest) highest = norm;
+      lengths += decodeNorm(norm);
+    }
+    let size = 0;
+    let best = 0;
+    for (let norm = lowest; norm <= highest; norm++) {
+      const freq = byNorm[norm]!;
+      if (freq <= best) continue;
+      this.freqs[size] = freq;
+      this.norms[size] = norm;
+      size++;
+      best = freq;
+    }
+    this.count = size;
+    if (size > MAX_BLOCK_IMPACTS) this.cap(Math.max(1, lengths / count));
+    return this.count;
+  }
+
+  /**
+   * Merges neighbouring pairs until MAX_BLOCK_IMPACTS remain, each time the two whose merged pair
+   * has the lowest BM25 score (k1 = 1.2, b = 0.75, the block's mean field length standing for the
+   * average one), so that the largest score of the pairs, the block's bound, rises as little as
+   * possible: it depends on the block's docs only, as a merge copying the block must find it.
+   */
+  private cap(meanLength: number): void {
+    const freqs = this.freqs;
+    const norms = this.norms;
+    let size = this.count;
+    const score = (freq: number, norm: number): number => freq / (freq + 0.3 + (0.9 * decodeNorm(norm)) / meanLength);
+    while (size > MAX_BLOCK_IMPACTS) {
+      let chosen = 0;
+      let lowestCost = Infinity;
+      for (let i = 0; i + 1 < size; i++) {
+        const cost = score(freqs[i + 1]!, norms[i]!);
+        if (cost < lowestCost) {
+          lowestCost = cost;
+          chosen = i;
+        }
+      }
+      freqs[chosen] = freqs[chosen + 1]!;
+      for (let i = chosen + 1; i + 1 < size; i++) {
+        freqs[i] = freqs[i + 1]!;
+        norms[i] = norms[i + 1]!;
+      }
+      size--;
+    }
+    this.count = size;
+  }
+}
+
+/** Writes pairs `[start, start + count)` of `freqs` / `norms` after their block's max freq and min norm. */
+export function writeImpacts(sink: ByteSink, freqs: Int32Array, norms: Uint8Array, start: number, count: number): void {
+  sink.writeVarint(count - 1);
+  let previousFreq = 0;
+  for (let i = start + 1; i < start + count; i++) {
+    sink.writeVarint(freqs[i - 1]! - previousFreq - 1);
+    previousFreq = freqs[i - 1]!;
+    sink.writeByte(norms[i]! - norms[i - 1]! - 1);
+  }
+}
+
+/**
+ * Decodes the pairs `writeImpacts` wrote at `data[position]` for a block of max freq `maxFreq`
+ * and min norm `minNorm`, appending them to `out` (more than MAX_BLOCK_IMPACTS, freqs reaching
+ * past maxFreq or norms past 255 are malformed). Returns the offset just past
+ * them, or -1 when they are malformed.
+ */
+export function readImpacts(data: Uint8Array, position: number, maxFreq: number, minNorm: number, out: ImpactList): number {
+  const extra = readVarint(data, position);
+  position = varintPosition;
+  if (!(extra < MAX_BLOCK_IMPACTS)) return -1;
+  let freq = 0;
+  let norm = minNorm;
+  for (let i = 0; i < extra; i++) {
+    freq += readVarint(data, position) + 1;
+    position = varintPosition;
+    if (!(freq < maxFreq)) return -1;
+    out.push(freq, norm);
+    norm += data[position++]! + 1;
+    if (!(norm <= 255)) return -1;
+  }
+  out.push(maxFreq, norm);
+  return position;
+}
+
+let varintPosition = 0;
+
+function readVarint(data: Uint8Array, position: number): number {
+  let byte = data[position++]!;
+  let value = byte & 0x7f;
+  for (let shift = 7; byte >= 0x80 && shift < 56; shift += 7) {
+    byte = data[position++]!;
+    value += (byte & 0x7f) * 2 ** shift;
+  }
+  varintPosition = position;
+  return value;
+}
