@@ -44,45 +44,83 @@ function filterWords(idCount: number, bitsPerId: number): number {
   return bits / 32;
 }
 
-/** Appends the version 2 id section for `ids` (in doc order). */
-export function writeSortedIds(sink: ByteSink, ids: readonly Buffer[]): void {
-  const maxDoc = ids.length;
+/**
+ * The `_id`s of the docs of a segment being written: doc d's UTF-8 bytes are
+ * `bytes[starts[d] .. starts[d + 1])`; `sortedDocs`, when known, lists the docs by id bytes, ties in
+ * doc order (else `writeSortedIds` sorts them).
+ */
+export interface IdList {
+  bytes: Buffer;
+  starts: Uint32Array;
+  sortedDocs: Int32Array | null;
+}
+
+/** The id list of ids given one by one, in doc order. */
+export function idListOf(ids: readonly Uint8Array[]): IdList {
+  const starts = new Uint32Array(ids.length + 1);
+  for (let doc = 0; doc < ids.length; doc++) starts[doc + 1] = starts[doc]! + ids[doc]!.length;
+  const bytes = Buffer.allocUnsafe(starts[ids.length]!);
+  for (let doc = 0; doc < ids.length; doc++) bytes.set(ids[doc]!, starts[doc]!);
+  return { bytes, starts, sortedDocs: null };
+}
+
+/** The docs of `ids` by id bytes, ties in doc order. */
+function sortDocsById(ids: IdList): Int32Array {
+  const { bytes, starts } = ids;
+  const maxDoc = starts.length - 1;
   const order = new Int32Array(maxDoc);
-  for (let doc = 0; doc < maxDoc; doc++) order[doc] = doc;
   // Latin-1 strings of the UTF-8 bytes compare like the bytes, and much faster than Buffer.compare.
-  const keys = ids.map((id) => id.toString('latin1'));
+  const keys = new Array<string>(maxDoc);
+  for (let doc = 0; doc < maxDoc; doc++) {
+    order[doc] = doc;
+    keys[doc] = bytes.toString('latin1', starts[doc]!, starts[doc + 1]!);
+  }
   order.sort((left, right) => (keys[left]! < keys[right]! ? -1 : keys[left]! > keys[right]! ? 1 : left - right));
+  return order;
+}
+
+/** Appends the version 2 id section for `ids`. */
+export function writeSortedIds(sink: ByteSink, ids: IdList): void {
+  const { bytes, starts } = ids;
+  const maxDoc = starts.length - 1;
+  const order = ids.sortedDocs ?? sortDocsById(ids);
   const blockCount = Math.ceil(maxDoc / ID_BLOCK_SIZE);
   const offsets = new Uint32Array(blockCount + 1);
   const prefixes = new Int32Array(maxDoc);
   let blockBytes = 0;
-  let totalBytes = 0;
   for (let k = 0; k < maxDoc; k++) {
-    const id = ids[order[k]!]!;
+    const doc = order[k]!;
+    const start = starts[doc]!;
+    const length = starts[doc + 1]! - start;
     let prefix = 0;
     if ((k & (ID_BLOCK_SIZE - 1)) === 0) {
       offsets[k >>> ID_BLOCK_SHIFT] = blockBytes;
     } else {
-      const previous = ids[order[k - 1]!]!;
-      const limit = Math.min(previous.length, id.length);
-      while (prefix < limit && previous[prefix] === id[prefix]) prefix++;
+      const previous = order[k - 1]!;
+      const previousStart = starts[previous]!;
+      const limit = Math.min(starts[previous + 1]! - previousStart, length);
+      while (prefix < limit && bytes[previousStart + prefix] === bytes[start + prefix]) prefix++;
     }
     prefixes[k] = prefix;
-    blockBytes += varintBytes(prefix) + varintBytes(id.length - prefix) + id.length - prefix;
-    totalBytes += id.length;
+    blockBytes += varintBytes(prefix) + varintBytes(length - prefix) + length - prefix;
   }
   offsets[blockCount] = blockBytes;
-  sink.writeVarint(totalBytes);
+  const blocks = Buffer.allocUnsafe(blockBytes);
+  let pos = 0;
+  for (let k = 0; k < maxDoc; k++) {
+    const doc = order[k]!;
+    const prefix = prefixes[k]!;
+    const from = starts[doc]! + prefix;
+    const to = starts[doc + 1]!;
+    pos = putVarint(blocks, pos, prefix);
+    pos = putVarint(blocks, pos, to - from);
+    for (let i = from; i < to; i++) blocks[pos++] = bytes[i]!;
+  }
+  sink.writeVarint(starts[maxDoc]! - starts[0]!);
   sink.writeVarint(blockCount);
   sink.alignTo(4);
   sink.writeUint32Array(offsets);
-  for (let k = 0; k < maxDoc; k++) {
-    const id = ids[order[k]!]!;
-    const prefix = prefixes[k]!;
-    sink.writeVarint(prefix);
-    sink.writeVarint(id.length - prefix);
-    sink.writeBytes(id.subarray(prefix));
-  }
+  sink.writeBytes(blocks);
   const width = bitsRequired(Math.max(0, maxDoc - 1));
   const inverse = new Int32Array(maxDoc);
   for (let k = 0; k < maxDoc; k++) inverse[order[k]!] = k;
@@ -91,10 +129,19 @@ export function writeSortedIds(sink: ByteSink, ids: readonly Buffer[]): void {
   packInto(sink, inverse, maxDoc, width);
   const filter = new Uint32Array(filterWords(maxDoc, FILTER_BITS_PER_ID));
   const mask = filter.length * 32 - 1;
-  for (const id of ids) addToFilter(filter, mask, hashBytes(id, 0, id.length));
+  for (let doc = 0; doc < maxDoc; doc++) addToFilter(filter, mask, hashBytes(bytes, starts[doc]!, starts[doc + 1]!));
   sink.writeU32(filter.length);
   sink.alignTo(4);
   sink.writeUint32Array(filter);
+}
+
+function putVarint(out: Uint8Array, pos: number, value: number): number {
+  while (value >= 0x80) {
+    out[pos++] = (value & 0x7f) | 0x80;
+    value = Math.floor(value / 128);
+  }
+  out[pos++] = value;
+  return pos;
 }
 
 function varintBytes(value: number): number {
@@ -322,6 +369,12 @@ export class SortedIds {
     return this.blocksStart + this.blockOffsets![block]!;
   }
 
+  /** Every id in sorted order, decoded once: position k spans `bytes[starts[k] .. starts[k + 1])`. */
+  decodedIds(): { bytes: Buffer; starts: Uint32Array } {
+    if (this.idStarts === null) this.decodeAll();
+    return { bytes: this.idBytes!, starts: this.idStarts! };
+  }
+
   /** Decodes every block once, for callers that read most ids. */
   private decodeAll(): void {
     const maxDoc = this.maxDoc;
@@ -341,12 +394,14 @@ export class SortedIds {
     this.idStarts = idStarts;
   }
 
-  private sortedDocAt(k: number): number {
+  /** The doc at sorted position k. */
+  sortedDocAt(k: number): number {
     const sortedDocs = this.sortedDocs;
     return sortedDocs !== null ? sortedDocs[k]! : packedIntAt(this.data, this.sortedDocsOffset, this.mapWidth, k);
   }
 
-  private sortedIndexOf(doc: number): number {
+  /** The sorted position of a doc's id. */
+  sortedIndexOf(doc: number): number {
     const inverse = this.sortedIndexOfDoc;
     const k = inverse !== null ? inverse[doc]! : packedIntAt(this.data, this.inverseOffset, this.mapWidth, doc);
     if (k >= this.maxDoc) throw new RangeError(`doc ${doc} maps to id ${k} of ${this.maxDoc}`);

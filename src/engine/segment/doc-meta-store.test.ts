@@ -7,6 +7,7 @@ import { EngineError } from '../errors.ts';
 import { bitsRequired, packInto } from './bitpack.ts';
 import { ByteSink as Sink } from './byte-io.ts';
 import { DocMetaStore, writeDocMeta, type CollectedDocMeta } from './doc-meta-store.ts';
+import { idListOf } from './doc-meta-ids.ts';
 import { FileMagic, HEADER_BYTES, SegmentFileName, readVerifiedFile, writeSmallFile } from './segment-file.ts';
 import { SegmentReader } from './segment-reader.ts';
 import { buildDocMaps, writeSegment } from './segment-writer.ts';
@@ -21,7 +22,7 @@ interface Docs {
 
 function collected(docs: Docs): CollectedDocMeta {
   return {
-    ids: docs.ids.map((id) => Buffer.from(id, 'utf8')),
+    ids: idListOf(docs.ids.map((id) => Buffer.from(id, 'utf8'))),
     seqNos: Float64Array.from(docs.seqNos),
     versions: Float64Array.from(docs.versions),
     primaryTerms: Float64Array.from(docs.primaryTerms),

@@ -11,8 +11,7 @@ import type { DocMeta } from './leaf-reader.ts';
 import { ByteReader, type ByteSink } from './byte-io.ts';
 import { bitsRequiredFor, packedBytes, packInto, unpackFrom } from './bitpack.ts';
 import { packedIntAt } from './bitpack.ts';
-import { SortedIds, writeSortedIds } from './doc-meta-ids.ts';
-import type { WriteContext } from './write-context.ts';
+import { SortedIds, writeSortedIds, type IdList } from './doc-meta-ids.ts';
 import { FileMagic, FOOTER_BYTES, HEADER_BYTES, corruptFile, readVerifiedFile, writeSmallFile, type FileChecksum } from './segment-file.ts';
 
 const PACKED = 0;
@@ -23,36 +22,17 @@ export const DOC_META_VERSION = 2;
 
 /** Meta of the kept docs, in new doc order. */
 export interface CollectedDocMeta {
-  ids: Buffer[];
+  ids: IdList;
   seqNos: Float64Array;
   versions: Float64Array;
   primaryTerms: Float64Array;
-}
-
-/** Reads the meta of every kept doc from the sources. */
-export async function collectDocMeta(context: WriteContext): Promise<CollectedDocMeta> {
-  const maxDoc = context.maxDoc;
-  const collected: CollectedDocMeta = {
-    ids: new Array<Buffer>(maxDoc),
-    seqNos: new Float64Array(maxDoc),
-    versions: new Float64Array(maxDoc),
-    primaryTerms: new Float64Array(maxDoc),
-  };
-  await context.forEachKeptDoc((sourceIndex, oldDoc, newDoc) => {
-    const meta = context.sources[sourceIndex]!.reader.meta(oldDoc);
-    collected.ids[newDoc] = Buffer.from(meta.id, 'utf8');
-    collected.seqNos[newDoc] = meta.seqNo;
-    collected.versions[newDoc] = meta.version;
-    collected.primaryTerms[newDoc] = meta.primaryTerm;
-  });
-  return collected;
 }
 
 /** Appends the doc meta file body (version DOC_META_VERSION). */
 export function writeDocMeta(sink: ByteSink, meta: CollectedDocMeta): void {
   sink.writeVarint(0);
   sink.writeByte(DOC_META_VERSION);
-  sink.writeVarint(meta.ids.length);
+  sink.writeVarint(meta.ids.starts.length - 1);
   writeSortedIds(sink, meta.ids);
   writeNumbers(sink, meta.seqNos);
   writeNumbers(sink, meta.versions);
@@ -206,6 +186,29 @@ export class DocMetaStore {
     numbers.seqNos.set(generation.seqNos);
     numbers.versions.set(generation.versions);
     if (generation.primaryTerms) numbers.primaryTerms.set(generation.primaryTerms);
+  }
+
+  /** The sorted ids (merges read them in order). */
+  sortedIds(): SortedIds {
+    return this.ids;
+  }
+
+  /** Copies the seq_no, version and primary term of each doc `docMap` keeps to its new doc's slot. */
+  copyNumbersTo(docMap: Int32Array, seqNos: Float64Array, versions: Float64Array, primaryTerms: Float64Array): void {
+    const numbers = this.updated;
+    for (let doc = 0; doc < docMap.length; doc++) {
+      const newDoc = docMap[doc]!;
+      if (newDoc < 0) continue;
+      if (numbers !== null) {
+        seqNos[newDoc] = numbers.seqNos[doc]!;
+        versions[newDoc] = numbers.versions[doc]!;
+        primaryTerms[newDoc] = numbers.primaryTerms[doc]!;
+      } else {
+        seqNos[newDoc] = this.storedSeqNos.get(doc);
+        versions[newDoc] = this.storedVersions.get(doc);
+        primaryTerms[newDoc] = this.storedPrimaryTerms.get(doc);
+      }
+    }
   }
 
   /** Id, seq_no, version and primary term of a doc. */

@@ -226,6 +226,11 @@ function copyEncodedPostings(
     const lengths = withPositions ? buffers.positionLengths : null;
     const bytes = withPositions ? cursor.blockPositionData : null;
     let pointer = withPositions ? cursor.blockPositionStart : 0;
+    // A source that keeps every doc (no `seen` set for dropped ones) needs no run search.
+    if (dropped.seen === null) {
+      encoder.addEncodedDocs(docMap, docs, freqs, lengths, 0, count, bytes, pointer);
+      continue;
+    }
     let i = 0;
     while (i < count) {
       let end = i;

@@ -125,7 +125,7 @@ export async function collectKeywordField(context: WriteContext, name: string): 
       advance(s);
     }
     terms.push(smallest);
-    await context.maybePause();
+    if (context.pauseDue()) await context.pause();
   }
 
   const counts = new Uint32Array(context.maxDoc);

@@ -3,7 +3,7 @@
  * one norm byte per doc. The bytes are copied from the sources' `norm()` (already quantised by
  * norms.ts), so a document scores the same before and after an epoch or merge.
  */
-import type { FieldStats } from './leaf-reader.ts';
+import type { FieldStats, LeafReader } from './leaf-reader.ts';
 import type { ByteSink } from './byte-io.ts';
 import { ByteReader } from './byte-io.ts';
 import type { WriteContext } from './write-context.ts';
@@ -13,6 +13,15 @@ export interface FieldNorms {
   stats: FieldStats;
   /** One byte per doc, or null when every doc has norm 0. */
   norms: Uint8Array | null;
+}
+
+/** A leaf that gives a field's norm bytes for every doc at once (a segment), or null when it has none. */
+interface FieldNormsLeaf extends LeafReader {
+  fieldNorms(field: string): Uint8Array | null;
+}
+
+function hasFieldNorms(reader: LeafReader): reader is FieldNormsLeaf {
+  return typeof (reader as Partial<FieldNormsLeaf>).fieldNorms === 'function';
 }
 
 /** Copies the norm bytes of every kept doc; a field whose norms are all 0 maps to null. */
@@ -25,18 +34,28 @@ export async function collectNorms(context: WriteContext, fieldNames: string[]):
     const indexed = new Set(reader.indexedFields());
     return fieldNames.map((name) => indexed.has(name));
   });
-  await context.forEachKeptDoc((sourceIndex, oldDoc, newDoc) => {
-    const reader = readers[sourceIndex]!;
-    const fieldsPresent = present[sourceIndex]!;
-    for (let f = 0; f < fieldNames.length; f++) {
-      if (!fieldsPresent[f]) continue;
-      const norm = reader.norm(fieldNames[f]!, oldDoc);
-      if (norm !== 0) {
-        arrays[f]![newDoc] = norm;
-        nonZero[f] = true;
+  // Field by field: a segment gives a field's norm bytes at once, other leaves keep the field asked last at hand.
+  for (let f = 0; f < fieldNames.length; f++) {
+    const name = fieldNames[f]!;
+    const norms = arrays[f]!;
+    for (let sourceIndex = 0; sourceIndex < readers.length; sourceIndex++) {
+      if (!present[sourceIndex]![f]) continue;
+      const reader = readers[sourceIndex]!;
+      const docMap = context.sources[sourceIndex]!.docMap;
+      const bytes = hasFieldNorms(reader) ? reader.fieldNorms(name) : undefined;
+      if (bytes === null) continue;
+      for (let oldDoc = 0; oldDoc < docMap.length; oldDoc++) {
+        const newDoc = docMap[oldDoc]!;
+        if (newDoc < 0) continue;
+        const norm = bytes !== undefined ? bytes[oldDoc]! : reader.norm(name, oldDoc);
+        if (norm !== 0) {
+          norms[newDoc] = norm;
+          nonZero[f] = true;
+        }
+        if (context.pauseDue()) await context.pause();
       }
     }
-  });
+  }
   fieldNames.forEach((name, f) => result.set(name, nonZero[f] ? arrays[f]! : null));
   return result;
 }

@@ -167,3 +167,44 @@ test("reads go through the thread's page cache, which stays within its capacity;
     }
   });
 });
+
+test('sequential reads pass a range in order, in parts of many pages, each page verified, and name the file of a damaged page', async () => {
+  await withTempDir(async (dir) => {
+    const filePath = path.join(dir, 'postings.doc');
+    // More pages than one sequential read takes, the last one partial.
+    const body = randomBody(PAGE_BYTES * 70 + 123, 11);
+    const checksum = await writePaged(filePath, body);
+    const file = openSegmentDataFile(filePath, FileMagic.postings, checksum) as PagedDataFile;
+    const collect = (start: number, end: number): { bytes: Buffer; parts: number } => {
+      const parts: Buffer[] = [];
+      file.readSequential(start, end, (bytes) => parts.push(Buffer.from(bytes)));
+      return { bytes: Buffer.concat(parts), parts: parts.length };
+    };
+    const end = HEADER_BYTES + body.length;
+    const ranges: [number, number][] = [
+      [HEADER_BYTES, end],
+      [HEADER_BYTES + 5, HEADER_BYTES + 6],
+      [PAGE_BYTES - 3, PAGE_BYTES + 3],
+      [PAGE_BYTES * 63 + 7, PAGE_BYTES * 65 + 9],
+      [end - 10, end],
+      [PAGE_BYTES * 2, PAGE_BYTES * 2],
+    ];
+    for (const [start, stop] of ranges) {
+      const { bytes } = collect(start, stop);
+      assert.deepEqual(bytes, Buffer.from(body.subarray(start - HEADER_BYTES, stop - HEADER_BYTES)), `bytes ${start}..${stop}`);
+    }
+    assert.equal(collect(HEADER_BYTES, end).parts, 2, 'a whole-file read in two parts of at most 64 pages');
+    assert.throws(() => file.readSequential(HEADER_BYTES, end + 1, () => undefined), isCorrupt(filePath, /outside the data/));
+    file.close();
+
+    const damaged = fs.readFileSync(filePath);
+    damaged[66 * PAGE_BYTES + 100] ^= 0x01;
+    fs.writeFileSync(filePath, damaged);
+    const reopened = openSegmentDataFile(filePath, FileMagic.postings, checksum) as PagedDataFile;
+    assert.throws(() => reopened.readSequential(HEADER_BYTES, end, () => undefined), isCorrupt(filePath, /checksum mismatch in page 66/));
+    let visited = 0;
+    reopened.readSequential(HEADER_BYTES, PAGE_BYTES * 60, () => visited++);
+    assert.equal(visited, 1, 'pages before the damaged one still read');
+    reopened.close();
+  });
+});

@@ -83,6 +83,9 @@ export class LoadedDataFile implements SegmentDataFile {
   close(): void {}
 }
 
+/** Pages per read of `readSequential` (1 MiB at the default page size). */
+const SEQUENTIAL_READ_PAGES = 64;
+
 /** Most pages a paged file may have (a table of 4 bytes per page is read at open). */
 const MAX_PAGES = 2 ** 26;
 
@@ -163,6 +166,40 @@ export class PagedDataFile implements SegmentDataFile, PageOwner {
     }
     this.base = start;
     return out;
+  }
+
+  /**
+   * Passes bytes `[start, end)` to `visit` in order, in parts of at most SEQUENTIAL_READ_PAGES
+   * pages, read straight from disk (past the page cache, which a long copy would only churn) with
+   * every page they touch verified whole. A part is valid during its call only.
+   */
+  readSequential(start: number, end: number, visit: (bytes: Uint8Array) => void): void {
+    if (!(start >= 0 && start <= end && end <= this.bodyEnd)) throw corruptFile(this.path, `bytes ${start}..${end} lie outside the data`);
+    if (start === end) return;
+    if (this.closed) throw new EngineError('shard_closed', `segment file ${this.path} is closed`);
+    const pageBytes = this.pageBytes;
+    const lastPage = Math.floor((end - 1) / pageBytes);
+    const buffer = new Uint8Array(Math.min(SEQUENTIAL_READ_PAGES, lastPage + 1) * pageBytes);
+    for (let page = Math.floor(start / pageBytes); page <= lastPage; ) {
+      const pages = Math.min(SEQUENTIAL_READ_PAGES, lastPage + 1 - page);
+      const position = page * pageBytes;
+      const length = Math.min(pages * pageBytes, this.bodyEnd - position);
+      let done = 0;
+      while (done < length) {
+        const read = readDescriptors.read(this.path, buffer, done, length - done, position + done);
+        if (read <= 0) throw corruptFile(this.path, `unexpected end of file in page ${page + Math.floor(done / pageBytes)}`);
+        done += read;
+      }
+      for (let i = 0; i < pages; i++) {
+        const from = i * pageBytes;
+        const to = Math.min(from + pageBytes, length);
+        if (crc32c(buffer.subarray(from, to)) !== this.pageCrcs[page + i]) {
+          throw corruptFile(this.path, `checksum mismatch in page ${page + i} (bytes ${position + from}..${position + to})`);
+        }
+      }
+      visit(buffer.subarray(Math.max(start, position) - position, Math.min(end, position + length) - position));
+      page += pages;
+    }
   }
 
   close(): void {

@@ -9,7 +9,7 @@ import { SegmentPostingsCursor } from './postings-cursor.ts';
 import { HEADER_BYTES, SegmentFileName } from './segment-file.ts';
 import { SegmentReader } from './segment-reader.ts';
 import { buildDocMaps, writeSegment, type SegmentMeta } from './segment-writer.ts';
-import { StoredSourceReader } from './stored-source.ts';
+import { StoredSourceWriter } from './stored-source.ts';
 import { TEST_FIELDS, TestLeaf, generateTestDocs, seededRandom, type TestDoc } from './reference-leaf.fixture.ts';
 import { assertLeafMatches } from './reference-leaf-assert.fixture.ts';
 import { damageWithValidChecksum } from './segment-damage.fixture.ts';
@@ -94,7 +94,8 @@ test('a merge copies whole source blocks and encoded postings, with and without 
     let merged: SegmentReader | null = null;
     try {
       const methods: [object, string][] = [
-        [StoredSourceReader.prototype, 'copyBlockTo'],
+        // Each source block copied as stored, whole or in a run read at once, is recorded once.
+        [StoredSourceWriter.prototype, 'recordStoredBlock'],
         [SegmentPostingsCursor.prototype, 'nextEncodedBlock'],
         [SegmentPostingsCursor.prototype, 'takeStoredBlock'],
       ];

@@ -271,6 +271,12 @@ export class SegmentReader implements LeafReader {
     return this.normBytes === null ? 0 : this.normBytes[doc]!;
   }
 
+  /** The norm bytes of a field for every doc (overlaid ones included), or null when it has none: what `norm` reads. */
+  fieldNorms(field: string): Uint8Array | null {
+    const own = this.norms.get(field)?.norms ?? null;
+    return this.overlay.touches(field) ? this.overlay.norms(field, own, this.maxDoc) : own;
+  }
+
   private ownNorm(field: string, doc: number): number {
     return this.norms.get(field)?.norms?.[doc] ?? 0;
   }
@@ -347,6 +353,11 @@ export class SegmentReader implements LeafReader {
 
   meta(doc: number): DocMeta {
     return this.docMeta.meta(doc);
+  }
+
+  /** The doc meta store, read directly by merges (sorted ids and numbers without a DocMeta per doc). */
+  docMetaStore(): DocMetaStore {
+    return this.docMeta;
   }
 
   lookupId(id: string): number {

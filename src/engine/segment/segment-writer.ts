@@ -23,7 +23,8 @@ import { collectRangeIndex, writeNumericRangeIndex, type CollectedRangeIndex } f
 import { collectKeywordField, writeKeywordColumns, type CollectedKeywordField } from './keyword-columns.ts';
 import { StoredSourceWriter } from './stored-source.ts';
 import { writeStoredSources } from './source-copy.ts';
-import { collectDocMeta, writeDocMeta } from './doc-meta-store.ts';
+import { writeDocMeta } from './doc-meta-store.ts';
+import { collectDocMeta } from './doc-meta-collect.ts';
 import { LiveDocs, liveDocsFileName, writeLiveDocsFile } from './live-docs.ts';
 import { inplaceFileName, writeInplaceFile } from './inplace-file.ts';
 
@@ -110,6 +111,12 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
   const context = new WriteContext(options.sources, maxDoc, options.yieldEveryMs ?? 8);
   const output = new SegmentDirectoryWriter(tmpDir, context, options.faults?.afterFileWritten);
   try {
+    // The stored sources go first, so that their many bytes are written back and fsynced while the inverted index is computed.
+    await output.writeFiles([{ name: SegmentFileName.storedSource, magic: FileMagic.storedSource }], async ([file]) => {
+      const writer = new StoredSourceWriter(file!);
+      await writeStoredSources(context, writer);
+      writer.finish();
+    });
     const norms = await collectNorms(context, indexed.map((field) => field.name));
     const specs: InvertedFieldSpec[] = indexed.map((field) => ({
       name: field.name,
@@ -124,6 +131,7 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
         { name: SegmentFileName.positions, magic: FileMagic.positions },
       ],
       ([terms, postings, positions]) => writeInvertedIndex(context, specs, { terms: terms!, postings: postings!, positions: positions! }),
+      true,
     );
     await output.writeFiles([{ name: SegmentFileName.norms, magic: FileMagic.norms }], async ([file]) => {
       writeNorms(
@@ -157,12 +165,6 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
       writeKeywordColumns(file!.sink, maxDoc, keywordFields);
     });
 
-    await output.writeFiles([{ name: SegmentFileName.storedSource, magic: FileMagic.storedSource }], async ([file]) => {
-      const writer = new StoredSourceWriter(file!);
-      await writeStoredSources(context, writer);
-      writer.finish();
-    });
-
     const docMeta = await collectDocMeta(context);
     await output.writeFiles([{ name: SegmentFileName.docMeta, magic: FileMagic.docMeta }], async ([file]) => {
       writeDocMeta(file!.sink, docMeta);
@@ -172,10 +174,12 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
       await output.writeGenerationFile(liveDocsFileName(0), (filePath) => writeLiveDocsFile(filePath, liveDocs.bits, maxDoc));
     }
 
+    await output.settle();
     await fsyncDirectory(tmpDir);
     await fsp.rename(tmpDir, options.dir);
     await fsyncDirectory(path.dirname(options.dir));
   } catch (error) {
+    await output.settle().catch(() => undefined);
     await fsp.rm(tmpDir, { recursive: true, force: true }).catch(() => undefined);
     throw error;
   }
@@ -190,12 +194,19 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
   };
 }
 
-/** The files of one segment being written into its temporary directory. */
+/**
+ * The files of one segment being written into its temporary directory. A file's finish (its last
+ * bytes, fsync and close) runs while the writer goes on: files still complete one after another,
+ * in order, and the next files are created once it is done, except for a pass asked to start
+ * while the previous files finish.
+ */
 class SegmentDirectoryWriter {
   /** Immutable files written so far. */
   readonly files: Record<string, FileChecksum> = {};
   /** Bytes of every file written so far. */
   bytes = 0;
+  /** The finish of the files written last (after those before them), or null. */
+  private finishing: Promise<void> | null = null;
 
   constructor(
     private readonly dir: string,
@@ -203,23 +214,25 @@ class SegmentDirectoryWriter {
     private readonly afterFileWritten: ((file: string) => void) | undefined,
   ) {}
 
-  /** Creates immutable files, lets `fill` write their bodies, then finishes (fsyncs) them in order. */
-  async writeFiles<T>(specs: { name: string; magic: string }[], fill: (outputs: OutputFile[]) => Promise<T>): Promise<T> {
+  /**
+   * Creates immutable files, lets `fill` write their bodies, then starts finishing (fsyncing) them
+   * in order; `whilePreviousFinish` creates and fills them while the files before are still finishing.
+   */
+  async writeFiles<T>(
+    specs: { name: string; magic: string }[],
+    fill: (outputs: OutputFile[]) => Promise<T>,
+    whilePreviousFinish = false,
+  ): Promise<T> {
+    if (!whilePreviousFinish) await this.settle();
     const outputs: OutputFile[] = [];
+    let result: T;
     try {
       for (const spec of specs) {
         const output = await OutputFile.create(path.join(this.dir, spec.name), spec.magic);
         outputs.push(output);
         this.context.track(output);
       }
-      const result = await fill(outputs);
-      for (let i = 0; i < outputs.length; i++) {
-        this.context.untrack(outputs[i]!);
-        const checksum = await outputs[i]!.finish();
-        this.files[specs[i]!.name] = checksum;
-        this.written(specs[i]!.name, checksum);
-      }
-      return result;
+      result = await fill(outputs);
     } catch (error) {
       for (const output of outputs) {
         this.context.untrack(output);
@@ -227,11 +240,45 @@ class SegmentDirectoryWriter {
       }
       throw error;
     }
+    for (const output of outputs) this.context.untrack(output);
+    const previous = this.finishing;
+    const finish = (): Promise<void> => this.finishAll(specs, outputs);
+    this.finishing =
+      previous === null
+        ? finish()
+        : previous.then(finish, async (error: unknown) => {
+            for (const output of outputs) await output.abandon();
+            throw error;
+          });
+    // Awaited by `settle`; the handler keeps a failure from being reported as unhandled meanwhile.
+    this.finishing.catch(() => undefined);
+    return result;
   }
 
   /** Writes a generation 0 file (not listed in `files`). */
   async writeGenerationFile(name: string, write: (filePath: string) => Promise<FileChecksum>): Promise<void> {
+    await this.settle();
     this.written(name, await write(path.join(this.dir, name)));
+  }
+
+  /** Waits until the files written last are finished; throws what finishing them threw. */
+  async settle(): Promise<void> {
+    const finishing = this.finishing;
+    this.finishing = null;
+    if (finishing !== null) await finishing;
+  }
+
+  private async finishAll(specs: { name: string }[], outputs: OutputFile[]): Promise<void> {
+    for (let i = 0; i < outputs.length; i++) {
+      try {
+        const checksum = await outputs[i]!.finish();
+        this.files[specs[i]!.name] = checksum;
+        this.written(specs[i]!.name, checksum);
+      } catch (error) {
+        for (const output of outputs.slice(i)) await output.abandon();
+        throw error;
+      }
+    }
   }
 
   private written(name: string, checksum: FileChecksum): void {

@@ -1,12 +1,15 @@
 /**
- * Writes the stored sources of a new segment. A block of a source segment (format 6, paged) whose
- * docs are all kept, in a segment without field overlays, is copied as it is stored (compressed
- * bytes, no decompression); the kept docs of the other blocks, and the docs of other leaves, are
- * added one by one and compressed into new blocks.
+ * Writes the stored sources of a new segment. Blocks of a source segment (format 6, paged) whose
+ * docs are all kept, in a segment without field overlays, are copied as they are stored (compressed
+ * bytes, no decompression), runs of such blocks read sequentially in large parts; the kept docs of
+ * the other blocks, and the docs of other leaves, are added one by one and compressed into new blocks.
  */
 import { SegmentReader } from './segment-reader.ts';
 import type { StoredSourceWriter } from './stored-source.ts';
 import type { WriteContext } from './write-context.ts';
+
+/** Most bytes of whole blocks copied at once (between pause checks). */
+const COPY_RUN_BYTES = 1024 * 1024;
 
 /** Adds every kept doc's source to `writer`, in new-doc order, pausing when due. */
 export async function writeStoredSources(context: WriteContext, writer: StoredSourceWriter): Promise<void> {
@@ -21,16 +24,22 @@ export async function writeStoredSources(context: WriteContext, writer: StoredSo
       continue;
     }
     const blocks = store.blockCount;
-    for (let block = 0; block < blocks; block++) {
-      const first = store.blockFirstDoc(block);
-      const end = store.blockFirstDoc(block + 1);
-      let whole = true;
-      for (let doc = first; doc < end && whole; doc++) whole = docMap[doc]! >= 0;
-      if (whole) {
-        store.copyBlockTo(block, writer);
-      } else {
-        for (let doc = first; doc < end; doc++) if (docMap[doc]! >= 0) writer.add(reader.source(doc));
+    const wholeBlock = (block: number): boolean => {
+      for (let doc = store.blockFirstDoc(block); doc < store.blockFirstDoc(block + 1); doc++) if (docMap[doc]! < 0) return false;
+      return true;
+    };
+    for (let block = 0; block < blocks; ) {
+      if (wholeBlock(block)) {
+        const first = block;
+        const start = store.blockOffset(first);
+        block++;
+        while (block < blocks && store.blockOffset(block) - start < COPY_RUN_BYTES && wholeBlock(block)) block++;
+        store.copyBlocksTo(first, block, writer);
+        if (context.overdue()) await context.pause();
+        continue;
       }
+      for (let doc = store.blockFirstDoc(block); doc < store.blockFirstDoc(block + 1); doc++) if (docMap[doc]! >= 0) writer.add(reader.source(doc));
+      block++;
       if (context.pauseDue()) await context.pause();
     }
   }

@@ -67,14 +67,22 @@ export class StoredSourceWriter {
   }
 
   /**
-   * Appends a block as another file stored it (`StoredSourceReader.copyBlockTo`): its compressed
-   * bytes, the number of docs it holds and its header bytes (0 for a block of docs).
+   * Ends the block being filled, before blocks another file stored (`StoredSourceReader.copyBlocksTo`)
+   * are copied as they are with `appendStoredBytes` and `recordStoredBlock`.
    */
-  addStoredBlock(bytes: Uint8Array, docCount: number, headerBytes: number): void {
+  startStoredBlocks(): void {
     if (this.pending.length > 0) this.flushBlock();
+  }
+
+  /** Appends (part of) the bytes of blocks copied as stored; `recordStoredBlock` then records each of them. */
+  appendStoredBytes(bytes: Uint8Array): void {
     this.file.sink.writeBytes(bytes);
+  }
+
+  /** Records a copied block whose bytes `appendStoredBytes` appended: its doc count, byte length and header bytes. */
+  recordStoredBlock(docCount: number, bytes: number, headerBytes: number): void {
     this.blockDocCounts.push(docCount);
-    this.blockCompressedBytes.push(bytes.length);
+    this.blockCompressedBytes.push(bytes);
     this.blockHeaderBytes.push(headerBytes);
     this.docCount += docCount;
   }
@@ -227,7 +235,7 @@ export class StoredSourceReader {
     }
   }
 
-  /** Whether `copyBlockTo` may copy this file's blocks as they are: LZ4 blocks, big docs pieced, pages verified as read (format 6). */
+  /** Whether `copyBlocksTo` may copy this file's blocks as they are: LZ4 blocks, big docs pieced, pages verified as read (format 6). */
   get blocksCopyable(): boolean {
     return this.paged !== null;
   }
@@ -237,21 +245,30 @@ export class StoredSourceReader {
     return this.blockFirstDocs.length - 1;
   }
 
+  /** File offset of a block (`blockCount` gives the end of the last). */
+  blockOffset(block: number): number {
+    return this.blockOffsets[block]!;
+  }
+
   /** First doc of a block (`blockCount` gives the doc count). */
   blockFirstDoc(block: number): number {
     return this.blockFirstDocs[block]!;
   }
 
-  /** Appends a block to a writer without decompressing it (see `blocksCopyable`). */
-  copyBlockTo(block: number, writer: StoredSourceWriter): void {
+  /**
+   * Appends blocks `[first, end)` to a writer as they are stored (compressed bytes, doc counts and
+   * header bytes, see `blocksCopyable`), their bytes read sequentially in large parts.
+   */
+  copyBlocksTo(first: number, end: number, writer: StoredSourceWriter): void {
     const paged = this.paged;
     if (paged === null) throw new RangeError(`source blocks of format ${this.formatVersion} cannot be copied as they are`);
-    const docCount = this.blockFirstDocs[block + 1]! - this.blockFirstDocs[block]!;
-    const start = this.blockOffsets[block]!;
-    const end = this.blockOffsets[block + 1]!;
     if (this.closed) throw new EngineError('shard_closed', `segment source store ${this.path} is closed`);
-    const data = paged.read(start, end);
-    writer.addStoredBlock(data.subarray(start - paged.base, end - paged.base), docCount, this.blockHeaderBytes[block]!);
+    writer.startStoredBlocks();
+    paged.readSequential(this.blockOffsets[first]!, this.blockOffsets[end]!, (bytes) => writer.appendStoredBytes(bytes));
+    for (let block = first; block < end; block++) {
+      const docCount = this.blockFirstDocs[block + 1]! - this.blockFirstDocs[block]!;
+      writer.recordStoredBlock(docCount, this.blockOffsets[block + 1]! - this.blockOffsets[block]!, this.blockHeaderBytes[block]!);
+    }
   }
 
   /** A copy of the doc's source bytes. */
