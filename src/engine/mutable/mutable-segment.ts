@@ -3,6 +3,7 @@ import type { ParsedDocument } from '../mapping/parse-document.ts';
 import { encodeNorm } from '../segment/norms.ts';
 import {
   type DocMeta,
+  type DocNumbers,
   type FieldStats,
   type InplaceColumn,
   type NumericRangeIndex,
@@ -309,6 +310,10 @@ export class MutableSegment implements LeafReader {
       version: this.versions[doc]!,
       primaryTerm: this.primaryTerms[doc]!,
     };
+  }
+
+  metaNumbers(doc: number): DocNumbers {
+    return { seqNo: this.seqNos[doc]!, version: this.versions[doc]!, primaryTerm: this.primaryTerms[doc]! };
   }
 
   lookupId(id: string): number {

@@ -7,7 +7,7 @@
  * Inplace updates change a doc's seq_no and version without rewriting it: those two arrays are
  * then persisted as generation files `meta.<gen>` (generation 0 = the docmeta file itself).
  */
-import type { DocMeta } from './leaf-reader.ts';
+import type { DocMeta, DocNumbers } from './leaf-reader.ts';
 import { ByteReader, type ByteSink } from './byte-io.ts';
 import { bitsRequiredFor, packedBytes, packInto, unpackFrom } from './bitpack.ts';
 import { packedIntAt } from './bitpack.ts';
@@ -224,6 +224,13 @@ export class DocMetaStore {
       version: this.storedVersions.get(doc),
       primaryTerm: this.storedPrimaryTerms.get(doc),
     };
+  }
+
+  /** Seq_no, version and primary term of a doc (its id is not read). */
+  numbers(doc: number): DocNumbers {
+    const numbers = this.updated;
+    if (numbers !== null) return { seqNo: numbers.seqNos[doc]!, version: numbers.versions[doc]!, primaryTerm: numbers.primaryTerms[doc]! };
+    return { seqNo: this.storedSeqNos.get(doc), version: this.storedVersions.get(doc), primaryTerm: this.storedPrimaryTerms.get(doc) };
   }
 
   /** The first doc with this id (in doc order) that `liveDocs` reports live, or -1. */

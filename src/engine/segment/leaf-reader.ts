@@ -118,12 +118,16 @@ export interface KeywordColumn {
   ordinal(doc: number, index: number): number;
 }
 
-/** Per-document bookkeeping every leaf keeps. */
-export interface DocMeta {
-  id: string;
+/** The numbers of a document's bookkeeping. */
+export interface DocNumbers {
   seqNo: number;
   version: number;
   primaryTerm: number;
+}
+
+/** Per-document bookkeeping every leaf keeps. */
+export interface DocMeta extends DocNumbers {
+  id: string;
 }
 
 /** Read view of a segment or of the mutable layer. */
@@ -174,6 +178,8 @@ export interface LeafReader {
   source(doc: number): Buffer;
   /** Id, seq_no, version and primary term of a doc. */
   meta(doc: number): DocMeta;
+  /** Seq_no, version and primary term of a doc, without reading its id. */
+  metaNumbers(doc: number): DocNumbers;
   /** Doc id of the live document with this `_id`, or -1. */
   lookupId(id: string): number;
 }

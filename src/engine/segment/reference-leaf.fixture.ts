@@ -8,6 +8,7 @@ import {
   NO_MORE_DOCS,
   POSTINGS_BLOCK_SIZE,
   type DocMeta,
+  type DocNumbers,
   type FieldStats,
   type InplaceColumn,
   type NumericRangeIndex,
@@ -322,6 +323,11 @@ export class TestLeaf implements LeafReader {
       primaryTerm: document.primaryTerm ?? 1,
     };
   }
+  metaNumbers(doc: number): DocNumbers {
+    const { seqNo, version, primaryTerm } = this.meta(doc);
+    return { seqNo, version, primaryTerm };
+  }
+
 
   lookupId(id: string): number {
     return this.docsById.get(id)?.find((doc) => this.live[doc]) ?? -1;

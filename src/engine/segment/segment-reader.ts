@@ -12,6 +12,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type {
   DocMeta,
+  DocNumbers,
   FieldStats,
   InplaceColumn,
   KeywordColumn,
@@ -353,6 +354,10 @@ export class SegmentReader implements LeafReader {
 
   meta(doc: number): DocMeta {
     return this.docMeta.meta(doc);
+  }
+
+  metaNumbers(doc: number): DocNumbers {
+    return this.docMeta.numbers(doc);
   }
 
   /** The doc meta store, read directly by merges (sorted ids and numbers without a DocMeta per doc). */

@@ -390,8 +390,8 @@ function carryOver(source: LeafReader, docMap: Int32Array, target: WritableLeaf,
       const current = to!.get(mapped);
       if (!(value === current || (Number.isNaN(value) && Number.isNaN(current)))) to!.set(mapped, value);
     }
-    const before = source.meta(doc);
-    const after = target.meta(mapped);
+    const before = source.metaNumbers(doc);
+    const after = target.metaNumbers(mapped);
     if (before.seqNo !== after.seqNo || before.version !== after.version || before.primaryTerm !== after.primaryTerm) {
       target.setMeta(mapped, before.seqNo, before.version, before.primaryTerm);
     }

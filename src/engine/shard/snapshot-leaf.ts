@@ -10,6 +10,7 @@
 import {
   NO_MORE_DOCS,
   type DocMeta,
+  type DocNumbers,
   type FieldStats,
   type InplaceColumn,
   type KeywordColumn,
@@ -167,6 +168,11 @@ export class SnapshotLeaf implements LeafReader {
   meta(doc: number): DocMeta {
     const saved = this.saved.size === 0 ? undefined : this.saved.get(doc);
     return saved ? { ...saved.meta } : this.leaf.meta(doc);
+  }
+
+  metaNumbers(doc: number): DocNumbers {
+    const saved = this.saved.size === 0 ? undefined : this.saved.get(doc);
+    return saved ? { seqNo: saved.meta.seqNo, version: saved.meta.version, primaryTerm: saved.meta.primaryTerm } : this.leaf.metaNumbers(doc);
   }
 
   /** The doc with this id that was live at open, or -1 (one the leaf no longer knows is found among the saved docs). */
