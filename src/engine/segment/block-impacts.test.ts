@@ -8,7 +8,7 @@ import { Bm25Scoring } from '../query/bm25.ts';
 import { executeQuery } from '../query/execute.ts';
 import { fieldsOf } from '../query/test-corpus.fixture.ts';
 import { ByteSink } from './byte-io.ts';
-import { ImpactList, ImpactsBuilder, MAX_BLOCK_IMPACTS, readImpacts, writeImpacts } from './block-impacts.ts';
+import { ImpactList, ImpactsBuilder, MAX_BLOCK_IMPACTS, readImpacts, skipImpacts, writeImpacts } from './block-impacts.ts';
 import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type LeafReader } from './leaf-reader.ts';
 import { SEGMENT_FORMAT_VERSION, SegmentFileName } from './segment-file.ts';
 import { SegmentReader } from './segment-reader.ts';
@@ -51,7 +51,7 @@ function computed(freqs: number[], norms: number[]): [number, number][] {
   return Array.from({ length: count }, (_, i) => [builder.freqs[i]!, builder.norms[i]!]);
 }
 
-/** Encodes pairs and decodes them back; also checks that decoding consumes exactly the bytes written. */
+/** Encodes pairs and decodes them back; also checks that decoding, and stepping over them, consume exactly the bytes written. */
 function roundTrip(pairs: [number, number][]): [number, number][] {
   const sink = new ByteSink(64);
   sink.writeByte(0xee);
@@ -65,6 +65,7 @@ function roundTrip(pairs: [number, number][]): [number, number][] {
   const out = new ImpactList(1);
   const end = readImpacts(bytes, 1, pairs[pairs.length - 1]![0], pairs[0]![1], out);
   assert.equal(end, sink.length, 'decoding ends where the pairs end');
+  assert.equal(skipImpacts(bytes, 1), sink.length, 'stepping over them too');
   return Array.from({ length: out.size }, (_, i) => [out.freqs[i]!, out.norms[i]!]);
 }
 
@@ -113,8 +114,14 @@ test('impacts: random blocks are the exact frontier up to the cap, and past it e
 
 test('impacts: malformed pairs are rejected', () => {
   const out = new ImpactList();
-  // More pairs than a block keeps.
-  assert.equal(readImpacts(Uint8Array.of(MAX_BLOCK_IMPACTS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0, 100, 0, out), -1);
+  // More pairs than a block keeps: found when they are stepped over too.
+  const tooMany = Uint8Array.of(MAX_BLOCK_IMPACTS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  assert.equal(readImpacts(tooMany, 0, 100, 0, out), -1);
+  assert.equal(skipImpacts(tooMany, 0), -1);
+  assert.equal(skipImpacts(Uint8Array.of(MAX_BLOCK_IMPACTS - 1, ...tooMany.subarray(1)), 0), 1 + 2 * (MAX_BLOCK_IMPACTS - 1));
+  // A freq varint longer than 8 bytes is stepped over as decoding reads it: its first 8 bytes.
+  const longVarint = Uint8Array.of(1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 0, 0);
+  assert.equal(skipImpacts(longVarint, 0), 10);
   // A freq that reaches the block's max freq.
   assert.equal(readImpacts(Uint8Array.of(1, 9, 0, 0, 0, 0, 0, 0, 0), 0, 10, 0, out), -1);
   // A norm past 255.
@@ -214,6 +221,70 @@ test('a corrupt skip entry pair count is corrupt_index naming postings.doc, for 
         assert.ok(error instanceof EngineError, String(error));
         assert.equal(error.code, 'corrupt_index', error.message);
         assert.ok(error.message.includes(path.join(segmentDir, SegmentFileName.postings)) && error.message.includes('impacts'), error.message);
+      } finally {
+        segment.close();
+      }
+    }
+  });
+});
+
+/** Runs `run` and returns the corrupt_index error it raises, naming `file`. */
+function corruptError(run: () => unknown, file: string): EngineError {
+  let error: unknown = null;
+  try {
+    run();
+  } catch (caught) {
+    error = caught;
+  }
+  assert.ok(error instanceof EngineError, String(error));
+  assert.equal(error.code, 'corrupt_index', error.message);
+  assert.ok(error.message.includes(file), error.message);
+  return error;
+}
+
+test('a malformed pair is corrupt_index naming postings.doc when its block bound is asked for or a merge copies the block', async () => {
+  await withTempDir(async (dir) => {
+    const cases = [
+      // Several blocks: the first entry's varints, min norm and pair count, then the first pair's freq delta.
+      { count: 300, pairOffset: (body: Buffer): number => skipVarint(body, skipVarint(body, skipVarint(body, skipVarint(body, 0)))) + 2 },
+      // One block: its last doc and pair count, then the first pair's freq delta.
+      { count: 100, pairOffset: (body: Buffer): number => skipVarint(body, 0) + 1 },
+    ];
+    for (const [i, { count, pairOffset }] of cases.entries()) {
+      const name = `seg_00000${i + 1}`;
+      const meta = await write(dir, name, [new TestLeaf(risingDocs(count))]);
+      const segmentDir = path.join(dir, name);
+      const damaged = damageWithValidChecksum(segmentDir, meta, SegmentFileName.postings, (body) => {
+        const offset = pairOffset(body);
+        assert.ok(body[offset - 1]! > 0 && body[offset]! < 7, 'a pair below the max freq 7');
+        // A freq past the block's max freq, in as many bytes.
+        body.writeUInt8(0x7f, offset);
+        return body;
+      });
+      const segment = SegmentReader.open(segmentDir, damaged, INITIAL);
+      try {
+        // Pairs are stepped over when the cursor is created and its docs are read without them.
+        const cursor = segment.postings('body', 'x')!;
+        let docs = 0;
+        while (cursor.next() !== NO_MORE_DOCS) docs++;
+        assert.equal(docs, count);
+        const bounds = segment.postings('body', 'x')!;
+        const lastDoc = bounds.shallowAdvance(0);
+        const scoring = new Bm25Scoring(1, 1, 20, true);
+        const file = path.join(segmentDir, SegmentFileName.postings);
+        assert.ok(corruptError(() => bounds.blockMaxBound!(scoring), file).message.includes('impacts'));
+        if (count > POSTINGS_BLOCK_SIZE) {
+          // The next blocks' pairs are sound.
+          bounds.shallowAdvance(lastDoc + 1);
+          assert.ok(bounds.blockMaxBound!(scoring) > 0);
+          const [docMap] = buildDocMaps([segment]);
+          const sources = [{ reader: segment, docMap: docMap! }];
+          const merge = writeSegment({ dir: path.join(dir, 'merged'), name: 'merged', sources, fields: TEST_FIELDS, inplaceFields: [] });
+          await assert.rejects(merge, (error: unknown) => {
+            assert.ok(error instanceof EngineError && error.code === 'corrupt_index' && error.message.includes(file), String(error));
+            return true;
+          });
+        }
       } finally {
         segment.close();
       }

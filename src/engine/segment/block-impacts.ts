@@ -133,8 +133,8 @@ export function writeImpacts(sink: ByteSink, freqs: Int32Array, norms: Uint8Arra
  * them, or -1 when they are malformed.
  */
 export function readImpacts(data: Uint8Array, position: number, maxFreq: number, minNorm: number, out: ImpactList): number {
-  const extra = readVarint(data, position);
-  position = varintPosition;
+  // A count below MAX_BLOCK_IMPACTS is a varint of one byte.
+  const extra = data[position++]!;
   if (!(extra < MAX_BLOCK_IMPACTS)) return -1;
   let freq = 0;
   let norm = minNorm;
@@ -147,6 +147,22 @@ export function readImpacts(data: Uint8Array, position: number, maxFreq: number,
     if (!(norm <= 255)) return -1;
   }
   out.push(maxFreq, norm);
+  return position;
+}
+
+/**
+ * Offset just past the pairs `writeImpacts` wrote at `data[position]`, found without decoding
+ * them (their bytes are scanned as `readImpacts` reads them); -1 when they count more than
+ * MAX_BLOCK_IMPACTS. Their other checks are left to `readImpacts`.
+ */
+export function skipImpacts(data: Uint8Array, position: number): number {
+  const extra = data[position++]!;
+  if (!(extra < MAX_BLOCK_IMPACTS)) return -1;
+  for (let i = 0; i < extra; i++) {
+    const varintEnd = position + 8;
+    while (data[position++]! >= 0x80 && position < varintEnd);
+    position++;
+  }
   return position;
 }
 

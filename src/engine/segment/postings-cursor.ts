@@ -1,30 +1,33 @@
 /**
  * Reads one term's postings from the `postings.doc` / `postings.pos` files by byte ranges
- * (paged-file.ts: verified pages through the thread's page cache from format 6 on). Skip data
- * (with each block's competitive (freq, norm) pairs from format 7 on, block-impacts.ts) is read
- * and decoded when the cursor is created; a block's bytes are read only when the cursor enters
- * it, its docs unpacked as far as next/advance need, its freqs on the first `freq()` there, its
- * positions only on `positions()`: from format 4 on, through the block's per-doc position byte
- * lengths, so the positions of the docs stepped over are never decoded. Merges read whole blocks
- * instead, their positions left encoded (`nextEncodedBlock`) or the block as it is stored
- * (`takeStoredBlock`).
+ * (paged-file.ts: verified pages through the thread's page cache from format 6 on). Skip data is
+ * read and decoded when the cursor is created, except each block's competitive (freq, norm) pairs
+ * (format 7 on, block-impacts.ts): those are only stepped over then, and decoded from the bytes
+ * kept when the block's bound is asked for (or a merge copies the block). A block's bytes are
+ * read only when the cursor enters it, its docs unpacked as far as next/advance need, its freqs
+ * on the first `freq()` there, its positions only on `positions()`: from format 4 on, through the
+ * block's per-doc position byte lengths, so the positions of the docs stepped over are never
+ * decoded. Merges read whole blocks instead, their positions left encoded (`nextEncodedBlock`) or
+ * the block as it is stored (`takeStoredBlock`).
  */
 import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type ImpactBound, type PostingsCursor } from './leaf-reader.ts';
 import { PACKED_VALUE_MAX_WIDTH, packedBytes, unpackFrom } from './bitpack.ts';
 import { corruptFile } from './segment-file.ts';
 import { READ_PADDING, type SegmentDataFile } from './paged-file.ts';
 import { checkPositionLengths, measurePositionLengths, type EncodedPositions } from './encoded-positions.ts';
-import { ImpactList, MAX_IMPACTS_BYTES, readImpacts } from './block-impacts.ts';
+import { ImpactList, MAX_BLOCK_IMPACTS, MAX_IMPACTS_BYTES, readImpacts, skipImpacts } from './block-impacts.ts';
 
 /** First segment format whose positional blocks carry per-doc position byte lengths. */
 export const POSITION_LENGTHS_FORMAT_VERSION = 4;
 
-const SKIP_STRIDE = 5;
+const SKIP_STRIDE = 6;
 const LAST_DOC = 0;
 const DOC_START = 1;
 const POS_START = 2;
 const MAX_FREQ = 3;
 const MIN_NORM = 4;
+/** Offset of the block's pairs in postings.doc (format 7 on). */
+const IMPACTS_AT = 5;
 
 /** First segment format whose skip entries carry each block's competitive (freq, norm) pairs. */
 export const BLOCK_IMPACTS_FORMAT_VERSION = 7;
@@ -71,6 +74,13 @@ function readVarint(data: Uint8Array, position: number): number {
   }
   varintEnd = position;
   return value;
+}
+
+/** Skip data as read: file offset `base` at index 0, holding the entries from file offset `start` up to the next range's. */
+interface SkipRange {
+  data: Uint8Array;
+  base: number;
+  start: number;
 }
 
 /** Where a term's postings live, as decoded from the term dictionary. */
@@ -148,12 +158,19 @@ export class SegmentPostingsCursor implements PostingsCursor {
   /** Whether the blocks carry position byte lengths (read through positionLengthsOffset). */
   private readonly hasPositionLengths: boolean;
   private readonly blockCountTotal: number;
-  /** Per block, SKIP_STRIDE numbers: last doc, start in postings.doc (-1 = singleton), start in postings.pos, max freq, min norm. */
+  /**
+   * Per block, SKIP_STRIDE numbers: last doc, start in postings.doc (-1 = singleton), start in
+   * postings.pos, max freq, min norm, start of its pairs in postings.doc.
+   */
   private readonly skip: Float64Array;
-  /** Every block's competitive (freq, norm) pairs; null for singletons and formats before 7 (one pair a block: max freq, min norm). */
-  private readonly impacts: ImpactList | null = null;
-  /** Where block b's pairs start in `impacts`; they end where block b + 1's start. */
-  private readonly impactStarts: Int32Array | null = null;
+  /**
+   * The ranges the skip data was read in, which hold the blocks' pairs; null for singletons and
+   * formats before 7 (one pair a block: max freq, min norm).
+   */
+  private skipRanges: SkipRange[] | null = null;
+  /** The pairs of block `impactsBlock` (-1: none yet), decoded on demand. */
+  private impacts: ImpactList | null = null;
+  private impactsBlock = -1;
   /** The current block's docs and freqs: allocated when the first block is loaded (or lent by `nextEncodedBlock`). */
   private docs: Int32Array = NO_INTS;
   private freqs: Int32Array = NO_INTS;
@@ -210,8 +227,6 @@ export class SegmentPostingsCursor implements PostingsCursor {
     skip[MAX_FREQ] = pointer.maxFreq;
     skip[MIN_NORM] = pointer.minNorm;
     const withImpacts = streams.impacts && pointer.docFreq > 1;
-    const impacts = withImpacts ? (this.impacts = new ImpactList(blocks * 3)) : null;
-    const impactStarts = withImpacts ? (this.impactStarts = new Int32Array(blocks + 1)) : null;
     if (pointer.docFreq === 1) {
       this.docData = EMPTY;
       skip[LAST_DOC] = pointer.singletonDoc;
@@ -229,10 +244,11 @@ export class SegmentPostingsCursor implements PostingsCursor {
       const base = docFile.base;
       skip[LAST_DOC] = readVarint(data, pointer.docStart - base);
       let blockStart = varintEnd;
-      if (impacts !== null) {
-        blockStart = readImpacts(data, blockStart, pointer.maxFreq, pointer.minNorm, impacts);
+      if (withImpacts) {
+        this.addSkipRange(data, base, pointer.docStart);
+        skip[IMPACTS_AT] = blockStart + base;
+        blockStart = skipImpacts(data, blockStart);
         if (blockStart < 0 || blockStart + base > pointer.docEnd) throw corruptFile(docFile.path, 'the skip entry of block 0 has malformed impacts');
-        impactStarts![1] = impacts.size;
       }
       skip[DOC_START] = blockStart + base;
       this.docBase = base;
@@ -244,6 +260,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
     let readEnd = Math.min(pointer.docEnd, pointer.docStart + blocks * estimate + entryBytes - estimate);
     let data = docFile.read(pointer.docStart, readEnd);
     let dataBase = docFile.base;
+    if (withImpacts) this.addSkipRange(data, dataBase, pointer.docStart);
     let position = pointer.docStart - dataBase;
     let lastDoc = -1;
     let posStart = pointer.posStart;
@@ -254,6 +271,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
         data = docFile.read(from, readEnd);
         dataBase = docFile.base;
         position = from - dataBase;
+        if (withImpacts) this.addSkipRange(data, dataBase, from);
       }
       const base = b * SKIP_STRIDE;
       lastDoc += readVarint(data, position) + 1;
@@ -261,13 +279,13 @@ export class SegmentPostingsCursor implements PostingsCursor {
       skip[base + DOC_START] = readVarint(data, varintEnd);
       skip[base + POS_START] = posStart;
       if (withPositions) posStart += readVarint(data, varintEnd);
-      const maxFreq = (skip[base + MAX_FREQ] = readVarint(data, varintEnd) + 1);
+      skip[base + MAX_FREQ] = readVarint(data, varintEnd) + 1;
       position = varintEnd;
-      const minNorm = (skip[base + MIN_NORM] = data[position++]!);
-      if (impacts !== null) {
-        position = readImpacts(data, position, maxFreq, minNorm, impacts);
+      skip[base + MIN_NORM] = data[position++]!;
+      if (withImpacts) {
+        skip[base + IMPACTS_AT] = position + dataBase;
+        position = skipImpacts(data, position);
         if (position < 0) throw corruptFile(docFile.path, `the skip entry of block ${b} has malformed impacts`);
-        impactStarts![b + 1] = impacts.size;
       }
     }
     if (position + dataBase > pointer.docEnd) throw corruptFile(docFile.path, 'skip data runs past the term');
@@ -600,19 +618,17 @@ export class SegmentPostingsCursor implements PostingsCursor {
     let widthsValid = start + 2 <= end && data[start]! <= 32 && data[start + 1]! <= 32;
     const posFile = this.posFile;
     // Copyable blocks are of format 7 on: they have pairs.
-    const { freqs, norms } = this.impacts!;
-    const impactStart = this.impactStarts![block]!;
-    const impactEnd = this.impactStarts![block + 1]!;
+    const { freqs, norms, size } = this.blockImpacts(block);
     if (posFile === null) {
       if (!widthsValid || layoutEnd !== end) throw corruptFile(this.docFile.path, `block ${block} is malformed`);
-      sink.addStoredBlock(this.doc + docShift, freqs, norms, impactStart, impactEnd, data, start, end, EMPTY, 0, 0);
+      sink.addStoredBlock(this.doc + docShift, freqs, norms, 0, size, data, start, end, EMPTY, 0, 0);
       return;
     }
     widthsValid &&= layoutEnd < end && data[layoutEnd]! <= 31;
     if (widthsValid) layoutEnd += 1 + packedBytes(POSTINGS_BLOCK_SIZE, data[layoutEnd]!);
     if (!widthsValid || layoutEnd !== end) throw corruptFile(this.docFile.path, `block ${block} is malformed`);
     const posData = this.readBlockPositions(posFile);
-    sink.addStoredBlock(this.doc + docShift, freqs, norms, impactStart, impactEnd, data, start, end, posData, this.posPointer, this.posEnd);
+    sink.addStoredBlock(this.doc + docShift, freqs, norms, 0, size, data, start, end, posData, this.posPointer, this.posEnd);
   }
 
   private encodedPositions(posFile: SegmentDataFile, data: Uint8Array, count: number): EncodedPositions {
@@ -643,17 +659,39 @@ export class SegmentPostingsCursor implements PostingsCursor {
   blockMaxBound(scoring: ImpactBound): number {
     const block = this.shallowBlock;
     if (block >= this.blockCountTotal) return 0;
-    const impacts = this.impacts;
-    const starts = this.impactStarts;
-    if (impacts === null || starts === null) return scoring.bound(this.skip[block * SKIP_STRIDE + MAX_FREQ]!, this.skip[block * SKIP_STRIDE + MIN_NORM]!);
-    const { freqs, norms } = impacts;
-    const end = starts[block + 1]!;
+    if (this.skipRanges === null) return scoring.bound(this.skip[block * SKIP_STRIDE + MAX_FREQ]!, this.skip[block * SKIP_STRIDE + MIN_NORM]!);
+    const { freqs, norms, size } = this.blockImpacts(block);
     let bound = 0;
-    for (let i = starts[block]!; i < end; i++) {
+    for (let i = 0; i < size; i++) {
       const score = scoring.bound(freqs[i]!, norms[i]!);
       if (score > bound) bound = score;
     }
     return bound;
+  }
+
+  /** Keeps a range of skip data (file offset `base` at index 0) whose entries start at file offset `start`. */
+  private addSkipRange(data: Uint8Array, base: number, start: number): void {
+    (this.skipRanges ??= []).push({ data, base, start });
+  }
+
+  /** Block `block`'s competitive pairs (format 7 on), decoded from its skip entry on first use. */
+  private blockImpacts(block: number): ImpactList {
+    const impacts = (this.impacts ??= new ImpactList(MAX_BLOCK_IMPACTS));
+    if (this.impactsBlock === block) return impacts;
+    const skip = this.skip;
+    const base = block * SKIP_STRIDE;
+    impacts.size = 0;
+    const at = skip[base + IMPACTS_AT]!;
+    const ranges = this.skipRanges!;
+    let range = ranges.length - 1;
+    while (ranges[range]!.start > at) range--;
+    const { data, base: dataBase } = ranges[range]!;
+    if (readImpacts(data, at - dataBase, skip[base + MAX_FREQ]!, skip[base + MIN_NORM]!, impacts) < 0) {
+      this.impactsBlock = -1;
+      throw corruptFile(this.docFile.path, `the skip entry of block ${block} has malformed impacts`);
+    }
+    this.impactsBlock = block;
+    return impacts;
   }
 
   private exhaust(): number {
