@@ -6,15 +6,12 @@
  * is freed, so the engine's buffers soon come from the heap arenas, and pages freed between live
  * blocks stay with the process: resident memory kept the peak of indexing long after the buffers
  * were gone. `malloc_trim(0)` hands those pages back. The buffers are freed by V8's collector, not
- * when the engine drops them, so a release request waits for the next major collection, and trims
- * run at most once per TRIM_INTERVAL_MS per thread. Where glibc is not the C library, or the FFI
- * module cannot load, requests do nothing.
+ * when the engine drops them, so a release request waits for the next major collection of its
+ * thread; requests made before it are served by one trim. Where glibc is not the C library, or the
+ * FFI module cannot load, requests do nothing.
  */
 import { createRequire } from 'node:module';
 import { PerformanceObserver, constants, type NodeGCPerformanceDetail, type PerformanceEntry } from 'node:perf_hooks';
-
-/** Shortest time between two trims of one thread. */
-const TRIM_INTERVAL_MS = 1000;
 
 interface Koffi {
   load(library: string): { func(signature: string): (pad: number) => number };
@@ -29,7 +26,6 @@ export interface HeapReleaseStats {
 const stats: HeapReleaseStats = { trims: 0, trimMs: 0 };
 let trim: ((pad: number) => number) | null | undefined;
 let pending = false;
-let lastTrimAt = -Infinity;
 let observer: PerformanceObserver | null = null;
 
 function loadTrim(): ((pad: number) => number) | null {
@@ -46,10 +42,9 @@ function loadTrim(): ((pad: number) => number) | null {
 }
 
 function onMajorCollection(): void {
+  if (!pending) return;
   const now = performance.now();
-  if (!pending || now - lastTrimAt < TRIM_INTERVAL_MS) return;
   pending = false;
-  lastTrimAt = now;
   observer?.disconnect();
   observer = null;
   try {
