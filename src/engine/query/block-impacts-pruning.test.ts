@@ -8,19 +8,7 @@ import { SegmentReader } from '../segment/segment-reader.ts';
 import { buildDocMaps, writeSegment } from '../segment/segment-writer.ts';
 import { TEST_FIELDS, TestLeaf, seededRandom, type TestDoc } from '../segment/reference-leaf.fixture.ts';
 import { executeQuery } from './execute.ts';
-import { fieldsOf } from './test-corpus.fixture.ts';
-
-const fields = fieldsOf({
-  properties: {
-    body: { type: 'text' },
-    title: { type: 'text' },
-    tag: { type: 'keyword' },
-    status: { type: 'keyword' },
-    price: { type: 'double' },
-    sizes: { type: 'long' },
-    views: { type: 'long' },
-  },
-});
+import { TEST_LEAF_FIELDS } from './test-corpus.fixture.ts';
 
 /**
  * The leaf seen through a proxy counting norm reads (a text term scorer reads one per scored doc);
@@ -91,11 +79,11 @@ test('block impacts let top-10 pruning skip more blocks, with the hits of exhaus
       for (const [index, query] of queries.entries()) {
         for (const size of [1, 10]) {
           const label = `${JSON.stringify(query)} size ${size}`;
-          const exhaustive = executeQuery([segment], fields, { query, from: 0, size, trackTotalHits: true });
+          const exhaustive = executeQuery([segment], TEST_LEAF_FIELDS, { query, from: 0, size, trackTotalHits: true });
           const tight = { normReads: 0 };
           const loose = { normReads: 0 };
-          const pruned = executeQuery([counting(segment, tight, false)], fields, { query, from: 0, size, trackTotalHits: 100 });
-          const prunedLoosely = executeQuery([counting(segment, loose, true)], fields, { query, from: 0, size, trackTotalHits: 100 });
+          const pruned = executeQuery([counting(segment, tight, false)], TEST_LEAF_FIELDS, { query, from: 0, size, trackTotalHits: 100 });
+          const prunedLoosely = executeQuery([counting(segment, loose, true)], TEST_LEAF_FIELDS, { query, from: 0, size, trackTotalHits: 100 });
           assert.deepEqual(pruned.hits, exhaustive.hits, label);
           assert.deepEqual(prunedLoosely.hits, exhaustive.hits, label);
           assert.ok(tight.normReads <= loose.normReads, `${label}: ${tight.normReads} docs scored with impacts, ${loose.normReads} without`);

@@ -3,19 +3,7 @@ import assert from 'node:assert/strict';
 import type { LeafReader } from '../segment/leaf-reader.ts';
 import { TestLeaf, generateTestDocs, seededRandom } from '../segment/reference-leaf.fixture.ts';
 import { executeQuery } from './execute.ts';
-import { fieldsOf } from './test-corpus.fixture.ts';
-
-const fields = fieldsOf({
-  properties: {
-    body: { type: 'text' },
-    title: { type: 'text' },
-    tag: { type: 'keyword' },
-    status: { type: 'keyword' },
-    price: { type: 'double' },
-    sizes: { type: 'long' },
-    views: { type: 'long' },
-  },
-});
+import { TEST_LEAF_FIELDS } from './test-corpus.fixture.ts';
 
 /** Two fixture leaves (blocks of 128 postings with real block-max data), some docs deleted. */
 function corpus(seed: number, deletedShare = 0.08): TestLeaf[] {
@@ -51,8 +39,8 @@ test('pruned top-k equals exhaustive top-k on random corpora', () => {
     for (const query of QUERIES) {
       const windows = seed === 1 ? [[0, 10], [0, 1], [5, 40]] : [[0, 10], [3, 25]];
       for (const [from, size] of windows as [number, number][]) {
-        const exhaustive = executeQuery(leaves, fields, { query, from, size, trackTotalHits: true });
-        const pruned = executeQuery(leaves, fields, { query, from, size, trackTotalHits: 50 });
+        const exhaustive = executeQuery(leaves, TEST_LEAF_FIELDS, { query, from, size, trackTotalHits: true });
+        const pruned = executeQuery(leaves, TEST_LEAF_FIELDS, { query, from, size, trackTotalHits: 50 });
         const label = `seed ${seed} ${JSON.stringify(query)} from ${from} size ${size}`;
         assert.deepEqual(pruned.hits, exhaustive.hits, label);
         assert.equal(pruned.maxScore, exhaustive.maxScore, label);
@@ -67,8 +55,8 @@ test('scoring term-at-a-time and matching doc-at-a-time find the same docs', () 
   const leaves = corpus(7);
   for (const query of QUERIES) {
     // Sorting by _doc needs no scores, so the weight's own scorer (doc-at-a-time) iterates.
-    const byDoc = executeQuery(leaves, fields, { query, from: 0, size: 10_000, sort: '_doc' });
-    const byScore = executeQuery(leaves, fields, { query, from: 0, size: 10_000, trackTotalHits: true });
+    const byDoc = executeQuery(leaves, TEST_LEAF_FIELDS, { query, from: 0, size: 10_000, sort: '_doc' });
+    const byScore = executeQuery(leaves, TEST_LEAF_FIELDS, { query, from: 0, size: 10_000, trackTotalHits: true });
     const key = (hit: { leaf: number; doc: number }): string => `${hit.leaf}:${hit.doc}`;
     assert.deepEqual(byDoc.hits.map(key), byScore.hits.map(key).sort((a, b) => {
       const [leafA, docA] = a.split(':').map(Number) as [number, number];
@@ -82,13 +70,13 @@ test('scoring term-at-a-time and matching doc-at-a-time find the same docs', () 
 test('min_score with pruning keeps exactly the docs at or above it', () => {
   const leaves = corpus(5);
   const query = { match: { body: 'w0 w1 w2' } };
-  const all = executeQuery(leaves, fields, { query, from: 0, size: 10_000, trackTotalHits: true });
+  const all = executeQuery(leaves, TEST_LEAF_FIELDS, { query, from: 0, size: 10_000, trackTotalHits: true });
   const threshold = all.hits[200]!.score;
   const expected = all.hits.filter((hit) => hit.score >= threshold);
-  const exact = executeQuery(leaves, fields, { query, from: 0, size: 10_000, trackTotalHits: true, minScore: threshold });
+  const exact = executeQuery(leaves, TEST_LEAF_FIELDS, { query, from: 0, size: 10_000, trackTotalHits: true, minScore: threshold });
   assert.deepEqual(exact.hits, expected);
   assert.deepEqual(exact.total, { value: expected.length, relation: 'eq' });
-  const pruned = executeQuery(leaves, fields, { query, from: 0, size: 10, trackTotalHits: 20, minScore: threshold });
+  const pruned = executeQuery(leaves, TEST_LEAF_FIELDS, { query, from: 0, size: 10, trackTotalHits: 20, minScore: threshold });
   assert.deepEqual(pruned.hits, expected.slice(0, 10));
 });
 
@@ -117,13 +105,13 @@ test('once the count is bounded, pruning skips scoring most docs', () => {
   const exhaustiveCounter = new CountingLeaf();
   const prunedCounter = new CountingLeaf();
   const query = { match: { body: 'w0 w250' } };
-  const exhaustive = executeQuery([CountingLeaf.wrap(new TestLeaf(docs), exhaustiveCounter)], fields, {
+  const exhaustive = executeQuery([CountingLeaf.wrap(new TestLeaf(docs), exhaustiveCounter)], TEST_LEAF_FIELDS, {
     query,
     from: 0,
     size: 10,
     trackTotalHits: true,
   });
-  const pruned = executeQuery([CountingLeaf.wrap(new TestLeaf(docs), prunedCounter)], fields, { query, from: 0, size: 10, trackTotalHits: 100 });
+  const pruned = executeQuery([CountingLeaf.wrap(new TestLeaf(docs), prunedCounter)], TEST_LEAF_FIELDS, { query, from: 0, size: 10, trackTotalHits: 100 });
   assert.deepEqual(pruned.hits, exhaustive.hits);
   assert.ok(exhaustive.total.value > 2500, 'the query must match many docs');
   assert.ok(
@@ -134,7 +122,7 @@ test('once the count is bounded, pruning skips scoring most docs', () => {
 
 test('size 0 with a bounded count stops early and reports a lower bound', () => {
   const leaves = corpus(6);
-  const result = executeQuery(leaves, fields, { query: { match: { body: 'w0' } }, from: 0, size: 0, trackTotalHits: 10 });
+  const result = executeQuery(leaves, TEST_LEAF_FIELDS, { query: { match: { body: 'w0' } }, from: 0, size: 0, trackTotalHits: 10 });
   assert.deepEqual(result.total, { value: 10, relation: 'gte' });
   assert.deepEqual(result.hits, []);
   assert.equal(result.maxScore, null);

@@ -19,6 +19,19 @@ export function fieldsOf(mapping: Mapping): Map<string, FlatField> {
   return flattenMapping(mapping);
 }
 
+/** The fields of the reference leaf's docs (TestLeaf, reference-leaf.fixture.ts) as queries see them. */
+export const TEST_LEAF_FIELDS = fieldsOf({
+  properties: {
+    body: { type: 'text' },
+    title: { type: 'text' },
+    tag: { type: 'keyword' },
+    status: { type: 'keyword' },
+    price: { type: 'double' },
+    sizes: { type: 'long' },
+    views: { type: 'long' },
+  },
+});
+
 /** One leaf holding the docs in order; ids listed in `deleted` are deleted afterwards. */
 export function buildLeaf(
   docs: readonly CorpusDoc[],

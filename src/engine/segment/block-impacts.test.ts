@@ -6,7 +6,7 @@ import path from 'node:path';
 import { EngineError } from '../errors.ts';
 import { Bm25Scoring } from '../query/bm25.ts';
 import { executeQuery } from '../query/execute.ts';
-import { fieldsOf } from '../query/test-corpus.fixture.ts';
+import { TEST_LEAF_FIELDS } from '../query/test-corpus.fixture.ts';
 import { ByteSink } from './byte-io.ts';
 import { ImpactList, ImpactsBuilder, MAX_BLOCK_IMPACTS, readImpacts, skipImpacts, writeImpacts } from './block-impacts.ts';
 import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type LeafReader } from './leaf-reader.ts';
@@ -292,18 +292,6 @@ test('a malformed pair is corrupt_index naming postings.doc when its block bound
   });
 });
 
-const queryFields = fieldsOf({
-  properties: {
-    body: { type: 'text' },
-    title: { type: 'text' },
-    tag: { type: 'keyword' },
-    status: { type: 'keyword' },
-    price: { type: 'double' },
-    sizes: { type: 'long' },
-    views: { type: 'long' },
-  },
-});
-
 test('a pinned format 6 segment (one pair per block) answers as the same docs written in format 7, and merges into format 7', async () => {
   await withTempDir(async (dir) => {
     // Written by the format 6 writer from generateTestDocs(300, 67).
@@ -333,7 +321,7 @@ test('a pinned format 6 segment (one pair per block) answers as the same docs wr
       for (const query of queries) {
         for (const trackTotalHits of [true, 10]) {
           const request = { query, from: 0, size: 10, trackTotalHits };
-          assert.deepEqual(executeQuery([old], queryFields, request).hits, executeQuery([current], queryFields, request).hits, JSON.stringify(query));
+          assert.deepEqual(executeQuery([old], TEST_LEAF_FIELDS, request).hits, executeQuery([current], TEST_LEAF_FIELDS, request).hits, JSON.stringify(query));
         }
       }
       const [docMap] = buildDocMaps([old]);

@@ -10,7 +10,7 @@
  * Encoded after the block's `varint maxFreq − 1` and `u8 minNorm`: `varint count − 1`, then for
  * i = 1 .. count − 1 `varint freq[i−1] − freq[i−2] − 1` (freq[−1] = 0) and `u8 norm[i] − norm[i−1] − 1`.
  */
-import type { ByteSink } from './byte-io.ts';
+import { readVarintAt, varintEnd, type ByteSink } from './byte-io.ts';
 import { decodeNorm } from './norms.ts';
 
 /** Most (freq, norm) pairs a block records. */
@@ -139,8 +139,8 @@ export function readImpacts(data: Uint8Array, position: number, maxFreq: number,
   let freq = 0;
   let norm = minNorm;
   for (let i = 0; i < extra; i++) {
-    freq += readVarint(data, position) + 1;
-    position = varintPosition;
+    freq += readVarintAt(data, position) + 1;
+    position = varintEnd;
     if (!(freq < maxFreq)) return -1;
     out.push(freq, norm);
     norm += data[position++]! + 1;
@@ -159,22 +159,10 @@ export function skipImpacts(data: Uint8Array, position: number): number {
   const extra = data[position++]!;
   if (!(extra < MAX_BLOCK_IMPACTS)) return -1;
   for (let i = 0; i < extra; i++) {
-    const varintEnd = position + 8;
-    while (data[position++]! >= 0x80 && position < varintEnd);
+    const limit = position + 8;
+    while (data[position++]! >= 0x80 && position < limit);
     position++;
   }
   return position;
 }
 
-let varintPosition = 0;
-
-function readVarint(data: Uint8Array, position: number): number {
-  let byte = data[position++]!;
-  let value = byte & 0x7f;
-  for (let shift = 7; byte >= 0x80 && shift < 56; shift += 7) {
-    byte = data[position++]!;
-    value += (byte & 0x7f) * 2 ** shift;
-  }
-  varintPosition = position;
-  return value;
-}

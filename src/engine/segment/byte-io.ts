@@ -8,6 +8,21 @@ const DEFAULT_CHUNK_BYTES = 256 * 1024;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const utf8Encoder = new TextEncoder();
 
+/** Offset just past the varint `readVarintAt` last read (hot readers avoid allocating a reader). */
+export let varintEnd = 0;
+
+/** Reads the unsigned LEB128 varint (at most 8 bytes) at `data[position]`; `varintEnd` then holds the offset past it. */
+export function readVarintAt(data: Uint8Array, position: number): number {
+  let byte = data[position++]!;
+  let value = byte & 0x7f;
+  for (let shift = 7; byte >= 0x80 && shift < 56; shift += 7) {
+    byte = data[position++]!;
+    value += (byte & 0x7f) * 2 ** shift;
+  }
+  varintEnd = position;
+  return value;
+}
+
 /** Append-only byte buffer made of chunks; `takeChunks` hands finished bytes to a file writer. */
 export class ByteSink {
   private chunk: Uint8Array;

@@ -12,6 +12,7 @@
  */
 import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type ImpactBound, type PostingsCursor } from './leaf-reader.ts';
 import { PACKED_VALUE_MAX_WIDTH, packedBytes, unpackFrom } from './bitpack.ts';
+import { readVarintAt, varintEnd } from './byte-io.ts';
 import { corruptFile } from './segment-file.ts';
 import { READ_PADDING, type SegmentDataFile } from './paged-file.ts';
 import { checkPositionLengths, measurePositionLengths, type EncodedPositions } from './encoded-positions.ts';
@@ -62,19 +63,6 @@ export function blockBuffers(): BlockBuffers {
   };
 }
 
-/** Offset just past the varint last read by `readVarint` (avoids allocating a reader per cursor). */
-let varintEnd = 0;
-
-function readVarint(data: Uint8Array, position: number): number {
-  let byte = data[position++]!;
-  let value = byte & 0x7f;
-  for (let shift = 7; byte >= 0x80; shift += 7) {
-    byte = data[position++]!;
-    value += (byte & 0x7f) * 2 ** shift;
-  }
-  varintEnd = position;
-  return value;
-}
 
 /** Skip data as read: file offset `base` at index 0, holding the entries from file offset `start` up to the next range's. */
 interface SkipRange {
@@ -242,7 +230,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
       // The whole term is one range: its last doc, then its only block.
       const data = (this.docData = docFile.read(pointer.docStart, pointer.docEnd));
       const base = docFile.base;
-      skip[LAST_DOC] = readVarint(data, pointer.docStart - base);
+      skip[LAST_DOC] = readVarintAt(data, pointer.docStart - base);
       let blockStart = varintEnd;
       if (withImpacts) {
         this.addSkipRange(data, base, pointer.docStart);
@@ -274,12 +262,12 @@ export class SegmentPostingsCursor implements PostingsCursor {
         if (withImpacts) this.addSkipRange(data, dataBase, from);
       }
       const base = b * SKIP_STRIDE;
-      lastDoc += readVarint(data, position) + 1;
+      lastDoc += readVarintAt(data, position) + 1;
       skip[base + LAST_DOC] = lastDoc;
-      skip[base + DOC_START] = readVarint(data, varintEnd);
+      skip[base + DOC_START] = readVarintAt(data, varintEnd);
       skip[base + POS_START] = posStart;
-      if (withPositions) posStart += readVarint(data, varintEnd);
-      skip[base + MAX_FREQ] = readVarint(data, varintEnd) + 1;
+      if (withPositions) posStart += readVarintAt(data, varintEnd);
+      skip[base + MAX_FREQ] = readVarintAt(data, varintEnd) + 1;
       position = varintEnd;
       skip[base + MIN_NORM] = data[position++]!;
       if (withImpacts) {
