@@ -184,19 +184,7 @@ export class PagedDataFile implements SegmentDataFile, PageOwner {
       const pages = Math.min(SEQUENTIAL_READ_PAGES, lastPage + 1 - page);
       const position = page * pageBytes;
       const length = Math.min(pages * pageBytes, this.bodyEnd - position);
-      let done = 0;
-      while (done < length) {
-        const read = readDescriptors.read(this.path, buffer, done, length - done, position + done);
-        if (read <= 0) throw corruptFile(this.path, `unexpected end of file in page ${page + Math.floor(done / pageBytes)}`);
-        done += read;
-      }
-      for (let i = 0; i < pages; i++) {
-        const from = i * pageBytes;
-        const to = Math.min(from + pageBytes, length);
-        if (crc32c(buffer.subarray(from, to)) !== this.pageCrcs[page + i]) {
-          throw corruptFile(this.path, `checksum mismatch in page ${page + i} (bytes ${position + from}..${position + to})`);
-        }
-      }
+      this.readVerified(page, pages, buffer, length);
       visit(buffer.subarray(Math.max(start, position) - position, Math.min(end, position + length) - position));
       page += pages;
     }
@@ -224,6 +212,24 @@ export class PagedDataFile implements SegmentDataFile, PageOwner {
     return Math.min(this.pageBytes, this.bodyEnd - page * this.pageBytes);
   }
 
+  /** Reads `length` bytes of `pages` pages from `firstPage` on into `buffer` and checks each page's checksum. */
+  private readVerified(firstPage: number, pages: number, buffer: Uint8Array, length: number): void {
+    const position = firstPage * this.pageBytes;
+    let done = 0;
+    while (done < length) {
+      const read = readDescriptors.read(this.path, buffer, done, length - done, position + done);
+      if (read <= 0) throw corruptFile(this.path, `unexpected end of file in page ${firstPage + Math.floor(done / this.pageBytes)}`);
+      done += read;
+    }
+    for (let i = 0; i < pages; i++) {
+      const from = i * this.pageBytes;
+      const to = Math.min(from + this.pageBytes, length);
+      if (crc32c(buffer.subarray(from, to)) !== this.pageCrcs[firstPage + i]) {
+        throw corruptFile(this.path, `checksum mismatch in page ${firstPage + i} (bytes ${position + from}..${position + to})`);
+      }
+    }
+  }
+
   /** Page `page` from the cache, or read from disk, verified and cached. */
   private page(page: number): Uint8Array {
     const cached = this.resident[page];
@@ -234,16 +240,7 @@ export class PagedDataFile implements SegmentDataFile, PageOwner {
     if (this.closed) throw new EngineError('shard_closed', `segment file ${this.path} is closed`);
     const length = this.pageLength(page);
     const bytes = new Uint8Array(length + READ_PADDING);
-    const position = page * this.pageBytes;
-    let done = 0;
-    while (done < length) {
-      const read = readDescriptors.read(this.path, bytes, done, length - done, position + done);
-      if (read <= 0) throw corruptFile(this.path, `unexpected end of file in page ${page}`);
-      done += read;
-    }
-    if (crc32c(bytes.subarray(0, length)) !== this.pageCrcs[page]) {
-      throw corruptFile(this.path, `checksum mismatch in page ${page} (bytes ${position}..${position + length})`);
-    }
+    this.readVerified(page, 1, bytes, length);
     const entry = pageCache.add(this, page, bytes);
     // A page larger than the whole cache is evicted at once: it is then not resident.
     if (entry.cached) this.resident[page] = entry;
