@@ -64,3 +64,31 @@ test('packedIntAt reads single values at every width below 32 bits', () => {
     for (let i = 0; i < values.length; i++) assert.equal(packedIntAt(data, 1, width, i), values[i], `width ${width} value ${i}`);
   }
 });
+
+/** Packs bit by bit, least significant first: the layout packInto must produce. */
+function referencePack(values: ArrayLike<number>, count: number, width: number): Uint8Array {
+  const bytes = new Uint8Array(packedBytes(count, width));
+  for (let i = 0; i < count; i++) {
+    for (let bit = 0; bit < width; bit++) {
+      if (Math.floor(values[i]! / 2 ** bit) % 2 === 1) bytes[(i * width + bit) >>> 3]! |= 1 << ((i * width + bit) & 7);
+    }
+  }
+  return bytes;
+}
+
+test('packInto writes the bit layout for long runs too, and unpackFrom reads values that end at the last byte of the data', () => {
+  const random = seededRandom(21);
+  for (const width of [1, 3, 7, 8, 12, 13, 16, 24, 25, 31]) {
+    for (const count of [2, 3, 129, 4096, 9000]) {
+      const values = Int32Array.from({ length: count }, () => Math.floor(random() * 2 ** width));
+      const sink = new ByteSink(256);
+      sink.writeByte(0xaa);
+      packInto(sink, values, count, width);
+      const bytes = sink.toBytes();
+      assert.deepEqual(bytes.subarray(1), referencePack(values, count, width), `width ${width}, count ${count}`);
+      const out = new Int32Array(count);
+      assert.equal(unpackFrom(bytes, 1, count, width, out), bytes.length);
+      assert.deepEqual(out, values, `width ${width}, count ${count}`);
+    }
+  }
+});

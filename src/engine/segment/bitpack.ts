@@ -22,24 +22,51 @@ export function packedBytes(count: number, width: number): number {
   return Math.ceil((count * width) / 8);
 }
 
+/** Whether a Uint32Array's words lie in memory as packed bytes do (least significant byte first). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** Words packed before they are appended to the sink at once. */
+const PACK_WORDS = 1024;
+const packWords = new Int32Array(PACK_WORDS);
+const packBytes = new Uint8Array(packWords.buffer);
+/** Views of the first n bytes of packBytes, by n, so that appending them allocates nothing. */
+const packViews: Uint8Array[] = [];
+
 /** Appends `values[0..count)` packed at `width` bits (each value must fit). */
 export function packInto(sink: ByteSink, values: ArrayLike<number>, count: number, width: number): void {
   if (width === 0) return;
-  let accumulator = 0;
-  let accumulated = 0;
-  if (width <= 24) {
-    for (let i = 0; i < count; i++) {
-      accumulator |= values[i]! << accumulated;
-      accumulated += width;
-      while (accumulated >= 8) {
-        sink.writeByte(accumulator & 0xff);
-        accumulator >>>= 8;
-        accumulated -= 8;
-      }
-    }
-    if (accumulated > 0) sink.writeByte(accumulator);
+  if (!LITTLE_ENDIAN) {
+    packBytewise(sink, values, count, width);
     return;
   }
+  // 32 bits at a time: a value's bits that do not fit in the current word start the next one.
+  const words = packWords;
+  let word = 0;
+  let bits = 0;
+  let filled = 0;
+  for (let i = 0; i < count; i++) {
+    const value = values[i]!;
+    word |= value << bits;
+    bits += width;
+    if (bits >= 32) {
+      words[filled++] = word;
+      bits -= 32;
+      word = bits === 0 ? 0 : value >>> (width - bits);
+      if (filled === PACK_WORDS) {
+        sink.writeBytes(packBytes);
+        filled = 0;
+      }
+    }
+  }
+  if (bits > 0) words[filled] = word;
+  const length = filled * 4 + ((bits + 7) >>> 3);
+  if (length > 0) sink.writeBytes((packViews[length] ??= packBytes.subarray(0, length)));
+}
+
+/** `packInto` byte by byte, for big-endian hosts. */
+function packBytewise(sink: ByteSink, values: ArrayLike<number>, count: number, width: number): void {
+  let accumulator = 0;
+  let accumulated = 0;
   for (let i = 0; i < count; i++) {
     let value = values[i]!;
     let remaining = width;
@@ -96,20 +123,51 @@ export function unpackFrom(data: Uint8Array, offset: number, count: number, widt
   }
   const end = offset + packedBytes(count, width);
   if (end > data.length) throw new RangeError('packed block past end of data');
-  if (width <= 24) {
-    // The accumulator never holds more than width-1+8 <= 31 bits, so int32 arithmetic is exact.
+  if (width <= PACKED_VALUE_MAX_WIDTH) {
+    // Each value is read from the 4 bytes at its first one (25 bits past any bit offset): four at a
+    // time up to 6 bits wide, two up to 12.
     const mask = (1 << width) - 1;
-    let accumulator = 0;
-    let accumulated = 0;
-    let position = offset;
-    for (let i = 0; i < count; i++) {
-      while (accumulated < width) {
-        accumulator |= data[position++]! << accumulated;
-        accumulated += 8;
+    const wordsUpTo = data.length - 4;
+    let at = offset;
+    let shift = 0;
+    let i = 0;
+    if (width <= 6) {
+      const step = 4 * width;
+      for (; i + 3 < count && at <= wordsUpTo; i += 4) {
+        const word = (data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16) | (data[at + 3]! << 24)) >>> shift;
+        out[i] = word & mask;
+        out[i + 1] = (word >>> width) & mask;
+        out[i + 2] = (word >>> (2 * width)) & mask;
+        out[i + 3] = (word >>> (3 * width)) & mask;
+        shift += step;
+        at += shift >>> 3;
+        shift &= 7;
       }
-      out[i] = accumulator & mask;
-      accumulator >>>= width;
-      accumulated -= width;
+    }
+    if (width <= 12) {
+      const step = 2 * width;
+      for (; i + 1 < count && at <= wordsUpTo; i += 2) {
+        const word = (data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16) | (data[at + 3]! << 24)) >>> shift;
+        out[i] = word & mask;
+        out[i + 1] = (word >>> width) & mask;
+        shift += step;
+        at += shift >>> 3;
+        shift &= 7;
+      }
+    }
+    for (; i < count && at <= wordsUpTo; i++) {
+      out[i] = ((data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16) | (data[at + 3]! << 24)) >>> shift) & mask;
+      shift += width;
+      at += shift >>> 3;
+      shift &= 7;
+    }
+    // The last values, within 3 bytes of the data's end: bytes past it read as 0.
+    for (; i < count; i++) {
+      const word = data[at]! | ((at + 1 < data.length ? data[at + 1]! : 0) << 8) | ((at + 2 < data.length ? data[at + 2]! : 0) << 16);
+      out[i] = (word >>> shift) & mask;
+      shift += width;
+      at += shift >>> 3;
+      shift &= 7;
     }
     return end;
   }

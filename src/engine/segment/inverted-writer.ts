@@ -112,11 +112,12 @@ async function writeField(
     for (let i = 0; i < heads.length; i++) {
       const head = heads[i]!;
       if (head === null) continue;
-      if (smallest === null || head < smallest) {
+      // Most terms are in most sources: test equality first, one string comparison for those.
+      if (head === smallest) {
+        matching.push(i);
+      } else if (smallest === null || head < smallest) {
         smallest = head;
         matching.length = 0;
-        matching.push(i);
-      } else if (head === smallest) {
         matching.push(i);
       }
     }

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import { crc32c } from '../directory/checksum.ts';
+import { Crc32cShift, crc32cCombine } from '../directory/crc-combine.ts';
 import { EngineError } from '../errors.ts';
 import { ByteSink } from './byte-io.ts';
 
@@ -101,16 +102,33 @@ function writePageTableTrailer(table: Buffer, count: number): void {
   table.writeUInt32LE(crc32c(table.subarray(0, count * 4 + 8)), count * 4 + 8);
 }
 
-/** A segment file being written: append to `sink`, call `drain` now and then, `finish` once. */
+/** Folds the CRC32C of a full page into the CRC32C of the bytes before it. */
+const PAGE_SHIFT = new Crc32cShift(PAGE_BYTES);
+
+/** Bytes handed to the file system and not yet written, past which `drain` waits for them. */
+const MAX_WRITING_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A segment file being written: append to `sink`, call `drain` now and then, `finish` once.
+ * Drained bytes are written behind, each part at its offset, while the writer goes on; `finish`
+ * waits for them. A paged file's bytes are checksummed once, page by page: the whole file's
+ * CRC32C is combined from its pages' (crc-combine.ts).
+ */
 export class OutputFile {
   /** Bytes of the file; appended through the sink's methods. */
   readonly sink = new ByteSink();
+  /** CRC32C of the bytes written so far, kept for files without pages. */
   private crc = 0;
   /** CRC32C of each complete page so far (paged files only), its count, and the current page's. */
   private pageCrcs: Uint32Array | null = null;
   private pageCount = 0;
   private pageCrc = 0;
   private pageFill = 0;
+  /** File offset of the next part, the bytes of the parts being written and their completion. */
+  private position = 0;
+  private writingBytes = 0;
+  private written: Promise<void> = Promise.resolve();
+  private writeFailure: { error: unknown } | null = null;
 
   private constructor(
     readonly path: string,
@@ -129,28 +147,40 @@ export class OutputFile {
     return file;
   }
 
-  /** Writes the sink's full chunks to disk (keeps memory bounded during long writes). */
+  /** Starts writing the sink's full chunks to disk; waits when many bytes are still being written (keeps memory bounded). */
   async drain(): Promise<void> {
-    await this.writeParts(this.sink.takeChunks(false));
+    this.writeParts(this.sink.takeChunks(false));
+    if (this.writingBytes > MAX_WRITING_BYTES || this.writeFailure !== null) await this.settleWrites();
   }
 
   /** Writes the rest (and the page table of a paged file) and the CRC32C footer, fsyncs and closes; returns size and checksum. */
   async finish(): Promise<FileChecksum> {
-    await this.writeParts(this.sink.takeChunks(true));
+    this.writeParts(this.sink.takeChunks(true));
     let tableBytes = 0;
     if (this.pageCrcs !== null) {
       const table = this.pageTable();
       tableBytes = table.length;
-      this.crc = crc32c(table, this.crc);
-      await this.handle.write(table);
+      this.crc = crc32c(table, this.contentCrc());
+      this.startWrite(table);
     }
     const checksum = this.crc >>> 0;
     const footer = Buffer.alloc(FOOTER_BYTES);
     footer.writeUInt32LE(checksum, 0);
-    await this.handle.write(footer);
+    this.startWrite(footer);
+    await this.settleWrites();
     await this.handle.sync();
     await this.handle.close();
     return { bytes: this.sink.length + tableBytes + FOOTER_BYTES, crc32c: checksum };
+  }
+
+  /** CRC32C of the bytes before the page table, from the page CRCs (call after `pageTable`). */
+  private contentCrc(): number {
+    const pageCrcs = this.pageCrcs!;
+    const fullPages = Math.floor(this.sink.length / PAGE_BYTES);
+    let crc = 0;
+    for (let i = 0; i < fullPages; i++) crc = PAGE_SHIFT.combine(crc, pageCrcs[i]!);
+    const lastBytes = this.sink.length - fullPages * PAGE_BYTES;
+    return lastBytes > 0 ? crc32cCombine(crc, pageCrcs[fullPages]!, lastBytes) : crc;
   }
 
   /** The page checksum table: the last page's CRC completed, the trailer and the table's own CRC. */
@@ -187,15 +217,47 @@ export class OutputFile {
 
   /** Closes the handle without completing the file (error paths). */
   async abandon(): Promise<void> {
+    await this.written;
     await this.handle.close().catch(() => undefined);
   }
 
-  private async writeParts(parts: Uint8Array[]): Promise<void> {
+  private writeParts(parts: Uint8Array[]): void {
     for (const part of parts) {
-      this.crc = crc32c(part, this.crc);
       if (this.pageCrcs !== null) this.addToPages(part);
-      await this.handle.write(part);
+      else this.crc = crc32c(part, this.crc);
+      this.startWrite(part);
     }
+  }
+
+  /** Hands `bytes` to the file system at the next offset; a failure is kept for `settleWrites`. */
+  private startWrite(bytes: Uint8Array): void {
+    const position = this.position;
+    this.position += bytes.length;
+    this.writingBytes += bytes.length;
+    const write = writeAt(this.handle, bytes, position).then(
+      () => {
+        this.writingBytes -= bytes.length;
+      },
+      (error: unknown) => {
+        this.writeFailure ??= { error };
+      },
+    );
+    this.written = Promise.all([this.written, write]).then(() => undefined);
+  }
+
+  /** Waits for the parts being written; throws the first write failure. */
+  private async settleWrites(): Promise<void> {
+    await this.written;
+    if (this.writeFailure !== null) throw this.writeFailure.error;
+  }
+}
+
+/** Writes all of `bytes` at file offset `position`. */
+async function writeAt(handle: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
+  for (let offset = 0; offset < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position + offset);
+    if (bytesWritten <= 0) throw new Error(`no bytes written at offset ${position + offset}`);
+    offset += bytesWritten;
   }
 }
 

@@ -133,6 +133,18 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
       ([terms, postings, positions]) => writeInvertedIndex(context, specs, { terms: terms!, postings: postings!, positions: positions! }),
       true,
     );
+    // The other files are computed first, while the inverted index files are fsynced, and written after them.
+    const numericFields: CollectedNumericField[] = [];
+    for (const field of numeric) numericFields.push(await collectNumericField(context, field.name, inplace.has(field.name)));
+    const rangeIndexes: CollectedRangeIndex[] = [];
+    for (const field of numericFields) {
+      if (field.mode === NumericMode.inplace || fieldsByName.get(field.name)!.rangeIndex === false) continue;
+      rangeIndexes.push(await collectRangeIndex(context, field));
+    }
+    const keywordFields: CollectedKeywordField[] = [];
+    for (const field of keyword) keywordFields.push(await collectKeywordField(context, field.name));
+    const docMeta = await collectDocMeta(context);
+
     await output.writeFiles([{ name: SegmentFileName.norms, magic: FileMagic.norms }], async ([file]) => {
       writeNorms(
         file!.sink,
@@ -140,17 +152,9 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
         specs.map((spec) => ({ name: spec.name, stats: stats.get(spec.name)!, norms: spec.norms })),
       );
     });
-
-    const numericFields: CollectedNumericField[] = [];
-    for (const field of numeric) numericFields.push(await collectNumericField(context, field.name, inplace.has(field.name)));
     await output.writeFiles([{ name: SegmentFileName.numericColumns, magic: FileMagic.numericColumns }], async ([file]) => {
       writeNumericColumns(file!.sink, maxDoc, numericFields);
     });
-    const rangeIndexes: CollectedRangeIndex[] = [];
-    for (const field of numericFields) {
-      if (field.mode === NumericMode.inplace || fieldsByName.get(field.name)!.rangeIndex === false) continue;
-      rangeIndexes.push(await collectRangeIndex(context, field));
-    }
     await output.writeFiles([{ name: SegmentFileName.numericRangeIndex, magic: FileMagic.numericRangeIndex }], async ([file]) => {
       writeNumericRangeIndex(file!.sink, maxDoc, rangeIndexes);
     });
@@ -158,14 +162,9 @@ export async function writeSegment(options: WriteSegmentOptions): Promise<Segmen
       if (field.mode !== NumericMode.inplace) continue;
       await output.writeGenerationFile(inplaceFileName(field.name, 0), (filePath) => writeInplaceFile(filePath, field.values));
     }
-
-    const keywordFields: CollectedKeywordField[] = [];
-    for (const field of keyword) keywordFields.push(await collectKeywordField(context, field.name));
     await output.writeFiles([{ name: SegmentFileName.keywordColumns, magic: FileMagic.keywordColumns }], async ([file]) => {
       writeKeywordColumns(file!.sink, maxDoc, keywordFields);
     });
-
-    const docMeta = await collectDocMeta(context);
     await output.writeFiles([{ name: SegmentFileName.docMeta, magic: FileMagic.docMeta }], async ([file]) => {
       writeDocMeta(file!.sink, docMeta);
     });
