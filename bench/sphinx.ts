@@ -29,15 +29,22 @@ export interface SphinxComparisonOptions {
   bulkConcurrency: number;
 }
 
-/** Timed latencies of one class on both peers, query by query. */
+/**
+ * The Trove servers compared: the default node, and the same with its shards in the HTTP thread
+ * (`node.shard_workers: 0`), which saves the hop to a worker thread and back on every search.
+ */
+const TROVE_PEERS = [
+  { label: 'Trove', settings: {} },
+  { label: 'Trove in-thread', settings: { 'node.shard_workers': '0' } },
+] as const;
+
+/** Timed latencies of one class on every peer (Trove servers in TROVE_PEERS order, then Sphinx), query by query. */
 interface ClassSamples {
-  trove: number[];
-  sphinx: number[];
+  latencies: number[][];
   /** Queries of the class in the query set. */
   available: number;
-  /** Hits returned over the timed queries (at most 10 each), to show both peers match alike. */
-  troveHits: number;
-  sphinxHits: number;
+  /** Hits returned over the timed queries (at most 10 each), to show the peers match alike. */
+  hits: number[];
 }
 
 const EMAIL_BATCH = 1000;
@@ -68,47 +75,40 @@ async function timeOne(run: () => Promise<void>): Promise<number> {
   return performance.now() - started;
 }
 
-/** Warms both peers up on the class, then times its queries alternately on each until the budget runs out. */
-async function timeClass(queryClass: QueryClass, queries: readonly string[][], trove: Client, sphinx: SphinxServer, options: SphinxComparisonOptions): Promise<ClassSamples> {
-  let troveHits = 0;
-  let sphinxHits = 0;
-  const troveQuery = async (terms: readonly string[]): Promise<void> => {
+/** Warms every peer up on the class, then times its queries on each in turn until the budget runs out. */
+async function timeClass(queryClass: QueryClass, queries: readonly string[][], troves: readonly Client[], sphinx: SphinxServer, options: SphinxComparisonOptions): Promise<ClassSamples> {
+  const hits = new Array<number>(troves.length + 1).fill(0);
+  const runs = troves.map((trove, peer) => async (terms: readonly string[]): Promise<void> => {
     const response = await trove.request({ method: 'POST', path: '/emails/_search', headers: { 'content-type': 'application/json' }, body: troveBody(queryClass, terms) });
     const text = await response.body.text();
     if (response.statusCode !== 200) throw new Error(`Trove answered ${response.statusCode}: ${text.slice(0, 200)}`);
-    troveHits += (JSON.parse(text) as { hits: { hits: unknown[] } }).hits.hits.length;
-  };
-  const sphinxQuery = async (terms: readonly string[]): Promise<void> => {
+    hits[peer]! += (JSON.parse(text) as { hits: { hits: unknown[] } }).hits.hits.length;
+  });
+  runs.push(async (terms: readonly string[]): Promise<void> => {
     const [rows] = await sphinx.connection.query(sphinxStatement(queryClass, terms));
-    sphinxHits += (rows as unknown[]).length;
-  };
-  for (const run of [troveQuery, sphinxQuery]) {
+    hits[troves.length]! += (rows as unknown[]).length;
+  });
+  for (const run of runs) {
     const warmupEnd = performance.now() + options.warmupMs;
     for (let n = 0; performance.now() < warmupEnd; n++) await run(queries[n % queries.length]!);
   }
-  const samples: ClassSamples = { trove: [], sphinx: [], available: queries.length, troveHits: 0, sphinxHits: 0 };
-  troveHits = 0;
-  sphinxHits = 0;
+  hits.fill(0);
+  const latencies = runs.map((): number[] => []);
   const budgetEnd = performance.now() + options.classBudgetMs;
   for (const [index, terms] of queries.entries()) {
     if (performance.now() > budgetEnd) break;
-    // Alternate which peer goes first, so neither always runs right after the other.
-    if (index % 2 === 0) {
-      samples.trove.push(await timeOne(() => troveQuery(terms)));
-      samples.sphinx.push(await timeOne(() => sphinxQuery(terms)));
-    } else {
-      samples.sphinx.push(await timeOne(() => sphinxQuery(terms)));
-      samples.trove.push(await timeOne(() => troveQuery(terms)));
+    // Rotate which peer goes first, so that none always runs right after the same other.
+    for (let turn = 0; turn < runs.length; turn++) {
+      const peer = (index + turn) % runs.length;
+      latencies[peer]!.push(await timeOne(() => runs[peer]!(terms)));
     }
   }
-  samples.troveHits = troveHits;
-  samples.sphinxHits = sphinxHits;
-  return samples;
+  return { latencies, available: queries.length, hits };
 }
 
-async function startTrove(dataDir: string, corpusPath: string, options: SphinxComparisonOptions): Promise<ServerProcess> {
+async function startTrove(dataDir: string, corpusPath: string, settings: Record<string, string>, options: SphinxComparisonOptions): Promise<ServerProcess> {
   const bodies = await prepareBulkBodies({ collection: 'emails', corpusPath, docs: options.docs, batchSize: EMAIL_BATCH });
-  const server = await startServer(dataDir);
+  const server = await startServer(dataDir, settings);
   const pool = new Pool(server.origin, { connections: options.bulkConcurrency });
   try {
     const created = await pool.request({
@@ -135,16 +135,24 @@ async function startTrove(dataDir: string, corpusPath: string, options: SphinxCo
 function render(options: SphinxComparisonOptions, version: string, samples: Map<QueryClass, ClassSamples>, loadAtStart: string): string {
   const rows: string[][] = [];
   const notes: string[] = [];
+  const sphinxPeer = TROVE_PEERS.length;
   for (const [queryClass, classSamples] of samples) {
-    const trove = percentile(classSamples.trove, 0.5);
-    const sphinx = percentile(classSamples.sphinx, 0.5);
-    rows.push([queryClass, formatMs(trove), formatMs(sphinx), formatRatio(trove / sphinx), `${classSamples.troveHits} / ${classSamples.sphinxHits}`]);
-    if (classSamples.trove.length < classSamples.available) notes.push(`${queryClass}: ${classSamples.trove.length} of ${classSamples.available} queries timed (class budget)`);
+    const p50s = classSamples.latencies.map((latencies) => percentile(latencies, 0.5));
+    const sphinx = p50s[sphinxPeer]!;
+    rows.push([
+      queryClass,
+      ...TROVE_PEERS.flatMap((_, peer) => [formatMs(p50s[peer]!), formatRatio(p50s[peer]! / sphinx)]),
+      formatMs(sphinx),
+      classSamples.hits.join(' / '),
+    ]);
+    const timed = classSamples.latencies[0]!.length;
+    if (timed < classSamples.available) notes.push(`${queryClass}: ${timed} of ${classSamples.available} queries timed (class budget)`);
   }
+  const troveHeaders = TROVE_PEERS.flatMap(({ label }) => [`${label} p50`, `${label}/Sphinx`]);
   return [
-    `HTTP vs Sphinx: ${options.docs} e-mails, top-10 p50 per class, one keep-alive client each on loopback (Trove: POST /emails/_search, _source false; ${version}: SphinxQL, ranker=bm25)`,
+    `HTTP vs Sphinx: ${options.docs} e-mails, top-10 p50 per class, one keep-alive client each on loopback (Trove: POST /emails/_search, _source false; in-thread: node.shard_workers 0; ${version}: SphinxQL, ranker=bm25)`,
     `load average 1/5/15 min at start: ${loadAtStart}`,
-    renderTable(['class', 'Trove p50', 'Sphinx p50', 'Trove/Sphinx', 'hits Trove / Sphinx'], rows),
+    renderTable(['class', ...troveHeaders, 'Sphinx p50', `hits ${[...TROVE_PEERS.map(({ label }) => label), 'Sphinx'].join(' / ')}`], rows),
     ...notes,
     `load average 1/5/15 min at end: ${loadLine()}`,
   ].join('\n');
@@ -162,27 +170,29 @@ export async function sphinxComparison(options: SphinxComparisonOptions): Promis
   const corpusPath = await emailCorpus(options.docs);
   const querySet = readQuerySet(await querySetFile(corpusPath, options.docs));
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'trove-bench-sphinx-'));
-  let trove: ServerProcess | null = null;
+  const troves: ServerProcess[] = [];
   let sphinx: SphinxServer | null = null;
   try {
-    trove = await startTrove(path.join(workDir, 'trove'), corpusPath, options);
+    for (const [index, { settings }] of TROVE_PEERS.entries()) {
+      troves.push(await startTrove(path.join(workDir, `trove-${index}`), corpusPath, settings, options));
+    }
     sphinx = await startSphinx(path.join(workDir, 'sphinx'));
     const sphinxLoadMs = await loadSphinx(sphinx, corpusPath, options.docs);
     process.stderr.write(`  [sphinx] loaded ${options.docs} e-mails in ${(sphinxLoadMs / 1000).toFixed(1)} s\n`);
-    const client = new Client(trove.origin, { pipelining: 1 });
+    const clients = troves.map((trove) => new Client(trove.origin, { pipelining: 1 }));
     const samples = new Map<QueryClass, ClassSamples>();
     try {
       for (const queryClass of QUERY_CLASSES) {
         process.stderr.write(`sphinx: timing ${queryClass}\n`);
-        samples.set(queryClass, await timeClass(queryClass, querySet[queryClass], client, sphinx, options));
+        samples.set(queryClass, await timeClass(queryClass, querySet[queryClass], clients, sphinx, options));
       }
     } finally {
-      await client.close();
+      await Promise.all(clients.map((client) => client.close()));
     }
     process.stdout.write(`\n${render(options, version, samples, loadAtStart)}\n\n`);
   } finally {
     await sphinx?.stop();
-    await trove?.stop();
+    await Promise.all(troves.map((trove) => trove.stop()));
     await fs.rm(workDir, { recursive: true, force: true });
   }
 }
