@@ -1,16 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { NO_MORE_DOCS, type LeafReader, type PostingsCursor } from '../segment/leaf-reader.ts';
-import { SegmentReader } from '../segment/segment-reader.ts';
-import { buildDocMaps, writeSegment } from '../segment/segment-writer.ts';
-import { TEST_FIELDS, TestLeaf, seededRandom, type TestDoc } from '../segment/reference-leaf.fixture.ts';
+import { withBodySegment } from '../segment/body-segment.fixture.ts';
+import { seededRandom, type TestDoc } from '../segment/reference-leaf.fixture.ts';
 import type { SegmentPostingsCursor } from '../segment/postings-cursor.ts';
 import { PhraseScorer } from './phrase-query.ts';
 
-const INITIAL = { liveDocsGen: 0, inplaceGens: {} };
 const WORDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
 
 /** Docs of `body` tokens drawn with skewed frequencies (a is common, h rare), some long, some with far gaps. */
@@ -22,25 +17,6 @@ function phraseDocs(count: number, seed: number): TestDoc[] {
     if (n % 17 === 0) body.push(...Array.from({ length: 150 + (n % 300) }, () => 'pad'), 'a', 'b', 'a');
     return { id: `d${n}`, text: { body } };
   });
-}
-
-async function withSegment(docs: TestDoc[], run: (segment: SegmentReader, leaf: TestLeaf) => void): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-phrase-'));
-  try {
-    const leaf = new TestLeaf(docs);
-    const [docMap] = buildDocMaps([leaf]);
-    const fields = TEST_FIELDS.filter((field) => field.name === 'body');
-    const segmentDir = path.join(dir, 'seg_000001');
-    const meta = await writeSegment({ dir: segmentDir, name: 'seg_000001', sources: [{ reader: leaf, docMap: docMap! }], fields, inplaceFields: [] });
-    const segment = SegmentReader.open(segmentDir, meta, INITIAL);
-    try {
-      run(segment, leaf);
-    } finally {
-      segment.close();
-    }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** Each matching doc with its phrase freq, or null when a term is missing. */
@@ -58,7 +34,7 @@ function phraseMatches(leaf: LeafReader, terms: string[], offsets: number[], slo
 }
 
 test('exact phrases over segment postings (rarest positions first, others decoded only as far as needed) match the reference', async () => {
-  await withSegment(phraseDocs(900, 5), (segment, leaf) => {
+  await withBodySegment(phraseDocs(900, 5), (segment, leaf) => {
     const random = seededRandom(11);
     const phrases: [string[], number[]][] = [
       [['a', 'b'], [0, 1]],
@@ -88,7 +64,7 @@ test('exact phrases over segment postings (rarest positions first, others decode
 });
 
 test('positionsUpTo stops at the first position >= its limit, positions() then decodes them all', async () => {
-  await withSegment(phraseDocs(400, 9), (segment, leaf) => {
+  await withBodySegment(phraseDocs(400, 9), (segment, leaf) => {
     const random = seededRandom(3);
     const actual = segment.postings('body', 'a') as SegmentPostingsCursor;
     const expected = leaf.postings('body', 'a')!;

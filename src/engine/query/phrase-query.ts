@@ -1,7 +1,7 @@
 /**
  * Phrase matching: a conjunction over the terms' postings (rarest leads), then a position check.
  * Exact phrases (slop 0) count occurrences where every term sits at its relative position; over
- * segment postings the check starts from the term with the fewest position bytes in the doc.
+ * segment postings the phrase starts are narrowed term by term as the conjunction lines them up.
  * Sloppy phrases count, like Lucene, minimal windows whose "match length" (spread of the
  * terms' offset-adjusted positions) is at most `slop`, each weighted 1 / (1 + length).
  * The phrase freq is scored with BM25; the idf is the sum of the terms' idfs.
@@ -97,11 +97,10 @@ export class PhraseScorer extends Scorer {
   private readonly termGroup: Int32Array;
   private readonly hasRepeats: boolean;
   private readonly globalBound: number;
-  /** The cursors when they all are BoundedPositions (exact phrases then start from the term with the fewest positions), else null. */
-  private readonly bounded: (PostingsCursor & BoundedPositions)[] | null;
-  /** Term indexes by ascending position byte length in the current doc. */
-  private readonly order: Int32Array;
-  private readonly byteLengths: Int32Array;
+  /** Whether every cursor is BoundedPositions (exact phrases are then matched by `matchExact`). */
+  private readonly bounded: boolean;
+  /** Term index of each cursor of `byCost`. */
+  private readonly costTerms: Int32Array;
   /** Phrase starts still matching every term checked so far. */
   private starts = new Int32Array(16);
   /** Last doc of the window the cursors' current blocks share (for block-max bounds). */
@@ -118,7 +117,9 @@ export class PhraseScorer extends Scorer {
     private readonly field: string,
   ) {
     super();
-    this.byCost = [...cursors].sort((left, right) => left.docFreq - right.docFreq);
+    const costOrder = cursors.map((_, term) => term).sort((left, right) => cursors[left]!.docFreq - cursors[right]!.docFreq);
+    this.byCost = costOrder.map((term) => cursors[term]!);
+    this.costTerms = Int32Array.from(costOrder);
     this.pointers = new Int32Array(cursors.length);
     this.lengths = new Int32Array(cursors.length);
     this.positionLists = new Array<ArrayLike<number>>(cursors.length);
@@ -130,9 +131,7 @@ export class PhraseScorer extends Scorer {
       if (first !== i) hasRepeats = true;
     }
     this.hasRepeats = hasRepeats;
-    this.bounded = cursors.every(boundedPositions) ? cursors : null;
-    this.order = new Int32Array(cursors.length);
-    this.byteLengths = new Int32Array(cursors.length);
+    this.bounded = cursors.every(boundedPositions);
     let freqBound = slop === 0 ? Infinity : 0;
     let minNorm = 0;
     for (const cursor of cursors) {
@@ -151,10 +150,11 @@ export class PhraseScorer extends Scorer {
   }
 
   private matchFrom(candidate: number): number {
+    if (this.slop === 0 && this.bounded) return this.matchExact(candidate);
     const lead = this.byCost[0]!;
     let doc = alignConjunction(this.byCost, candidate);
     while (doc !== NO_MORE_DOCS) {
-      const freq = this.slop !== 0 ? this.sloppyFreq() : this.bounded !== null ? this.boundedExactFreq(this.bounded) : this.exactFreq();
+      const freq = this.slop !== 0 ? this.sloppyFreq() : this.exactFreq();
       if (freq > 0) {
         this.phraseFreq = freq;
         return (this.doc = doc);
@@ -206,49 +206,67 @@ export class PhraseScorer extends Scorer {
   }
 
   /**
-   * Exact occurrences from the term with the fewest position bytes in the doc: its positions give
-   * the candidate phrase starts, and each further term (fewer bytes first) keeps those it has at
-   * its offset, its positions decoded only as far as the last start still standing needs.
+   * Exact phrases over segment postings: the conjunction is built term by term (rarest first), and
+   * the phrase starts are narrowed as each term lines up, so that a doc the rarer terms already
+   * rule out never moves the commoner terms (whose blocks are then often skipped whole). The
+   * starts come from whichever of the two rarest terms has fewer position bytes in the doc.
    */
-  private boundedExactFreq(cursors: (PostingsCursor & BoundedPositions)[]): number {
-    const termCount = cursors.length;
-    const order = this.order;
-    const byteLengths = this.byteLengths;
-    for (let i = 0; i < termCount; i++) {
-      const length = cursors[i]!.positionsByteLength();
-      let j = i;
-      for (; j > 0 && byteLengths[j - 1]! > length; j--) {
-        byteLengths[j] = byteLengths[j - 1]!;
-        order[j] = order[j - 1]!;
+  private matchExact(candidate: number): number {
+    const members = this.byCost as (PostingsCursor & BoundedPositions)[];
+    const lead = members[0]!;
+    let doc = candidate;
+    candidates: while (doc !== NO_MORE_DOCS) {
+      let count = members.length === 1 ? lead.positions().length : 0;
+      for (let i = 1; i < members.length; i++) {
+        const other = members[i]!;
+        let otherDoc = other.doc;
+        if (otherDoc < doc) otherDoc = other.advance(doc);
+        if (otherDoc > doc) {
+          if (otherDoc === NO_MORE_DOCS) break candidates;
+          doc = lead.advance(otherDoc);
+          continue candidates;
+        }
+        count = i === 1 ? this.seedStarts(lead, other) : this.keepStarts(count, other, this.offsets[this.costTerms[i]!]!);
+        if (count === 0) {
+          doc = lead.next();
+          continue candidates;
+        }
       }
-      byteLengths[j] = length;
-      order[j] = i;
+      this.phraseFreq = count;
+      return (this.doc = doc);
     }
-    const offsets = this.offsets;
-    const lead = order[0]!;
-    const leadPositions = cursors[lead]!.positions();
-    let count = leadPositions.length;
+    return (this.doc = NO_MORE_DOCS);
+  }
+
+  /** Phrase starts of the two rarest terms (both on the current doc), from the one with fewer position bytes. */
+  private seedStarts(first: PostingsCursor & BoundedPositions, second: PostingsCursor & BoundedPositions): number {
+    const firstFewer = first.positionsByteLength() <= second.positionsByteLength();
+    const from = firstFewer ? first : second;
+    const offset = this.offsets[this.costTerms[firstFewer ? 0 : 1]!]!;
+    const positions = from.positions();
+    const count = positions.length;
+    if (count === 0) return 0;
     if (this.starts.length < count) this.starts = new Int32Array(Math.max(count, this.starts.length * 2));
     const starts = this.starts;
-    const leadOffset = offsets[lead]!;
-    for (let j = 0; j < count; j++) starts[j] = leadPositions[j]! - leadOffset;
-    for (let t = 1; t < termCount && count > 0; t++) {
-      const term = order[t]!;
-      const offset = offsets[term]!;
-      const positions = cursors[term]!.positionsUpTo(starts[count - 1]! + offset);
-      const length = positions.length;
-      let pointer = 0;
-      let kept = 0;
-      for (let j = 0; j < count; j++) {
-        const start = starts[j]!;
-        const target = start + offset;
-        while (pointer < length && positions[pointer]! < target) pointer++;
-        if (pointer === length) break;
-        if (positions[pointer] === target) starts[kept++] = start;
-      }
-      count = kept;
+    for (let j = 0; j < count; j++) starts[j] = positions[j]! - offset;
+    return this.keepStarts(count, firstFewer ? second : first, this.offsets[this.costTerms[firstFewer ? 1 : 0]!]!);
+  }
+
+  /** Keeps the first `count` starts at which `cursor`'s term sits `offset` further, decoding its positions only as far as needed. */
+  private keepStarts(count: number, cursor: PostingsCursor & BoundedPositions, offset: number): number {
+    const starts = this.starts;
+    const positions = cursor.positionsUpTo(starts[count - 1]! + offset);
+    const length = positions.length;
+    let pointer = 0;
+    let kept = 0;
+    for (let j = 0; j < count; j++) {
+      const start = starts[j]!;
+      const target = start + offset;
+      while (pointer < length && positions[pointer]! < target) pointer++;
+      if (pointer === length) break;
+      if (positions[pointer] === target) starts[kept++] = start;
     }
-    return count;
+    return kept;
   }
 
   private adjusted(term: number): number {

@@ -1,7 +1,8 @@
 /**
  * Reads one term's postings from the `postings.doc` / `postings.pos` files by byte ranges
  * (paged-file.ts: verified pages through the thread's page cache from format 6 on). Skip data is
- * read and decoded when the cursor is created, except each block's competitive (freq, norm) pairs
+ * read and decoded when the cursor is created (a long list's is then kept by the thread's skip
+ * cache for the next cursors over it), except each block's competitive (freq, norm) pairs
  * (format 7 on, block-impacts.ts): those are only stepped over then, and decoded from the bytes
  * kept when the block's bound is asked for (or a merge copies the block). A block's bytes are
  * read only when the cursor enters it, its docs unpacked as far as next/advance need, its freqs
@@ -17,6 +18,7 @@ import { corruptFile } from './segment-file.ts';
 import { READ_PADDING, type SegmentDataFile } from './paged-file.ts';
 import { checkPositionLengths, measurePositionLengths, type EncodedPositions } from './encoded-positions.ts';
 import { ImpactList, MAX_BLOCK_IMPACTS, MAX_IMPACTS_BYTES, readImpacts, skipImpacts } from './block-impacts.ts';
+import { SKIP_CACHE_BYTES_PER_THREAD, SkipCache } from './skip-cache.ts';
 
 /** First segment format whose positional blocks carry per-doc position byte lengths. */
 export const POSITION_LENGTHS_FORMAT_VERSION = 4;
@@ -42,9 +44,62 @@ const TYPICAL_IMPACT_SKIP_ENTRY_BYTES = 20;
 const EMPTY = new Uint8Array(8);
 /** Widest packed values read two per 4-byte read (2 x 12 bits fit in the 25 past any bit offset). */
 const PAIR_MAX_WIDTH = 12;
+/** Packed values of these widths are summed a 4-byte read at a time, several in parallel (`sumPacked`). */
+const SUM_MIN_WIDTH = 3;
+const SUM_MAX_WIDTH = 8;
+/** Per width: how many values one read sums (as many as fit in the 25 bits past any bit offset), and the masks and multiplier doing it. */
+const SUM_COUNT = new Int32Array(SUM_MAX_WIDTH + 1);
+const SUM_FIELDS = new Int32Array(SUM_MAX_WIDTH + 1);
+const SUM_EVEN = new Int32Array(SUM_MAX_WIDTH + 1);
+const SUM_MULTIPLIER = new Int32Array(SUM_MAX_WIDTH + 1);
+const SUM_SHIFT = new Int32Array(SUM_MAX_WIDTH + 1);
+for (let width = SUM_MIN_WIDTH; width <= SUM_MAX_WIDTH; width++) {
+  const count = Math.floor(25 / width);
+  const lanes = Math.ceil(count / 2);
+  SUM_COUNT[width] = count;
+  SUM_FIELDS[width] = 2 ** (count * width) - 1;
+  for (let field = 0; field < count; field += 2) SUM_EVEN[width]! |= ((1 << width) - 1) << (field * width);
+  for (let lane = 0; lane < lanes; lane++) SUM_MULTIPLIER[width]! |= 1 << (lane * 2 * width);
+  SUM_SHIFT[width] = (lanes - 1) * 2 * width;
+}
+
+/**
+ * Sum of the first SUM_COUNT[width] values packed in `word` (width SUM_MIN_WIDTH..SUM_MAX_WIDTH):
+ * pairs of neighbours are added in lanes of twice the width, and one multiplication gathers the
+ * lanes into the top one (the sum fits there, so no lane carries into the next).
+ */
+function sumPacked(word: number, width: number): number {
+  const fields = word & SUM_FIELDS[width]!;
+  const even = SUM_EVEN[width]!;
+  const lanes = (fields & even) + ((fields >>> width) & even);
+  return (Math.imul(lanes, SUM_MULTIPLIER[width]!) >>> SUM_SHIFT[width]!) & ((1 << (2 * width)) - 1);
+}
+
 /** Above every position: `positionsUpTo` decodes all of them. */
 const NO_MORE_POSITIONS = 0x7fffffff;
 const NO_INTS = new Int32Array(0);
+
+/** Terms of at least this many blocks keep their decoded skip data in the thread's skip cache. */
+const SKIP_CACHE_MIN_BLOCKS = 16;
+
+/** Decoded skip data of a term, as its cursors share it through the skip cache (never changed once decoded). */
+interface DecodedSkip {
+  readonly skip: Float64Array;
+  readonly ranges: SkipRange[] | null;
+}
+
+const skipCache = new SkipCache<DecodedSkip>(SKIP_CACHE_BYTES_PER_THREAD);
+
+/** The skip data `[start, end)` of the file, held by `ranges`, copied into one range of its own (cached skip data pins no page). */
+function compactSkipRange(ranges: readonly SkipRange[], start: number, end: number): SkipRange {
+  const data = new Uint8Array(end - start + READ_PADDING);
+  for (let i = 0; i < ranges.length; i++) {
+    const range = ranges[i]!;
+    const rangeEnd = i + 1 < ranges.length ? ranges[i + 1]!.start : end;
+    data.set(range.data.subarray(range.start - range.base, rangeEnd - range.base), range.start - start);
+  }
+  return { data, base: start, start };
+}
 
 /** Block-sized buffers a merge lends the cursors it reads one after another (`nextEncodedBlock`). */
 export interface BlockBuffers {
@@ -172,6 +227,8 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private docsInBlock = 0;
   /** Docs of the current block decoded so far (docs are unpacked as far as next/advance need). */
   private docsDecoded = 0;
+  /** Docs a read of summed deltas spans on average in the current block (`decodeDocs`); Infinity when its widths are not summed. */
+  private skimSpan = Infinity;
   private docBits = 0;
   /** Where the block's packed doc deltas start in docData, read through docView. */
   private docByte = 0;
@@ -209,6 +266,14 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.storedBlocksCopyable = streams.positionLengths && streams.impacts && pointer.docFreq >= POSTINGS_BLOCK_SIZE;
     const blocks = Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE);
     this.blockCountTotal = blocks;
+    const cached = blocks >= SKIP_CACHE_MIN_BLOCKS ? skipCache.get(streams.docs, pointer.docStart) : undefined;
+    if (cached !== undefined) {
+      // The first block is then read by loadBlock.
+      this.skip = cached.skip;
+      this.skipRanges = cached.ranges;
+      this.docData = EMPTY;
+      return;
+    }
     const skip = new Float64Array(blocks * SKIP_STRIDE);
     this.skip = skip;
     skip[POS_START] = pointer.posStart;
@@ -285,6 +350,10 @@ export class SegmentPostingsCursor implements PostingsCursor {
       const length = skip[b * SKIP_STRIDE + DOC_START]!;
       skip[b * SKIP_STRIDE + DOC_START] = blockStart;
       blockStart += length;
+    }
+    if (blocks >= SKIP_CACHE_MIN_BLOCKS) {
+      const ranges = this.skipRanges === null ? null : [compactSkipRange(this.skipRanges, pointer.docStart, position + dataBase)];
+      skipCache.set(docFile, pointer.docStart, { skip, ranges }, skip.byteLength + (ranges?.[0]!.data.byteLength ?? 0));
     }
   }
 
@@ -387,6 +456,13 @@ export class SegmentPostingsCursor implements PostingsCursor {
       const offset = this.positionLengthsOffset;
       let j = this.posIndex;
       let bit = j * width;
+      if (width >= SUM_MIN_WIDTH && width <= SUM_MAX_WIDTH) {
+        const perWord = SUM_COUNT[width]!;
+        for (; j + perWord <= index; j += perWord) {
+          start += sumPacked(view.getUint32(offset + (bit >>> 3), true) >>> (bit & 7), width);
+          bit += perWord * width;
+        }
+      }
       if (width <= PAIR_MAX_WIDTH) {
         const step = 2 * width;
         for (; j + 1 < index; j += 2) {
@@ -752,10 +828,13 @@ export class SegmentPostingsCursor implements PostingsCursor {
     }
     this.docsDecoded = 0;
     this.freqsLoaded = false;
+    const previousLast = block === 0 ? -1 : this.skip[base - SKIP_STRIDE + LAST_DOC]!;
+    this.skimSpan =
+      docBits >= SUM_MIN_WIDTH && docBits <= SUM_MAX_WIDTH ? (SUM_COUNT[docBits]! * (this.skip[base + LAST_DOC]! - previousLast)) / count : Infinity;
     if (docBits > PACKED_VALUE_MAX_WIDTH) {
       const docs = this.docs;
       unpackFrom(data, start + 2, count, docBits, docs);
-      let previous = block === 0 ? -1 : this.skip[base - SKIP_STRIDE + LAST_DOC]!;
+      let previous = previousLast;
       for (let i = 0; i < count; i++) {
         previous += docs[i]! + 1;
         docs[i] = previous;
@@ -767,6 +846,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
   /**
    * Unpacks further docs of the current block, up to the first >= target (all of them for
    * NO_MORE_DOCS), and returns its index; the block's last doc is >= any target advance passes.
+   * Docs before the returned index may be left unwritten, except the last one decoded.
    */
   private decodeDocs(target: number): number {
     const docs = this.docs;
@@ -778,6 +858,22 @@ export class SegmentPostingsCursor implements PostingsCursor {
     let i = this.docsDecoded;
     let previous = i > 0 ? docs[i - 1]! : this.block === 0 ? -1 : this.skip[(this.block - 1) * SKIP_STRIDE + LAST_DOC]!;
     let bit = i * width;
+    const span = this.skimSpan;
+    if (target - previous > span && target !== NO_MORE_DOCS) {
+      // Reads of deltas that all stay below target are only summed, not stored (advance never reads
+      // the docs it passed), while the target likely lies past the next read's: one reaching it is wasted.
+      const perWord = SUM_COUNT[width]!;
+      const from = i;
+      while (i + perWord < count) {
+        const next = previous + perWord + sumPacked(view.getUint32(start + (bit >>> 3), true) >>> (bit & 7), width);
+        if (next >= target) break;
+        previous = next;
+        bit += perWord * width;
+        i += perWord;
+        if (target - previous <= span) break;
+      }
+      if (i !== from) docs[i - 1] = previous;
+    }
     if (width <= PAIR_MAX_WIDTH) {
       // Two deltas per 4-byte read: the 25 bits past the first one's offset hold both.
       const step = 2 * width;
