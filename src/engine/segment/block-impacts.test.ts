@@ -112,6 +112,26 @@ test('impacts: random blocks are the exact frontier up to the cap, and past it e
   assert.ok(capped > 20, `some blocks must need the cap (${capped})`);
 });
 
+test('impacts: a builder reused from block to block finds what a fresh one finds, and a field without norms has one pair', () => {
+  const random = seededRandom(29);
+  const reused = new ImpactsBuilder();
+  for (let round = 0; round < 200; round++) {
+    const count = round % 7 === 0 ? 0 : 1 + Math.floor(random() * POSTINGS_BLOCK_SIZE);
+    const low = Math.floor(random() * 256);
+    const norms = Array.from({ length: count }, () => Math.min(255, low + Math.floor(random() * (round % 3 === 0 ? 4 : 256))));
+    const freqs = norms.map(() => 1 + Math.floor(random() * 40));
+    const size = reused.compute(Int32Array.from(freqs, (_, i) => i), Int32Array.from(freqs), count, Uint8Array.from(norms));
+    const pairs = Array.from({ length: size }, (_, i): [number, number] => [reused.freqs[i]!, reused.norms[i]!]);
+    assert.deepEqual(pairs, computed(freqs, norms), `round ${round}`);
+    const withoutNorms = reused.compute(Int32Array.from(freqs, (_, i) => i), Int32Array.from(freqs), count, null);
+    assert.deepEqual(
+      Array.from({ length: withoutNorms }, (_, i) => [reused.freqs[i]!, reused.norms[i]!]),
+      count === 0 ? [] : [[Math.max(...freqs), 0]],
+      `round ${round} without norms`,
+    );
+  }
+});
+
 test('impacts: malformed pairs are rejected', () => {
   const out = new ImpactList();
   // More pairs than a block keeps: found when they are stepped over too.

@@ -49,6 +49,8 @@ export class ImpactList {
 /** Computes blocks' competitive pairs (reused from block to block). */
 export class ImpactsBuilder {
   private readonly maxFreqByNorm = new Int32Array(256);
+  /** One bit per norm met in the block. */
+  private readonly seenNorms = new Int32Array(8);
   /** The last block's pairs, ascending (valid up to `count`). */
   readonly freqs = new Int32Array(256);
   readonly norms = new Uint8Array(256);
@@ -56,30 +58,43 @@ export class ImpactsBuilder {
 
   /** The pairs of the docs `docs[0, count)` with their freqs, norms read from `norms` (all 0 without). */
   compute(docs: Int32Array, freqs: Int32Array, count: number, norms: Uint8Array | null): number {
+    if (norms === null) {
+      let maxFreq = 0;
+      for (let i = 0; i < count; i++) if (freqs[i]! > maxFreq) maxFreq = freqs[i]!;
+      this.freqs[0] = maxFreq;
+      this.norms[0] = 0;
+      this.count = maxFreq > 0 ? 1 : 0;
+      return this.count;
+    }
+    // Both are all zero between calls: the norms seen are cleared as the pairs are read out.
     const byNorm = this.maxFreqByNorm;
-    byNorm.fill(0);
-    let lowest = 255;
-    let highest = 0;
-    let lengths = 0;
+    const seen = this.seenNorms;
     for (let i = 0; i < count; i++) {
-      const norm = norms === null ? 0 : norms[docs[i]!]!;
-      if (freqs[i]! > byNorm[norm]!) byNorm[norm] = freqs[i]!;
-      if (norm < lowest) lowest = norm;
-      if (norm > highest) highest = norm;
-      lengths += decodeNorm(norm);
+      const norm = norms[docs[i]!]!;
+      const freq = freqs[i]!;
+      if (freq > byNorm[norm]!) byNorm[norm] = freq;
+      seen[norm >>> 5] |= 1 << (norm & 31);
     }
     let size = 0;
     let best = 0;
-    for (let norm = lowest; norm <= highest; norm++) {
-      const freq = byNorm[norm]!;
-      if (freq <= best) continue;
-      this.freqs[size] = freq;
-      this.norms[size] = norm;
-      size++;
-      best = freq;
+    for (let word = 0; word < 8; word++) {
+      let bits = seen[word]!;
+      if (bits === 0) continue;
+      seen[word] = 0;
+      while (bits !== 0) {
+        const norm = (word << 5) | (31 - Math.clz32(bits & -bits));
+        bits &= bits - 1;
+        const freq = byNorm[norm]!;
+        byNorm[norm] = 0;
+        if (freq <= best) continue;
+        this.freqs[size] = freq;
+        this.norms[size] = norm;
+        size++;
+        best = freq;
+      }
     }
     this.count = size;
-    if (size > MAX_BLOCK_IMPACTS) this.cap(Math.max(1, lengths / count));
+    if (size > MAX_BLOCK_IMPACTS) this.cap(meanLength(docs, count, norms));
     return this.count;
   }
 
@@ -113,6 +128,13 @@ export class ImpactsBuilder {
     }
     this.count = size;
   }
+}
+
+/** The mean field length of the docs `docs[0, count)` (at least 1), their norms read from `norms`. */
+function meanLength(docs: Int32Array, count: number, norms: Uint8Array): number {
+  let lengths = 0;
+  for (let i = 0; i < count; i++) lengths += decodeNorm(norms[docs[i]!]!);
+  return Math.max(1, lengths / count);
 }
 
 /** Writes pairs `[start, start + count)` of `freqs` / `norms` after their block's max freq and min norm. */

@@ -44,3 +44,24 @@ test('takeChunks hands over finished bytes and keeps the total length', () => {
 test('a truncated varint is reported', () => {
   assert.throws(() => new ByteReader(Uint8Array.from([0x80, 0x80])).readVarint(), RangeError);
 });
+
+test('writeRange appends byte ranges, short and long, empty and across chunk boundaries', () => {
+  const source = Uint8Array.from({ length: 600 }, (_, i) => (i * 7 + 3) & 0xff);
+  const ranges: [number, number][] = [[0, 0], [5, 6], [10, 42], [42, 75], [75, 75], [0, 200], [100, 131], [3, 20], [10, 250], [0, 600], [150, 407]];
+  for (const chunkBytes of [16, 300, 4096]) {
+    const sink = new ByteSink(chunkBytes);
+    const expected: number[] = [];
+    for (const [start, end] of ranges) {
+      sink.writeByte(0xaa);
+      expected.push(0xaa);
+      sink.writeRange(source, start, end);
+      expected.push(...source.subarray(start, end));
+    }
+    assert.equal(sink.length, expected.length);
+    assert.deepEqual(Array.from(sink.toBytes()), expected, `chunks of ${chunkBytes}`);
+    const copy = new ByteSink(chunkBytes);
+    copy.writeByte(1);
+    copy.writeSink(sink);
+    assert.deepEqual(Array.from(copy.toBytes()), [1, ...expected], `a sink appended whole, chunks of ${chunkBytes}`);
+  }
+});

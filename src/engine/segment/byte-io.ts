@@ -113,6 +113,19 @@ export class ByteSink {
     this.used += bytes.length;
   }
 
+  /** Appends `bytes[start, end)`: short ranges are copied byte by byte into the open chunk, sparing a view. */
+  writeRange(bytes: Uint8Array, start: number, end: number): void {
+    const length = end - start;
+    if (length > 256 || length > this.chunk.length - this.used) {
+      if (length > 0) this.writeBytes(bytes.subarray(start, end));
+      return;
+    }
+    const chunk = this.chunk;
+    let used = this.used;
+    for (let i = start; i < end; i++) chunk[used++] = bytes[i]!;
+    this.used = used;
+  }
+
   /** Appends a string as varint byte length + UTF-8 bytes. */
   writeString(value: string): void {
     const bytes = utf8Encoder.encode(value);
@@ -127,12 +140,14 @@ export class ByteSink {
 
   /** Appends every byte of another sink (which must not have been taken from). */
   writeSink(other: ByteSink): void {
-    for (const part of other.parts()) this.writeBytes(part);
+    const finished = other.finished;
+    for (let i = 0; i < finished.length; i++) this.writeBytes(finished[i]!);
+    this.writeRange(other.chunk, 0, other.used);
   }
 
   /** Forgets all content (only valid while nothing has been taken). */
   reset(): void {
-    this.finished.length = 0;
+    if (this.finished.length > 0) this.finished.length = 0;
     this.finishedBytes = 0;
     this.used = 0;
   }

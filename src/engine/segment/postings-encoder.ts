@@ -9,7 +9,7 @@
 import { POSTINGS_BLOCK_SIZE } from './leaf-reader.ts';
 import type { StoredBlockSink } from './postings-cursor.ts';
 import { ByteSink } from './byte-io.ts';
-import { bitsRequiredFor, packInto } from './bitpack.ts';
+import { bitsRequired, packInto } from './bitpack.ts';
 import { ImpactList, ImpactsBuilder, writeImpacts } from './block-impacts.ts';
 
 /** What the term dictionary records about an encoded term (a reused object: copy what you keep). */
@@ -136,6 +136,9 @@ export class PostingsEncoder implements StoredBlockSink {
     while (i < to) {
       const runStart = pointer;
       const stop = Math.min(to, i + POSTINGS_BLOCK_SIZE - this.blockCount);
+      const blockDocs = this.blockDocs;
+      const blockFreqs = this.blockFreqs;
+      const positionBytes = this.blockPositionBytes;
       let blockCount = this.blockCount;
       let lastDoc = this.lastDoc;
       for (; i < stop; i++) {
@@ -144,11 +147,11 @@ export class PostingsEncoder implements StoredBlockSink {
         const freq = freqs[i]!;
         if (freq < 1) throw new RangeError(`invalid freq ${freq} for doc ${doc}`);
         lastDoc = doc;
-        this.blockDocs[blockCount] = doc;
-        this.blockFreqs[blockCount] = freq;
+        blockDocs[blockCount] = doc;
+        blockFreqs[blockCount] = freq;
         if (withPositions) {
           const length = lengths![i]!;
-          this.blockPositionBytes[blockCount] = length;
+          positionBytes[blockCount] = length;
           pointer += length;
         }
         blockCount++;
@@ -156,7 +159,7 @@ export class PostingsEncoder implements StoredBlockSink {
       this.docFreq += blockCount - this.blockCount;
       this.blockCount = blockCount;
       this.lastDoc = lastDoc;
-      if (withPositions) writeRange(this.posSink, bytes!, runStart, pointer);
+      if (withPositions) this.posSink.writeRange(bytes!, runStart, pointer);
       if (blockCount === POSTINGS_BLOCK_SIZE) this.flushBlock();
     }
     return pointer - byteStart;
@@ -195,8 +198,8 @@ export class PostingsEncoder implements StoredBlockSink {
     if (lastDoc < this.lastDoc + POSTINGS_BLOCK_SIZE) {
       throw new RangeError(`postings out of order: a block ending at ${lastDoc} after ${this.lastDoc}`);
     }
-    writeRange(this.blockBytes, docs, docStart, docEnd);
-    if (this.withPositions) writeRange(this.posSink, positions, posStart, posEnd);
+    this.blockBytes.writeRange(docs, docStart, docEnd);
+    if (this.withPositions) this.posSink.writeRange(positions, posStart, posEnd);
     if (this.skipCount === this.skipLastDocs.length) this.growSkipArrays();
     const entry = this.skipCount++;
     this.skipLastDocs[entry] = lastDoc;
@@ -273,32 +276,45 @@ export class PostingsEncoder implements StoredBlockSink {
 
   private flushBlock(): void {
     const count = this.blockCount;
+    const docs = this.blockDocs;
+    const freqs = this.blockFreqs;
+    const positionBytes = this.blockPositionBytes;
     const deltas = this.deltaScratch;
     const freqsMinusOne = this.freqScratch;
+    const withPositions = this.withPositions;
     let previous = this.blockPrevDoc;
+    let deltaUnion = 0;
+    let freqUnion = 0;
+    let positionUnion = 0;
     for (let i = 0; i < count; i++) {
-      const doc = this.blockDocs[i]!;
-      deltas[i] = doc - previous - 1;
-      freqsMinusOne[i] = this.blockFreqs[i]! - 1;
+      const doc = docs[i]!;
+      const delta = doc - previous - 1;
+      const freq = freqs[i]! - 1;
+      deltas[i] = delta;
+      freqsMinusOne[i] = freq;
+      deltaUnion |= delta;
+      freqUnion |= freq;
+      if (withPositions) positionUnion |= positionBytes[i]!;
       previous = doc;
     }
-    const start = this.blockBytes.length;
-    const docBits = bitsRequiredFor(deltas, count);
-    const freqBits = bitsRequiredFor(freqsMinusOne, count);
-    this.blockBytes.writeByte(docBits);
-    this.blockBytes.writeByte(freqBits);
-    packInto(this.blockBytes, deltas, count, docBits);
-    packInto(this.blockBytes, freqsMinusOne, count, freqBits);
-    if (this.withPositions) {
-      const positionBits = bitsRequiredFor(this.blockPositionBytes, count);
-      this.blockBytes.writeByte(positionBits);
-      packInto(this.blockBytes, this.blockPositionBytes, count, positionBits);
+    const sink = this.blockBytes;
+    const start = sink.length;
+    const docBits = bitsRequired(deltaUnion);
+    const freqBits = bitsRequired(freqUnion);
+    sink.writeByte(docBits);
+    sink.writeByte(freqBits);
+    packInto(sink, deltas, count, docBits);
+    packInto(sink, freqsMinusOne, count, freqBits);
+    if (withPositions) {
+      const positionBits = bitsRequired(positionUnion);
+      sink.writeByte(positionBits);
+      packInto(sink, positionBytes, count, positionBits);
     }
 
     if (this.skipCount === this.skipLastDocs.length) this.growSkipArrays();
     const entry = this.skipCount++;
     this.skipLastDocs[entry] = previous;
-    this.skipDocBytes[entry] = this.blockBytes.length - start;
+    this.skipDocBytes[entry] = sink.length - start;
     this.skipPosBytes[entry] = this.posSink.length - this.blockPosStart;
     const builder = this.impactsBuilder;
     const pairs = builder.compute(this.blockDocs, this.blockFreqs, count, this.norms);
@@ -316,15 +332,6 @@ export class PostingsEncoder implements StoredBlockSink {
     this.skipPosBytes = grown(this.skipPosBytes, size);
     this.skipImpactStarts = grown(this.skipImpactStarts, size + 1);
   }
-}
-
-/** Appends `bytes[start, end)` to a sink (short ranges byte by byte, sparing a view). */
-function writeRange(sink: ByteSink, bytes: Uint8Array, start: number, end: number): void {
-  if (end - start > 32) {
-    sink.writeBytes(bytes.subarray(start, end));
-    return;
-  }
-  for (let i = start; i < end; i++) sink.writeByte(bytes[i]!);
 }
 
 /** A copy of a typed array in a larger one of the same kind. */

@@ -86,7 +86,7 @@ export class TermDictionaryWriter {
     }
     sink.writeVarint(prefix);
     sink.writeVarint(length - prefix);
-    sink.writeBytes(bytes.subarray(prefix, length));
+    sink.writeRange(bytes, prefix, length);
     sink.writeVarint(encoded.docFreq);
     if (encoded.docFreq === 1) {
       sink.writeVarint(encoded.singletonDoc);
