@@ -6,9 +6,10 @@
  * is freed, so the engine's buffers soon come from the heap arenas, and pages freed between live
  * blocks stay with the process: resident memory kept the peak of indexing long after the buffers
  * were gone. `malloc_trim(0)` hands those pages back. The buffers are freed by V8's collector, not
- * when the engine drops them, so a release request waits for the next major collection of its
- * thread; requests made before it are served by one trim. Where glibc is not the C library, or the
- * FFI module cannot load, requests do nothing.
+ * when the engine drops them, and not all at the first collection after (backing stores are swept
+ * on a background thread, and some buffers become garbage only later), so a release request trims
+ * after every major collection of its thread for `RELEASE_WINDOW_MS`; requests in that time extend
+ * it. Where glibc is not the C library, or the FFI module cannot load, requests do nothing.
  */
 import { createRequire } from 'node:module';
 import { PerformanceObserver, constants, type NodeGCPerformanceDetail, type PerformanceEntry } from 'node:perf_hooks';
@@ -23,9 +24,13 @@ export interface HeapReleaseStats {
   trimMs: number;
 }
 
+/** How long after a release request major collections are followed by a trim. */
+export const RELEASE_WINDOW_MS = 1000;
+
 const stats: HeapReleaseStats = { trims: 0, trimMs: 0 };
 let trim: ((pad: number) => number) | null | undefined;
-let pending = false;
+/** performance.now() until which major collections are followed by a trim. */
+let windowEnd = 0;
 let observer: PerformanceObserver | null = null;
 
 function loadTrim(): ((pad: number) => number) | null {
@@ -42,15 +47,18 @@ function loadTrim(): ((pad: number) => number) | null {
 }
 
 function onMajorCollection(): void {
-  if (!pending) return;
   const now = performance.now();
-  pending = false;
-  observer?.disconnect();
-  observer = null;
+  if (now > windowEnd) {
+    observer?.disconnect();
+    observer = null;
+    return;
+  }
   try {
     trim!(0);
   } catch {
     trim = null;
+    observer?.disconnect();
+    observer = null;
     return;
   }
   stats.trims++;
@@ -61,10 +69,10 @@ function gcKind(entry: PerformanceEntry): number | undefined {
   return (entry as { detail?: NodeGCPerformanceDetail }).detail?.kind;
 }
 
-/** Asks for the heap's free pages to be returned after the next major collection. */
+/** Asks for the heap's free pages to be returned after the major collections of the next `RELEASE_WINDOW_MS`. */
 export function releaseFreedMemorySoon(): void {
-  if (pending || loadTrim() === null) return;
-  pending = true;
+  if (loadTrim() === null) return;
+  windowEnd = performance.now() + RELEASE_WINDOW_MS;
   if (observer !== null) return;
   observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
