@@ -3,7 +3,7 @@
  * term of many blocks decodes every block's skip entry when it is created, which for the commonest
  * terms costs tens of microseconds a query, while segments never change once written. Entries are
  * found by file and offset and dropped least recently used first beyond a byte bound; a closed
- * segment's entries go with its file objects or by use order, whichever comes first.
+ * segment's entries are no longer found (a new segment has new file objects) and leave in use order.
  */
 
 /** Bytes of decoded skip data one thread keeps. */
