@@ -14,14 +14,15 @@ import type { HighlightTerms, Query, Weight } from './scorer.ts';
 import { addHighlightTerm, NO_SUB_QUERIES, Scorer, SimpleWeight } from './scorer.ts';
 import type { SearchContext } from './search-context.ts';
 
-/** Postings that can tell a doc's position count cheaply and decode its positions only so far (segments). */
+/** Postings that can tell a doc's position count cheaply and match phrase starts against its positions in place (segments). */
 interface BoundedPositions {
   positionsByteLength(): number;
-  positionsUpTo(limit: number): ArrayLike<number>;
+  positionStartsInto(out: Int32Array, offset: number): number;
+  keepStartsAt(starts: Int32Array, count: number, offset: number): number;
 }
 
 function boundedPositions(cursor: PostingsCursor): cursor is PostingsCursor & BoundedPositions {
-  return typeof (cursor as Partial<BoundedPositions>).positionsUpTo === 'function';
+  return typeof (cursor as Partial<BoundedPositions>).keepStartsAt === 'function';
 }
 
 /** Terms at relative positions within `slop` moves of each other. */
@@ -226,7 +227,7 @@ export class PhraseScorer extends Scorer {
           doc = lead.advance(otherDoc);
           continue candidates;
         }
-        count = i === 1 ? this.seedStarts(lead, other) : this.keepStarts(count, other, this.offsets[this.costTerms[i]!]!);
+        count = i === 1 ? this.seedStarts(lead, other) : other.keepStartsAt(this.starts, count, this.offsets[this.costTerms[i]!]!);
         if (count === 0) {
           doc = lead.next();
           continue candidates;
@@ -240,33 +241,16 @@ export class PhraseScorer extends Scorer {
 
   /** Phrase starts of the two rarest terms (both on the current doc), from the one with fewer position bytes. */
   private seedStarts(first: PostingsCursor & BoundedPositions, second: PostingsCursor & BoundedPositions): number {
-    const firstFewer = first.positionsByteLength() <= second.positionsByteLength();
-    const from = firstFewer ? first : second;
-    const offset = this.offsets[this.costTerms[firstFewer ? 0 : 1]!]!;
-    const positions = from.positions();
-    const count = positions.length;
+    const firstBytes = first.positionsByteLength();
+    const secondBytes = second.positionsByteLength();
+    const firstFewer = firstBytes <= secondBytes;
+    const bytes = firstFewer ? firstBytes : secondBytes;
+    if (this.starts.length < bytes) this.starts = new Int32Array(Math.max(bytes, this.starts.length * 2));
+    const costTerms = this.costTerms;
+    const offsets = this.offsets;
+    const count = (firstFewer ? first : second).positionStartsInto(this.starts, offsets[costTerms[firstFewer ? 0 : 1]!]!);
     if (count === 0) return 0;
-    if (this.starts.length < count) this.starts = new Int32Array(Math.max(count, this.starts.length * 2));
-    const starts = this.starts;
-    for (let j = 0; j < count; j++) starts[j] = positions[j]! - offset;
-    return this.keepStarts(count, firstFewer ? second : first, this.offsets[this.costTerms[firstFewer ? 1 : 0]!]!);
-  }
-
-  /** Keeps the first `count` starts at which `cursor`'s term sits `offset` further, decoding its positions only as far as needed. */
-  private keepStarts(count: number, cursor: PostingsCursor & BoundedPositions, offset: number): number {
-    const starts = this.starts;
-    const positions = cursor.positionsUpTo(starts[count - 1]! + offset);
-    const length = positions.length;
-    let pointer = 0;
-    let kept = 0;
-    for (let j = 0; j < count; j++) {
-      const start = starts[j]!;
-      const target = start + offset;
-      while (pointer < length && positions[pointer]! < target) pointer++;
-      if (pointer === length) break;
-      if (positions[pointer] === target) starts[kept++] = start;
-    }
-    return kept;
+    return (firstFewer ? second : first).keepStartsAt(this.starts, count, offsets[costTerms[firstFewer ? 1 : 0]!]!);
   }
 
   private adjusted(term: number): number {

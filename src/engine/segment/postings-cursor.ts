@@ -44,16 +44,22 @@ const TYPICAL_IMPACT_SKIP_ENTRY_BYTES = 20;
 const EMPTY = new Uint8Array(8);
 /** Widest packed values read two per 4-byte read (2 x 12 bits fit in the 25 past any bit offset). */
 const PAIR_MAX_WIDTH = 12;
+/** Widest doc deltas read three per 4-byte read when a block is decoded to its end. */
+const TRIPLE_MAX_WIDTH = 8;
 /** Packed values of these widths are summed a 4-byte read at a time, several in parallel (`sumPacked`). */
-const SUM_MIN_WIDTH = 3;
+const SUM_MIN_WIDTH = 1;
 const SUM_MAX_WIDTH = 8;
+/** Values of 1 or 2 bits are summed as bit counts, 24 bits a read. */
+const NARROW_MAX_WIDTH = 2;
 /** Per width: how many values one read sums (as many as fit in the 25 bits past any bit offset), and the masks and multiplier doing it. */
 const SUM_COUNT = new Int32Array(SUM_MAX_WIDTH + 1);
 const SUM_FIELDS = new Int32Array(SUM_MAX_WIDTH + 1);
 const SUM_EVEN = new Int32Array(SUM_MAX_WIDTH + 1);
 const SUM_MULTIPLIER = new Int32Array(SUM_MAX_WIDTH + 1);
 const SUM_SHIFT = new Int32Array(SUM_MAX_WIDTH + 1);
-for (let width = SUM_MIN_WIDTH; width <= SUM_MAX_WIDTH; width++) {
+SUM_COUNT[1] = 24;
+SUM_COUNT[2] = 12;
+for (let width = NARROW_MAX_WIDTH + 1; width <= SUM_MAX_WIDTH; width++) {
   const count = Math.floor(25 / width);
   const lanes = Math.ceil(count / 2);
   SUM_COUNT[width] = count;
@@ -65,14 +71,47 @@ for (let width = SUM_MIN_WIDTH; width <= SUM_MAX_WIDTH; width++) {
 
 /**
  * Sum of the first SUM_COUNT[width] values packed in `word` (width SUM_MIN_WIDTH..SUM_MAX_WIDTH):
- * pairs of neighbours are added in lanes of twice the width, and one multiplication gathers the
- * lanes into the top one (the sum fits there, so no lane carries into the next).
+ * from 3 bits on, pairs of neighbours are added in lanes of twice the width, and one
+ * multiplication gathers the lanes into the top one (the sum fits there, so no lane carries into
+ * the next).
  */
 function sumPacked(word: number, width: number): number {
+  if (width <= NARROW_MAX_WIDTH) return sumNarrow(word, width);
   const fields = word & SUM_FIELDS[width]!;
   const even = SUM_EVEN[width]!;
   const lanes = (fields & even) + ((fields >>> width) & even);
   return (Math.imul(lanes, SUM_MULTIPLIER[width]!) >>> SUM_SHIFT[width]!) & ((1 << (2 * width)) - 1);
+}
+
+/**
+ * Sum of the first SUM_COUNT[width] values of 1 or 2 bits packed in `word`: 1-bit values are
+ * first counted per pair of bits, then the 2-bit counts are added per 4 bits, per byte, and over
+ * the three bytes by one multiplication.
+ */
+function sumNarrow(word: number, width: number): number {
+  let bits = word & 0xffffff;
+  if (width === 1) bits -= (bits >>> 1) & 0x555555;
+  bits = (bits & 0x333333) + ((bits >>> 2) & 0x333333);
+  bits = (bits + (bits >>> 4)) & 0x0f0f0f;
+  return (Math.imul(bits, 0x010101) >>> 16) & 0xff;
+}
+
+/** Below any phrase start's target. */
+const NO_POSITION_YET = -0x40000000;
+
+/** `keepStartsAt` over decoded positions. */
+function keepStartsIn(positions: ArrayLike<number>, starts: Int32Array, count: number, offset: number): number {
+  const length = positions.length;
+  let pointer = 0;
+  let kept = 0;
+  for (let j = 0; j < count; j++) {
+    const start = starts[j]!;
+    const target = start + offset;
+    while (pointer < length && positions[pointer]! < target) pointer++;
+    if (pointer === length) break;
+    if (positions[pointer] === target) starts[kept++] = start;
+  }
+  return kept;
 }
 
 /** Above every position: `positionsUpTo` decodes all of them. */
@@ -249,6 +288,10 @@ export class SegmentPostingsCursor implements PostingsCursor {
   /** Views of positionBuffer by length, so that positions() does not allocate per call. */
   private positionViews: Int32Array[] | null = null;
   private positionView: Int32Array | null = null;
+  /** Buffers `readBlockRange` puts a block's doc or position bytes together in when they span pages, and the file offset of its last range. */
+  private docScratch: Uint8Array | null = null;
+  private posScratch: Uint8Array | null = null;
+  private rangeBase = 0;
   /** Where the positions of the block `nextEncodedBlock` loaded start in posData. */
   private encodedStart = 0;
   /** Whether blocks may be handed over as they are stored (format 7 on: the current block and skip entry layout). */
@@ -412,6 +455,83 @@ export class SegmentPostingsCursor implements PostingsCursor {
     return this.decodePositions(limit);
   }
 
+  /**
+   * Writes the current doc's positions, each less `offset`, to `out` (room for `positionsByteLength()`
+   * of them) and returns how many there are.
+   */
+  positionStartsInto(out: Int32Array, offset: number): number {
+    if (!this.hasPositionLengths || this.positionsIndex === this.index) {
+      const positions = this.positions();
+      for (let j = 0; j < positions.length; j++) out[j] = positions[j]! - offset;
+      return positions.length;
+    }
+    this.locatePositions();
+    const posData = this.posData!;
+    let pointer = this.posPointer;
+    const end = this.docPositionsEnd;
+    let count = 0;
+    let position = 0;
+    while (pointer < end) {
+      let byte = posData[pointer++]!;
+      if (byte < 0x80) {
+        position += byte;
+      } else {
+        let delta = byte & 0x7f;
+        let shift = 7;
+        do {
+          byte = posData[pointer++]!;
+          delta |= (byte & 0x7f) << shift;
+          shift += 7;
+        } while (byte >= 0x80 && shift < 35);
+        position += delta;
+      }
+      out[count++] = position - offset;
+    }
+    if (pointer > end) throw corruptFile(this.posFile!.path, `a position of doc ${this.doc} runs past its byte length`);
+    return count;
+  }
+
+  /**
+   * Keeps, in order, those of the first `count` of `starts` (ascending) at which the term sits
+   * `offset` further in the current doc, and returns how many; its positions are decoded only as
+   * far as that takes.
+   */
+  keepStartsAt(starts: Int32Array, count: number, offset: number): number {
+    if (!this.hasPositionLengths || this.positionsIndex === this.index) return keepStartsIn(this.positions(), starts, count, offset);
+    this.locatePositions();
+    const posData = this.posData!;
+    let pointer = this.posPointer;
+    const end = this.docPositionsEnd;
+    let position = 0;
+    // Below every target (starts may be negative): no position decoded yet.
+    let current = NO_POSITION_YET;
+    let kept = 0;
+    starts: for (let j = 0; j < count; j++) {
+      const start = starts[j]!;
+      const target = start + offset;
+      while (current < target) {
+        if (pointer >= end) break starts;
+        let byte = posData[pointer++]!;
+        if (byte < 0x80) {
+          position += byte;
+        } else {
+          let delta = byte & 0x7f;
+          let shift = 7;
+          do {
+            byte = posData[pointer++]!;
+            delta |= (byte & 0x7f) << shift;
+            shift += 7;
+          } while (byte >= 0x80 && shift < 35);
+          position += delta;
+        }
+        current = position;
+      }
+      if (current === target) starts[kept++] = start;
+    }
+    if (pointer > end) throw corruptFile(this.posFile!.path, `a position of doc ${this.doc} runs past its byte length`);
+    return kept;
+  }
+
   /** Byte length of the current doc's encoded positions, which grows with its freq (the freq before format 4). */
   positionsByteLength(): number {
     if (this.posFile === null) throw new RangeError('field was indexed without positions');
@@ -428,12 +548,45 @@ export class SegmentPostingsCursor implements PostingsCursor {
     if (end < start) throw corruptFile(posFile.path, `positions of block ${block} end before they start`);
     let data = this.lastPosData;
     if (data === null || start < this.posBase || end > this.posBase + data.length - READ_PADDING) {
-      data = this.lastPosData = posFile.read(start, end);
-      this.posBase = posFile.base;
+      data = this.lastPosData = this.readBlockRange(posFile, start, end, true);
+      this.posBase = this.rangeBase;
     }
     this.posEnd = end - this.posBase;
     this.posPointer = start - this.posBase;
     this.posData = data;
+    return data;
+  }
+
+  /**
+   * `file.read(start, end)` for a block's bytes, but a range running over a page boundary is put
+   * together in a buffer the cursor keeps for its docs or its positions (valid until its next such
+   * read), not in a new one each time; sets `rangeBase`.
+   */
+  private readBlockRange(file: SegmentDataFile, start: number, end: number, positions: boolean): Uint8Array {
+    if (end > start) {
+      const head = file.read(start, start + 1);
+      const headBase = file.base;
+      const headEnd = headBase + head.length - READ_PADDING;
+      this.rangeBase = headBase;
+      if (end <= headEnd) return head;
+      const tail = file.read(headEnd, end);
+      if (file.base === headEnd) {
+        const size = end - start;
+        let scratch = positions ? this.posScratch : this.docScratch;
+        if (scratch === null || scratch.length < size + READ_PADDING) {
+          scratch = new Uint8Array(Math.max(size + READ_PADDING, 2 * (scratch?.length ?? 0), 512));
+          if (positions) this.posScratch = scratch;
+          else this.docScratch = scratch;
+        }
+        scratch.set(head.subarray(start - headBase, headEnd - headBase));
+        scratch.set(tail.subarray(0, end - headEnd), headEnd - start);
+        scratch.fill(0, size, size + READ_PADDING);
+        this.rangeBase = start;
+        return scratch.subarray(0, size + READ_PADDING);
+      }
+    }
+    const data = file.read(start, end);
+    this.rangeBase = file.base;
     return data;
   }
 
@@ -450,32 +603,18 @@ export class SegmentPostingsCursor implements PostingsCursor {
     let length = 0;
     const wide = this.widePositionLengths;
     if (wide === null) {
-      const view = this.docView;
+      const from = this.posIndex;
+      const count = this.docsInBlock;
+      if (count - index < index - from) {
+        // Nearer the block's end: the doc's positions start where the lengths from it to the end, summed, leave off.
+        start = this.posEnd - this.sumPositionLengths(index, count);
+        if (start < this.posPointer) throw corruptFile(this.posFile!.path, `position lengths of block ${this.block} run past its positions`);
+      } else {
+        start += this.sumPositionLengths(from, index);
+      }
       const width = this.positionBits;
-      const mask = (1 << width) - 1;
-      const offset = this.positionLengthsOffset;
-      let j = this.posIndex;
-      let bit = j * width;
-      if (width >= SUM_MIN_WIDTH && width <= SUM_MAX_WIDTH) {
-        const perWord = SUM_COUNT[width]!;
-        for (; j + perWord <= index; j += perWord) {
-          start += sumPacked(view.getUint32(offset + (bit >>> 3), true) >>> (bit & 7), width);
-          bit += perWord * width;
-        }
-      }
-      if (width <= PAIR_MAX_WIDTH) {
-        const step = 2 * width;
-        for (; j + 1 < index; j += 2) {
-          const word = view.getUint32(offset + (bit >>> 3), true) >>> (bit & 7);
-          start += (word & mask) + ((word >>> width) & mask);
-          bit += step;
-        }
-      }
-      for (; j < index; j++) {
-        start += (view.getUint32(offset + (bit >>> 3), true) >>> (bit & 7)) & mask;
-        bit += width;
-      }
-      length = (view.getUint32(offset + (bit >>> 3), true) >>> (bit & 7)) & mask;
+      const bit = index * width;
+      length = (this.docView.getUint32(this.positionLengthsOffset + (bit >>> 3), true) >>> (bit & 7)) & ((1 << width) - 1);
     } else {
       for (let j = this.posIndex; j <= index; j++) {
         start += length;
@@ -488,6 +627,37 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.posIndex = index;
     this.docPositionsEnd = end;
     this.locatedIndex = index;
+  }
+
+  /** Sum of the current block's packed position lengths `[from, to)` (not wide ones). */
+  private sumPositionLengths(from: number, to: number): number {
+    const view = this.docView;
+    const width = this.positionBits;
+    const mask = (1 << width) - 1;
+    const offset = this.positionLengthsOffset;
+    let bit = from * width;
+    let j = from;
+    let sum = 0;
+    if (width >= SUM_MIN_WIDTH && width <= SUM_MAX_WIDTH) {
+      const perWord = SUM_COUNT[width]!;
+      for (; j + perWord <= to; j += perWord) {
+        sum += sumPacked(view.getUint32(offset + (bit >>> 3), true) >>> (bit & 7), width);
+        bit += perWord * width;
+      }
+    }
+    if (width <= PAIR_MAX_WIDTH) {
+      const step = 2 * width;
+      for (; j + 1 < to; j += 2) {
+        const word = view.getUint32(offset + (bit >>> 3), true) >>> (bit & 7);
+        sum += (word & mask) + ((word >>> width) & mask);
+        bit += step;
+      }
+    }
+    for (; j < to; j++) {
+      sum += (view.getUint32(offset + (bit >>> 3), true) >>> (bit & 7)) & mask;
+      bit += width;
+    }
+    return sum;
   }
 
   /** Format 4 blocks: decodes the current doc's positions up to the first >= limit. */
@@ -765,12 +935,26 @@ export class SegmentPostingsCursor implements PostingsCursor {
     return (this.doc = NO_MORE_DOCS);
   }
 
-  /** First block >= from whose last doc is >= target (blockCountTotal when none). */
+  /**
+   * First block >= from whose last doc is >= target (blockCountTotal when none): galloping from
+   * `from` (targets mostly lie a few blocks on, whose skip entries share cache lines), then binary.
+   */
   private findBlock(from: number, target: number): number {
     const skip = this.skip;
-    let low = from;
-    let high = this.blockCountTotal;
-    if (low < high && skip[low * SKIP_STRIDE + LAST_DOC]! >= target) return low;
+    const total = this.blockCountTotal;
+    if (from >= total || skip[from * SKIP_STRIDE + LAST_DOC]! >= target) return from;
+    let below = from;
+    for (let step = 1; ; step *= 2) {
+      const probe = below + step;
+      if (probe >= total) return this.findBlockBetween(below + 1, total, target);
+      if (skip[probe * SKIP_STRIDE + LAST_DOC]! >= target) return this.findBlockBetween(below + 1, probe, target);
+      below = probe;
+    }
+  }
+
+  /** First block in [low, high) whose last doc is >= target, else high. */
+  private findBlockBetween(low: number, high: number, target: number): number {
+    const skip = this.skip;
     while (low < high) {
       const middle = (low + high) >>> 1;
       if (skip[middle * SKIP_STRIDE + LAST_DOC]! < target) low = middle + 1;
@@ -807,8 +991,8 @@ export class SegmentPostingsCursor implements PostingsCursor {
       if (fileEnd < fileStart) throw corruptFile(this.docFile.path, `block ${block} ends before it starts`);
       // Blocks are small: the page (or range) that held the previous block often holds this one too.
       if (fileStart < this.docBase || fileEnd > this.docBase + data.length - READ_PADDING) {
-        data = this.docData = this.docFile.read(fileStart, fileEnd);
-        this.docBase = this.docFile.base;
+        data = this.docData = this.readBlockRange(this.docFile, fileStart, fileEnd, false);
+        this.docBase = this.rangeBase;
       }
     }
     const dataBase = this.docBase;
@@ -859,7 +1043,24 @@ export class SegmentPostingsCursor implements PostingsCursor {
     let previous = i > 0 ? docs[i - 1]! : this.block === 0 ? -1 : this.skip[(this.block - 1) * SKIP_STRIDE + LAST_DOC]!;
     let bit = i * width;
     const span = this.skimSpan;
-    if (target - previous > span && target !== NO_MORE_DOCS) {
+    const lastDoc = target === NO_MORE_DOCS ? 0 : this.skip[this.block * SKIP_STRIDE + LAST_DOC]!;
+    if (target !== NO_MORE_DOCS && lastDoc - target < target - previous && span !== Infinity) {
+      // Nearer the block's last doc: sums of deltas taken back from it find a doc below target, decoded on from there.
+      const perWord = SUM_COUNT[width]!;
+      let high = lastDoc;
+      for (let j = count - perWord; j > i; j -= perWord) {
+        const jBit = j * width;
+        const below = high - perWord - sumPacked(view.getUint32(start + (jBit >>> 3), true) >>> (jBit & 7), width);
+        if (below < target) {
+          previous = below;
+          docs[j - 1] = below;
+          i = j;
+          bit = jBit;
+          break;
+        }
+        high = below;
+      }
+    } else if (target - previous > span && target !== NO_MORE_DOCS) {
       // Reads of deltas that all stay below target are only summed, not stored (advance never reads
       // the docs it passed), while the target likely lies past the next read's: one reaching it is wasted.
       const perWord = SUM_COUNT[width]!;
@@ -873,6 +1074,21 @@ export class SegmentPostingsCursor implements PostingsCursor {
         if (target - previous <= span) break;
       }
       if (i !== from) docs[i - 1] = previous;
+    }
+    if (target === NO_MORE_DOCS && width <= TRIPLE_MAX_WIDTH) {
+      // The rest of the block, three deltas per 4-byte read (no target to stop at).
+      const step = 3 * width;
+      while (i + 2 < count) {
+        const word = view.getUint32(start + (bit >>> 3), true) >>> (bit & 7);
+        previous += (word & mask) + 1;
+        docs[i] = previous;
+        previous += ((word >>> width) & mask) + 1;
+        docs[i + 1] = previous;
+        previous += ((word >>> (2 * width)) & mask) + 1;
+        docs[i + 2] = previous;
+        bit += step;
+        i += 3;
+      }
     }
     if (width <= PAIR_MAX_WIDTH) {
       // Two deltas per 4-byte read: the 25 bits past the first one's offset hold both.
