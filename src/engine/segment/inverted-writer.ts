@@ -75,6 +75,8 @@ async function writeField(
 ): Promise<FieldStats> {
   const participants: number[] = [];
   const iterators: TermsIterator[] = [];
+  // Each source's cursor is moved from term to term (`postings(reuse)`).
+  const cursors: (PostingsCursor | undefined)[] = [];
   const heads: (string | null)[] = [];
   const dropped: DroppedAccounting[] = [];
   let docCount = 0;
@@ -126,7 +128,7 @@ async function writeField(
     encoder.startTerm();
     for (const i of matching) {
       const docMap = context.sources[participants[i]!]!.docMap;
-      const cursor = iterators[i]!.postings();
+      const cursor = (cursors[i] = iterators[i]!.postings(cursors[i]));
       if (isStreaming(cursor)) {
         while (!cursor.copyTo(visitors[i]!, COPY_BATCH)) {
           if (context.overdue()) await context.pause();

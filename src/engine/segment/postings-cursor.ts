@@ -78,6 +78,7 @@ function sumPacked(word: number, width: number): number {
 /** Above every position: `positionsUpTo` decodes all of them. */
 const NO_MORE_POSITIONS = 0x7fffffff;
 const NO_INTS = new Int32Array(0);
+const NO_SKIP = new Float64Array(0);
 
 /** Terms of at least this many blocks keep their decoded skip data in the thread's skip cache. */
 const SKIP_CACHE_MIN_BLOCKS = 16;
@@ -178,14 +179,14 @@ export interface StoredBlockSink {
 /** PostingsCursor over a segment term. */
 export class SegmentPostingsCursor implements PostingsCursor {
   doc = -1;
-  readonly docFreq: number;
-  readonly maxFreq: number;
-  readonly minNorm: number;
+  docFreq = 0;
+  maxFreq = 0;
+  minNorm = 0;
 
-  private readonly docFile: SegmentDataFile;
-  private readonly posFile: SegmentDataFile | null;
+  private docFile!: SegmentDataFile;
+  private posFile: SegmentDataFile | null = null;
   /** Bytes of the current block (file offset `docBase` at index 0), from `docFile.read`. */
-  private docData: Uint8Array;
+  private docData: Uint8Array = EMPTY;
   private docBase = 0;
   /** End of the current block in docData. */
   private blockEnd = 0;
@@ -196,16 +197,18 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private posBase = 0;
   private posEnd = 0;
   /** Offsets just past the term's bytes in postings.doc and postings.pos. */
-  private readonly termDocEnd: number;
-  private readonly termPosEnd: number;
+  private termDocEnd = 0;
+  private termPosEnd = 0;
   /** Whether the blocks carry position byte lengths (read through positionLengthsOffset). */
-  private readonly hasPositionLengths: boolean;
-  private readonly blockCountTotal: number;
+  private hasPositionLengths = false;
+  private blockCountTotal = 0;
   /**
    * Per block, SKIP_STRIDE numbers: last doc, start in postings.doc (-1 = singleton), start in
    * postings.pos, max freq, min norm, start of its pairs in postings.doc.
    */
-  private readonly skip: Float64Array;
+  private skip: Float64Array = NO_SKIP;
+  /** Skip data of terms too short for the skip cache, kept for the next term `reset` moves to. */
+  private ownSkip: Float64Array = NO_SKIP;
   /**
    * The ranges the skip data was read in, which hold the blocks' pairs; null for singletons and
    * formats before 7 (one pair a block: max freq, min norm).
@@ -252,14 +255,49 @@ export class SegmentPostingsCursor implements PostingsCursor {
   /** Where the positions of the block `nextEncodedBlock` loaded start in posData. */
   private encodedStart = 0;
   /** Whether blocks may be handed over as they are stored (format 7 on: the current block and skip entry layout). */
-  private readonly storedBlocksCopyable: boolean;
+  private storedBlocksCopyable = false;
 
   constructor(streams: PostingsStreams, pointer: TermPostingsPointer, withPositions: boolean) {
+    this.reset(streams, pointer, withPositions);
+  }
+
+  /**
+   * Moves the cursor to another term's postings, as if created anew for it, keeping its buffers
+   * (and the last positions read, when the term is of the same segment): a merge reads its
+   * sources' terms one after another through one cursor each.
+   */
+  reset(streams: PostingsStreams, pointer: TermPostingsPointer, withPositions: boolean): void {
+    const posFile = withPositions ? streams.positions : null;
+    if (posFile !== this.posFile) this.lastPosData = null;
+    this.doc = -1;
+    this.docBase = 0;
+    this.blockEnd = 0;
+    this.posData = null;
+    this.posEnd = 0;
+    this.skipRanges = null;
+    this.impactsBlock = -1;
+    this.positionLengthsOffset = -1;
+    this.widePositionLengths = null;
+    this.block = -1;
+    this.docsInBlock = 0;
+    this.docsDecoded = 0;
+    this.index = -1;
+    this.freqsLoaded = false;
+    this.shallowBlock = 0;
+    this.posPointer = 0;
+    this.posIndex = 0;
+    this.positionsIndex = -1;
+    this.locatedIndex = -1;
+    // Block buffers are allocated for the first term's size (or lent by a merge): a longer term needs its own.
+    if (this.docs.length < Math.min(POSTINGS_BLOCK_SIZE, pointer.docFreq)) {
+      this.docs = NO_INTS;
+      this.freqs = NO_INTS;
+    }
     this.docFreq = pointer.docFreq;
     this.maxFreq = pointer.maxFreq;
     this.minNorm = pointer.minNorm;
     this.docFile = streams.docs;
-    this.posFile = withPositions ? streams.positions : null;
+    this.posFile = posFile;
     this.termDocEnd = pointer.docEnd;
     this.termPosEnd = pointer.posEnd;
     this.hasPositionLengths = withPositions && streams.positionLengths && pointer.docFreq > 1;
@@ -274,7 +312,10 @@ export class SegmentPostingsCursor implements PostingsCursor {
       this.docData = EMPTY;
       return;
     }
-    const skip = new Float64Array(blocks * SKIP_STRIDE);
+    // Skip data the cache keeps is never changed: a cached term's gets an array of its own.
+    let skip = this.ownSkip;
+    if (blocks >= SKIP_CACHE_MIN_BLOCKS) skip = new Float64Array(blocks * SKIP_STRIDE);
+    else if (skip.length < blocks * SKIP_STRIDE) skip = this.ownSkip = new Float64Array(Math.max(blocks, 4) * SKIP_STRIDE);
     this.skip = skip;
     skip[POS_START] = pointer.posStart;
     skip[MAX_FREQ] = pointer.maxFreq;
@@ -284,8 +325,10 @@ export class SegmentPostingsCursor implements PostingsCursor {
       this.docData = EMPTY;
       skip[LAST_DOC] = pointer.singletonDoc;
       skip[DOC_START] = -1;
-      this.docs = new Int32Array(1);
-      this.freqs = new Int32Array(1);
+      if (this.docs.length === 0) {
+        this.docs = new Int32Array(1);
+        this.freqs = new Int32Array(1);
+      }
       this.docs[0] = pointer.singletonDoc;
       this.freqs[0] = pointer.singletonFreq;
       return;
