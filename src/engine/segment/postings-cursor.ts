@@ -23,7 +23,7 @@ import { SKIP_CACHE_BYTES_PER_THREAD, SkipCache } from './skip-cache.ts';
 /** First segment format whose positional blocks carry per-doc position byte lengths. */
 export const POSITION_LENGTHS_FORMAT_VERSION = 4;
 
-const SKIP_STRIDE = 6;
+const SKIP_STRIDE = 7;
 const LAST_DOC = 0;
 const DOC_START = 1;
 const POS_START = 2;
@@ -31,12 +31,17 @@ const MAX_FREQ = 3;
 const MIN_NORM = 4;
 /** Offset of the block's pairs in postings.doc (format 7 on). */
 const IMPACTS_AT = 5;
+/** The block's doc count. */
+const COUNT = 6;
 
 /** First segment format whose skip entries carry each block's competitive (freq, norm) pairs. */
 export const BLOCK_IMPACTS_FORMAT_VERSION = 7;
 
-/** Upper bound of the bytes of one block's skip entry before its pairs (four varints of at most 8 bytes and a byte). */
-const MAX_SKIP_ENTRY_BYTES = 33;
+/** First segment format whose skip data carries each block's doc count (blocks before a term's last may be short). */
+export const BLOCK_COUNTS_FORMAT_VERSION = 8;
+
+/** Upper bound of the bytes of one block's skip entry before its pairs (four varints of at most 8 bytes, a count of one, and a byte). */
+const MAX_SKIP_ENTRY_BYTES = 34;
 
 /** Bytes a skip entry with pairs usually takes at most: skip data is read in ranges of this many per block, and more when it runs longer. */
 const TYPICAL_IMPACT_SKIP_ENTRY_BYTES = 20;
@@ -153,6 +158,8 @@ export interface PostingsStreams {
   positionLengths: boolean;
   /** Whether skip entries carry each block's competitive (freq, norm) pairs (format 7 on). */
   impacts: boolean;
+  /** Whether the skip data of a term of several blocks carries their number and each one's doc count (format 8 on). */
+  blockCounts: boolean;
 }
 
 /** Takes postings blocks as a segment stores them (PostingsEncoder). */
@@ -204,7 +211,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private blockCountTotal = 0;
   /**
    * Per block, SKIP_STRIDE numbers: last doc, start in postings.doc (-1 = singleton), start in
-   * postings.pos, max freq, min norm, start of its pairs in postings.doc.
+   * postings.pos, max freq, min norm, start of its pairs in postings.doc, doc count.
    */
   private skip: Float64Array = NO_SKIP;
   /** Skip data of terms too short for the skip cache, kept for the next term `reset` moves to. */
@@ -302,7 +309,9 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.termPosEnd = pointer.posEnd;
     this.hasPositionLengths = withPositions && streams.positionLengths && pointer.docFreq > 1;
     this.storedBlocksCopyable = streams.positionLengths && streams.impacts && pointer.docFreq >= POSTINGS_BLOCK_SIZE;
-    const blocks = Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE);
+    // A term of more blocks than its docs fill from format 8 on says how many it has (the estimate may be too low for the others).
+    const countsStored = streams.blockCounts && pointer.docFreq > POSTINGS_BLOCK_SIZE;
+    const blocks = countsStored ? this.storedBlockCount(streams.docs, pointer) : Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE);
     this.blockCountTotal = blocks;
     const cached = blocks >= SKIP_CACHE_MIN_BLOCKS ? skipCache.get(streams.docs, pointer.docStart) : undefined;
     if (cached !== undefined) {
@@ -320,6 +329,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
     skip[POS_START] = pointer.posStart;
     skip[MAX_FREQ] = pointer.maxFreq;
     skip[MIN_NORM] = pointer.minNorm;
+    skip[COUNT] = pointer.docFreq;
     const withImpacts = streams.impacts && pointer.docFreq > 1;
     if (pointer.docFreq === 1) {
       this.docData = EMPTY;
@@ -353,13 +363,15 @@ export class SegmentPostingsCursor implements PostingsCursor {
     // A skip entry with pairs has no fixed size bound: read ranges for typical entries, and further ranges as they run out.
     const entryBytes = MAX_SKIP_ENTRY_BYTES + (withImpacts ? MAX_IMPACTS_BYTES : 0);
     const estimate = withImpacts ? TYPICAL_IMPACT_SKIP_ENTRY_BYTES : MAX_SKIP_ENTRY_BYTES;
-    let readEnd = Math.min(pointer.docEnd, pointer.docStart + blocks * estimate + entryBytes - estimate);
-    let data = docFile.read(pointer.docStart, readEnd);
+    const entriesStart = countsStored ? this.skipEntriesStart : pointer.docStart;
+    let readEnd = Math.min(pointer.docEnd, entriesStart + blocks * estimate + entryBytes - estimate);
+    let data = docFile.read(entriesStart, readEnd);
     let dataBase = docFile.base;
-    if (withImpacts) this.addSkipRange(data, dataBase, pointer.docStart);
-    let position = pointer.docStart - dataBase;
+    if (withImpacts) this.addSkipRange(data, dataBase, entriesStart);
+    let position = entriesStart - dataBase;
     let lastDoc = -1;
     let posStart = pointer.posStart;
+    let docsLeft = pointer.docFreq;
     for (let b = 0; b < blocks; b++) {
       if (position + dataBase + entryBytes > readEnd && readEnd < pointer.docEnd) {
         const from = position + dataBase;
@@ -372,6 +384,15 @@ export class SegmentPostingsCursor implements PostingsCursor {
       const base = b * SKIP_STRIDE;
       lastDoc += readVarintAt(data, position) + 1;
       skip[base + LAST_DOC] = lastDoc;
+      let count = Math.min(POSTINGS_BLOCK_SIZE, docsLeft);
+      if (countsStored) {
+        count = POSTINGS_BLOCK_SIZE - readVarintAt(data, varintEnd);
+        if (count < 1 || count > docsLeft - (blocks - 1 - b) || (b === blocks - 1 && count !== docsLeft)) {
+          throw corruptFile(docFile.path, `the skip entry of block ${b} has a doc count of ${count} with ${docsLeft} docs left`);
+        }
+      }
+      docsLeft -= count;
+      skip[base + COUNT] = count;
       skip[base + DOC_START] = readVarintAt(data, varintEnd);
       skip[base + POS_START] = posStart;
       if (withPositions) posStart += readVarintAt(data, varintEnd);
@@ -395,9 +416,23 @@ export class SegmentPostingsCursor implements PostingsCursor {
       blockStart += length;
     }
     if (blocks >= SKIP_CACHE_MIN_BLOCKS) {
-      const ranges = this.skipRanges === null ? null : [compactSkipRange(this.skipRanges, pointer.docStart, position + dataBase)];
+      const ranges = this.skipRanges === null ? null : [compactSkipRange(this.skipRanges, entriesStart, position + dataBase)];
       skipCache.set(docFile, pointer.docStart, { skip, ranges }, skip.byteLength + (ranges?.[0]!.data.byteLength ?? 0));
     }
+  }
+
+  /** Where `storedBlockCount` found the term's skip entries to start (format 8 on). */
+  private skipEntriesStart = 0;
+
+  /** The block count at the start of a term's skip data (format 8 on), checked against its docs. */
+  private storedBlockCount(docFile: SegmentDataFile, pointer: TermPostingsPointer): number {
+    const data = docFile.read(pointer.docStart, Math.min(pointer.docEnd, pointer.docStart + 8));
+    const blocks = readVarintAt(data, pointer.docStart - docFile.base);
+    if (blocks < Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE) || blocks > pointer.docFreq) {
+      throw corruptFile(docFile.path, `a term of ${pointer.docFreq} docs has ${blocks} blocks`);
+    }
+    this.skipEntriesStart = varintEnd + docFile.base;
+    return blocks;
   }
 
   /** Moves to the next doc and returns it. */
@@ -682,7 +717,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
   nextStoredBlockLastDoc(withPositions: boolean): number {
     const block = this.block + 1;
     if (!this.storedBlocksCopyable || (this.posFile !== null) !== withPositions || this.doc === NO_MORE_DOCS) return -1;
-    if (block >= this.blockCountTotal || (block === this.blockCountTotal - 1 && this.docFreq % POSTINGS_BLOCK_SIZE !== 0)) return -1;
+    if (block >= this.blockCountTotal || this.skip[block * SKIP_STRIDE + COUNT] !== POSTINGS_BLOCK_SIZE) return -1;
     return this.skip[block * SKIP_STRIDE + LAST_DOC]!;
   }
 
@@ -830,7 +865,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.positionsIndex = -1;
     this.locatedIndex = -1;
     this.positionLengthsOffset = -1;
-    const count = block === this.blockCountTotal - 1 ? this.docFreq - block * POSTINGS_BLOCK_SIZE : POSTINGS_BLOCK_SIZE;
+    const count = this.skip[base + COUNT]!;
     this.docsInBlock = count;
     const fileStart = this.skip[base + DOC_START]!;
     if (fileStart < 0) {
