@@ -263,6 +263,8 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private encodedStart = 0;
   /** Whether blocks may be handed over as they are stored (format 7 on: the current block and skip entry layout). */
   private storedBlocksCopyable = false;
+  /** Where `storedBlockCount` found the term's skip entries to start (format 8 on). */
+  private skipEntriesStart = 0;
 
   constructor(streams: PostingsStreams, pointer: TermPostingsPointer, withPositions: boolean) {
     this.reset(streams, pointer, withPositions);
@@ -309,11 +311,13 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.termPosEnd = pointer.posEnd;
     this.hasPositionLengths = withPositions && streams.positionLengths && pointer.docFreq > 1;
     this.storedBlocksCopyable = streams.positionLengths && streams.impacts && pointer.docFreq >= POSTINGS_BLOCK_SIZE;
-    // A term of more blocks than its docs fill from format 8 on says how many it has (the estimate may be too low for the others).
+    // From format 8 on, the skip data of a term of several blocks starts with their number (short blocks may add to the docs' ceil(docFreq / 128)).
     const countsStored = streams.blockCounts && pointer.docFreq > POSTINGS_BLOCK_SIZE;
-    const blocks = countsStored ? this.storedBlockCount(streams.docs, pointer) : Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE);
+    const fewestBlocks = Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE);
+    const cached = countsStored || fewestBlocks >= SKIP_CACHE_MIN_BLOCKS ? skipCache.get(streams.docs, pointer.docStart) : undefined;
+    // A cached term's skip array holds exactly its blocks.
+    const blocks = cached !== undefined ? cached.skip.length / SKIP_STRIDE : countsStored ? this.storedBlockCount(streams.docs, pointer) : fewestBlocks;
     this.blockCountTotal = blocks;
-    const cached = blocks >= SKIP_CACHE_MIN_BLOCKS ? skipCache.get(streams.docs, pointer.docStart) : undefined;
     if (cached !== undefined) {
       // The first block is then read by loadBlock.
       this.skip = cached.skip;
@@ -420,9 +424,6 @@ export class SegmentPostingsCursor implements PostingsCursor {
       skipCache.set(docFile, pointer.docStart, { skip, ranges }, skip.byteLength + (ranges?.[0]!.data.byteLength ?? 0));
     }
   }
-
-  /** Where `storedBlockCount` found the term's skip entries to start (format 8 on). */
-  private skipEntriesStart = 0;
 
   /** The block count at the start of a term's skip data (format 8 on), checked against its docs. */
   private storedBlockCount(docFile: SegmentDataFile, pointer: TermPostingsPointer): number {
