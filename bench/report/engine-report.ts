@@ -109,6 +109,9 @@ function targetsTable(result: EngineSuiteResult): string {
   }
   rows.push(['common p50 growth < 3x for 10x docs', ...check(growth(result.runs.trove), 3)]);
   rows.push(['on disk <= FTS5', ...check((trove?.diskBytes ?? Number.NaN) / (fts5?.diskBytes ?? Number.NaN), 1)]);
+  rows.push(['RSS after load <= 1.5x FTS5', ...check((trove?.rssBytes ?? Number.NaN) / (fts5?.rssBytes ?? Number.NaN), 1.5)]);
+  rows.push(['reopen <= 2x FTS5', ...check((trove?.reopenMs ?? Number.NaN) / (fts5?.reopenMs ?? Number.NaN), 2)]);
+  rows.push(['merge to 1 segment <= 2x FTS5 optimize', ...check((trove?.optimizeMs ?? Number.NaN) / (fts5?.optimizeMs ?? Number.NaN), 2)]);
   return renderTable(['target (Trove vs peer)', 'Trove/peer', 'status'], rows);
 }
 

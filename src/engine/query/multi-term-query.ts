@@ -4,7 +4,7 @@
  * Elasticsearch's constant-score rewrite: the postings of every matching term are ORed into a
  * per-leaf bitset and every doc scores the query's boost.
  */
-import type { LeafReader, TermsIterator } from '../segment/leaf-reader.ts';
+import type { LeafReader, PostingsCursor, TermsIterator } from '../segment/leaf-reader.ts';
 import type { Dfa } from './automaton.ts';
 import { BitSetScorer, DocBitSet } from './doc-set-scorers.ts';
 import type { HighlightTerms, Query, Scorer, Weight } from './scorer.ts';
@@ -89,9 +89,10 @@ export class PrefixQuery extends TermUnionQuery {
   fillLeaf(leaf: LeafReader, bits: DocBitSet): boolean {
     const terms = leaf.terms(this.field, this.prefix);
     let expansions = 0;
+    let cursor: PostingsCursor | undefined;
     for (let term = terms.next(); term !== null && expansions < MAX_PREFIX_EXPANSIONS; term = terms.next()) {
       if (!term.startsWith(this.prefix)) break;
-      bits.addPostings(terms.postings());
+      bits.addPostings((cursor = terms.postings(cursor)));
       expansions++;
     }
     return expansions > 0;
@@ -131,10 +132,11 @@ export class TermRangeQuery extends TermUnionQuery {
     const { lower, upper } = this.bounds;
     const terms = lower === null ? leaf.terms(this.field) : leaf.terms(this.field, lower);
     let found = false;
+    let cursor: PostingsCursor | undefined;
     for (let term = terms.next(); term !== null; term = terms.next()) {
       if (upper !== null && term > upper) break;
       if (!termInBounds(term, this.bounds)) continue;
-      bits.addPostings(terms.postings());
+      bits.addPostings((cursor = terms.postings(cursor)));
       found = true;
     }
     return found;
@@ -163,8 +165,9 @@ export class AutomatonQuery extends TermUnionQuery {
 
   fillLeaf(leaf: LeafReader, bits: DocBitSet): boolean {
     let found = false;
+    let cursor: PostingsCursor | undefined;
     forEachAcceptedTerm(leaf, this.field, this.automaton, this.prefix, (terms) => {
-      bits.addPostings(terms.postings());
+      bits.addPostings((cursor = terms.postings(cursor)));
       found = true;
     });
     return found;

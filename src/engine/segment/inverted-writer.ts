@@ -3,8 +3,8 @@
  * sources' sorted terms; each term's postings are the sources' postings concatenated in source
  * order with doc ids remapped (doc maps are monotonic, so the result stays sorted) and dropped
  * docs skipped. From a segment, postings are read block by block with their positions left
- * encoded and copied as they are; a block that would encode to the same bytes (full, aligned with
- * the new term's blocks, its docs all kept and shifted alike) is copied whole. Also derives each
+ * encoded and copied as they are; a block that would encode to the same bytes (full, its docs all
+ * kept and shifted alike) is copied whole, the new term's block before it ending short. Also derives each
  * field's BM25 statistics: the sources' statistics minus the contribution of dropped docs (a
  * dropped doc's length is the sum of its freqs for positional fields, where that sum is the token
  * count, and the length its norm stands for otherwise).
@@ -75,6 +75,8 @@ async function writeField(
 ): Promise<FieldStats> {
   const participants: number[] = [];
   const iterators: TermsIterator[] = [];
+  // Each source's cursor is moved from term to term (`postings(reuse)`).
+  const cursors: (PostingsCursor | undefined)[] = [];
   const heads: (string | null)[] = [];
   const dropped: DroppedAccounting[] = [];
   let docCount = 0;
@@ -126,7 +128,7 @@ async function writeField(
     encoder.startTerm();
     for (const i of matching) {
       const docMap = context.sources[participants[i]!]!.docMap;
-      const cursor = iterators[i]!.postings();
+      const cursor = (cursors[i] = iterators[i]!.postings(cursors[i]));
       if (isStreaming(cursor)) {
         while (!cursor.copyTo(visitors[i]!, COPY_BATCH)) {
           if (context.overdue()) await context.pause();
@@ -248,17 +250,19 @@ function copyEncodedPostings(
 
 /**
  * Copies the cursor's next block as it is stored when that gives the bytes encoding would: a full
- * block starting a block of the new term, whose docs, and those back to the doc its first delta
- * counts from, all keep the same distance to the term's last doc. True when copied.
+ * block whose docs, and those back to the doc its first delta counts from, all keep the same
+ * distance to the term's last doc. The new term's current block then ends short before it (so a
+ * source's blocks after its first line up, and are copied, whatever the sources before left). True
+ * when copied.
  */
 function copyStoredBlock(cursor: SegmentPostingsCursor, docMap: Int32Array, encoder: PostingsEncoder, withPositions: boolean): boolean {
-  if (!encoder.atBlockStart) return false;
   const lastDoc = cursor.nextStoredBlockLastDoc(withPositions);
   if (lastDoc < 0) return false;
   const previous = cursor.nextBlockPreviousDoc;
   const shift = encoder.termLastDoc - previous;
   // The doc map is increasing over kept docs: both ends shifted alike means every doc between is kept and shifted alike.
   if (docMap[previous + 1] !== previous + 1 + shift || docMap[lastDoc] !== lastDoc + shift) return false;
+  encoder.endBlockEarly();
   cursor.takeStoredBlock(encoder, shift);
   return true;
 }

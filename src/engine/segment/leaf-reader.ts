@@ -59,8 +59,11 @@ export interface TermsIterator {
   next(): string | null;
   /** Document frequency of the current term. */
   docFreq(): number;
-  /** Postings of the current term. */
-  postings(): PostingsCursor;
+  /**
+   * Postings of the current term; `reuse`, a cursor the caller is done with (an earlier result of
+   * this call), may be moved to the term instead of a new one being made.
+   */
+  postings(reuse?: PostingsCursor): PostingsCursor;
 }
 
 /** Per-field collection statistics that BM25 sums over the leaves of a shard. */

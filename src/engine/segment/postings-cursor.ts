@@ -23,7 +23,7 @@ import { SKIP_CACHE_BYTES_PER_THREAD, SkipCache } from './skip-cache.ts';
 /** First segment format whose positional blocks carry per-doc position byte lengths. */
 export const POSITION_LENGTHS_FORMAT_VERSION = 4;
 
-const SKIP_STRIDE = 6;
+const SKIP_STRIDE = 7;
 const LAST_DOC = 0;
 const DOC_START = 1;
 const POS_START = 2;
@@ -31,12 +31,17 @@ const MAX_FREQ = 3;
 const MIN_NORM = 4;
 /** Offset of the block's pairs in postings.doc (format 7 on). */
 const IMPACTS_AT = 5;
+/** The block's doc count. */
+const COUNT = 6;
 
 /** First segment format whose skip entries carry each block's competitive (freq, norm) pairs. */
 export const BLOCK_IMPACTS_FORMAT_VERSION = 7;
 
-/** Upper bound of the bytes of one block's skip entry before its pairs (four varints of at most 8 bytes and a byte). */
-const MAX_SKIP_ENTRY_BYTES = 33;
+/** First segment format whose skip data carries each block's doc count (blocks before a term's last may be short). */
+export const BLOCK_COUNTS_FORMAT_VERSION = 8;
+
+/** Upper bound of the bytes of one block's skip entry before its pairs (four varints of at most 8 bytes, a count of one, and a byte). */
+const MAX_SKIP_ENTRY_BYTES = 34;
 
 /** Bytes a skip entry with pairs usually takes at most: skip data is read in ranges of this many per block, and more when it runs longer. */
 const TYPICAL_IMPACT_SKIP_ENTRY_BYTES = 20;
@@ -117,6 +122,7 @@ function keepStartsIn(positions: ArrayLike<number>, starts: Int32Array, count: n
 /** Above every position: `positionsUpTo` decodes all of them. */
 const NO_MORE_POSITIONS = 0x7fffffff;
 const NO_INTS = new Int32Array(0);
+const NO_SKIP = new Float64Array(0);
 
 /** Terms of at least this many blocks keep their decoded skip data in the thread's skip cache. */
 const SKIP_CACHE_MIN_BLOCKS = 16;
@@ -191,6 +197,8 @@ export interface PostingsStreams {
   positionLengths: boolean;
   /** Whether skip entries carry each block's competitive (freq, norm) pairs (format 7 on). */
   impacts: boolean;
+  /** Whether the skip data of a term of several blocks carries their number and each one's doc count (format 8 on). */
+  blockCounts: boolean;
 }
 
 /** Takes postings blocks as a segment stores them (PostingsEncoder). */
@@ -217,14 +225,14 @@ export interface StoredBlockSink {
 /** PostingsCursor over a segment term. */
 export class SegmentPostingsCursor implements PostingsCursor {
   doc = -1;
-  readonly docFreq: number;
-  readonly maxFreq: number;
-  readonly minNorm: number;
+  docFreq = 0;
+  maxFreq = 0;
+  minNorm = 0;
 
-  private readonly docFile: SegmentDataFile;
-  private readonly posFile: SegmentDataFile | null;
+  private docFile!: SegmentDataFile;
+  private posFile: SegmentDataFile | null = null;
   /** Bytes of the current block (file offset `docBase` at index 0), from `docFile.read`. */
-  private docData: Uint8Array;
+  private docData: Uint8Array = EMPTY;
   private docBase = 0;
   /** End of the current block in docData. */
   private blockEnd = 0;
@@ -235,16 +243,18 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private posBase = 0;
   private posEnd = 0;
   /** Offsets just past the term's bytes in postings.doc and postings.pos. */
-  private readonly termDocEnd: number;
-  private readonly termPosEnd: number;
+  private termDocEnd = 0;
+  private termPosEnd = 0;
   /** Whether the blocks carry position byte lengths (read through positionLengthsOffset). */
-  private readonly hasPositionLengths: boolean;
-  private readonly blockCountTotal: number;
+  private hasPositionLengths = false;
+  private blockCountTotal = 0;
   /**
    * Per block, SKIP_STRIDE numbers: last doc, start in postings.doc (-1 = singleton), start in
-   * postings.pos, max freq, min norm, start of its pairs in postings.doc.
+   * postings.pos, max freq, min norm, start of its pairs in postings.doc, doc count.
    */
-  private readonly skip: Float64Array;
+  private skip: Float64Array = NO_SKIP;
+  /** Skip data of terms too short for the skip cache, kept for the next term `reset` moves to. */
+  private ownSkip: Float64Array = NO_SKIP;
   /**
    * The ranges the skip data was read in, which hold the blocks' pairs; null for singletons and
    * formats before 7 (one pair a block: max freq, min norm).
@@ -295,21 +305,62 @@ export class SegmentPostingsCursor implements PostingsCursor {
   /** Where the positions of the block `nextEncodedBlock` loaded start in posData. */
   private encodedStart = 0;
   /** Whether blocks may be handed over as they are stored (format 7 on: the current block and skip entry layout). */
-  private readonly storedBlocksCopyable: boolean;
+  private storedBlocksCopyable = false;
+  /** Where `storedBlockCount` found the term's skip entries to start (format 8 on). */
+  private skipEntriesStart = 0;
 
   constructor(streams: PostingsStreams, pointer: TermPostingsPointer, withPositions: boolean) {
+    this.reset(streams, pointer, withPositions);
+  }
+
+  /**
+   * Moves the cursor to another term's postings, as if created anew for it, keeping its buffers
+   * (and the last positions read, when the term is of the same segment): a merge reads its
+   * sources' terms one after another through one cursor each.
+   */
+  reset(streams: PostingsStreams, pointer: TermPostingsPointer, withPositions: boolean): void {
+    const posFile = withPositions ? streams.positions : null;
+    if (posFile !== this.posFile) this.lastPosData = null;
+    this.doc = -1;
+    this.docBase = 0;
+    this.blockEnd = 0;
+    this.posData = null;
+    this.posEnd = 0;
+    this.skipRanges = null;
+    this.impactsBlock = -1;
+    this.positionLengthsOffset = -1;
+    this.widePositionLengths = null;
+    this.block = -1;
+    this.docsInBlock = 0;
+    this.docsDecoded = 0;
+    this.index = -1;
+    this.freqsLoaded = false;
+    this.shallowBlock = 0;
+    this.posPointer = 0;
+    this.posIndex = 0;
+    this.positionsIndex = -1;
+    this.locatedIndex = -1;
+    // Block buffers are allocated for the first term's size (or lent by a merge): a longer term needs its own.
+    if (this.docs.length < Math.min(POSTINGS_BLOCK_SIZE, pointer.docFreq)) {
+      this.docs = NO_INTS;
+      this.freqs = NO_INTS;
+    }
     this.docFreq = pointer.docFreq;
     this.maxFreq = pointer.maxFreq;
     this.minNorm = pointer.minNorm;
     this.docFile = streams.docs;
-    this.posFile = withPositions ? streams.positions : null;
+    this.posFile = posFile;
     this.termDocEnd = pointer.docEnd;
     this.termPosEnd = pointer.posEnd;
     this.hasPositionLengths = withPositions && streams.positionLengths && pointer.docFreq > 1;
     this.storedBlocksCopyable = streams.positionLengths && streams.impacts && pointer.docFreq >= POSTINGS_BLOCK_SIZE;
-    const blocks = Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE);
+    // From format 8 on, the skip data of a term of several blocks starts with their number (short blocks may add to the docs' ceil(docFreq / 128)).
+    const countsStored = streams.blockCounts && pointer.docFreq > POSTINGS_BLOCK_SIZE;
+    const fewestBlocks = Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE);
+    const cached = countsStored || fewestBlocks >= SKIP_CACHE_MIN_BLOCKS ? skipCache.get(streams.docs, pointer.docStart) : undefined;
+    // A cached term's skip array holds exactly its blocks.
+    const blocks = cached !== undefined ? cached.skip.length / SKIP_STRIDE : countsStored ? this.storedBlockCount(streams.docs, pointer) : fewestBlocks;
     this.blockCountTotal = blocks;
-    const cached = blocks >= SKIP_CACHE_MIN_BLOCKS ? skipCache.get(streams.docs, pointer.docStart) : undefined;
     if (cached !== undefined) {
       // The first block is then read by loadBlock.
       this.skip = cached.skip;
@@ -317,18 +368,24 @@ export class SegmentPostingsCursor implements PostingsCursor {
       this.docData = EMPTY;
       return;
     }
-    const skip = new Float64Array(blocks * SKIP_STRIDE);
+    // Skip data the cache keeps is never changed: a cached term's gets an array of its own.
+    let skip = this.ownSkip;
+    if (blocks >= SKIP_CACHE_MIN_BLOCKS) skip = new Float64Array(blocks * SKIP_STRIDE);
+    else if (skip.length < blocks * SKIP_STRIDE) skip = this.ownSkip = new Float64Array(Math.max(blocks, 4) * SKIP_STRIDE);
     this.skip = skip;
     skip[POS_START] = pointer.posStart;
     skip[MAX_FREQ] = pointer.maxFreq;
     skip[MIN_NORM] = pointer.minNorm;
+    skip[COUNT] = pointer.docFreq;
     const withImpacts = streams.impacts && pointer.docFreq > 1;
     if (pointer.docFreq === 1) {
       this.docData = EMPTY;
       skip[LAST_DOC] = pointer.singletonDoc;
       skip[DOC_START] = -1;
-      this.docs = new Int32Array(1);
-      this.freqs = new Int32Array(1);
+      if (this.docs.length === 0) {
+        this.docs = new Int32Array(1);
+        this.freqs = new Int32Array(1);
+      }
       this.docs[0] = pointer.singletonDoc;
       this.freqs[0] = pointer.singletonFreq;
       return;
@@ -353,13 +410,15 @@ export class SegmentPostingsCursor implements PostingsCursor {
     // A skip entry with pairs has no fixed size bound: read ranges for typical entries, and further ranges as they run out.
     const entryBytes = MAX_SKIP_ENTRY_BYTES + (withImpacts ? MAX_IMPACTS_BYTES : 0);
     const estimate = withImpacts ? TYPICAL_IMPACT_SKIP_ENTRY_BYTES : MAX_SKIP_ENTRY_BYTES;
-    let readEnd = Math.min(pointer.docEnd, pointer.docStart + blocks * estimate + entryBytes - estimate);
-    let data = docFile.read(pointer.docStart, readEnd);
+    const entriesStart = countsStored ? this.skipEntriesStart : pointer.docStart;
+    let readEnd = Math.min(pointer.docEnd, entriesStart + blocks * estimate + entryBytes - estimate);
+    let data = docFile.read(entriesStart, readEnd);
     let dataBase = docFile.base;
-    if (withImpacts) this.addSkipRange(data, dataBase, pointer.docStart);
-    let position = pointer.docStart - dataBase;
+    if (withImpacts) this.addSkipRange(data, dataBase, entriesStart);
+    let position = entriesStart - dataBase;
     let lastDoc = -1;
     let posStart = pointer.posStart;
+    let docsLeft = pointer.docFreq;
     for (let b = 0; b < blocks; b++) {
       if (position + dataBase + entryBytes > readEnd && readEnd < pointer.docEnd) {
         const from = position + dataBase;
@@ -372,6 +431,15 @@ export class SegmentPostingsCursor implements PostingsCursor {
       const base = b * SKIP_STRIDE;
       lastDoc += readVarintAt(data, position) + 1;
       skip[base + LAST_DOC] = lastDoc;
+      let count = Math.min(POSTINGS_BLOCK_SIZE, docsLeft);
+      if (countsStored) {
+        count = POSTINGS_BLOCK_SIZE - readVarintAt(data, varintEnd);
+        if (count < 1 || count > docsLeft - (blocks - 1 - b) || (b === blocks - 1 && count !== docsLeft)) {
+          throw corruptFile(docFile.path, `the skip entry of block ${b} has a doc count of ${count} with ${docsLeft} docs left`);
+        }
+      }
+      docsLeft -= count;
+      skip[base + COUNT] = count;
       skip[base + DOC_START] = readVarintAt(data, varintEnd);
       skip[base + POS_START] = posStart;
       if (withPositions) posStart += readVarintAt(data, varintEnd);
@@ -395,9 +463,20 @@ export class SegmentPostingsCursor implements PostingsCursor {
       blockStart += length;
     }
     if (blocks >= SKIP_CACHE_MIN_BLOCKS) {
-      const ranges = this.skipRanges === null ? null : [compactSkipRange(this.skipRanges, pointer.docStart, position + dataBase)];
+      const ranges = this.skipRanges === null ? null : [compactSkipRange(this.skipRanges, entriesStart, position + dataBase)];
       skipCache.set(docFile, pointer.docStart, { skip, ranges }, skip.byteLength + (ranges?.[0]!.data.byteLength ?? 0));
     }
+  }
+
+  /** The block count at the start of a term's skip data (format 8 on), checked against its docs. */
+  private storedBlockCount(docFile: SegmentDataFile, pointer: TermPostingsPointer): number {
+    const data = docFile.read(pointer.docStart, Math.min(pointer.docEnd, pointer.docStart + 8));
+    const blocks = readVarintAt(data, pointer.docStart - docFile.base);
+    if (blocks < Math.ceil(pointer.docFreq / POSTINGS_BLOCK_SIZE) || blocks > pointer.docFreq) {
+      throw corruptFile(docFile.path, `a term of ${pointer.docFreq} docs has ${blocks} blocks`);
+    }
+    this.skipEntriesStart = varintEnd + docFile.base;
+    return blocks;
   }
 
   /** Moves to the next doc and returns it. */
@@ -809,7 +888,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
   nextStoredBlockLastDoc(withPositions: boolean): number {
     const block = this.block + 1;
     if (!this.storedBlocksCopyable || (this.posFile !== null) !== withPositions || this.doc === NO_MORE_DOCS) return -1;
-    if (block >= this.blockCountTotal || (block === this.blockCountTotal - 1 && this.docFreq % POSTINGS_BLOCK_SIZE !== 0)) return -1;
+    if (block >= this.blockCountTotal || this.skip[block * SKIP_STRIDE + COUNT] !== POSTINGS_BLOCK_SIZE) return -1;
     return this.skip[block * SKIP_STRIDE + LAST_DOC]!;
   }
 
@@ -971,7 +1050,7 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.positionsIndex = -1;
     this.locatedIndex = -1;
     this.positionLengthsOffset = -1;
-    const count = block === this.blockCountTotal - 1 ? this.docFreq - block * POSTINGS_BLOCK_SIZE : POSTINGS_BLOCK_SIZE;
+    const count = this.skip[base + COUNT]!;
     this.docsInBlock = count;
     const fileStart = this.skip[base + DOC_START]!;
     if (fileStart < 0) {

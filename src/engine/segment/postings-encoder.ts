@@ -4,7 +4,7 @@
  * freqs (and, for positional fields, each doc's byte length in `postings.pos`) preceded by skip
  * data with each block's competitive (freq, norm) pairs (block-impacts.ts), positions as delta
  * varints. A term with a single doc writes no doc bytes at all: its doc and freq live in the term
- * dictionary.
+ * dictionary. A merge may end a block short before one it copies as stored (format 8 on).
  */
 import { POSTINGS_BLOCK_SIZE } from './leaf-reader.ts';
 import type { StoredBlockSink } from './postings-cursor.ts';
@@ -37,6 +37,7 @@ export class PostingsEncoder implements StoredBlockSink {
   private readonly blockPositionBytes = new Int32Array(POSTINGS_BLOCK_SIZE);
   private readonly blockBytes = new ByteSink(64 * 1024);
   private skipLastDocs = new Int32Array(64);
+  private skipCounts = new Int32Array(64);
   private skipDocBytes = new Float64Array(64);
   private skipPosBytes = new Float64Array(64);
   /** Where each block's pairs start in `impacts` (they end where the next block's start). */
@@ -170,6 +171,11 @@ export class PostingsEncoder implements StoredBlockSink {
     return this.blockCount === 0;
   }
 
+  /** Ends the term's current block here, short of POSTINGS_BLOCK_SIZE docs, so that a stored block can follow. */
+  endBlockEarly(): void {
+    if (this.blockCount > 0) this.flushBlock();
+  }
+
   /** The term's last doc so far (-1 before its first). */
   get termLastDoc(): number {
     return this.lastDoc;
@@ -203,6 +209,7 @@ export class PostingsEncoder implements StoredBlockSink {
     if (this.skipCount === this.skipLastDocs.length) this.growSkipArrays();
     const entry = this.skipCount++;
     this.skipLastDocs[entry] = lastDoc;
+    this.skipCounts[entry] = POSTINGS_BLOCK_SIZE;
     this.skipDocBytes[entry] = docEnd - docStart;
     this.skipPosBytes[entry] = this.posSink.length - this.blockPosStart;
     for (let i = impactStart; i < impactEnd; i++) this.impacts.push(impactFreqs[i]!, impactNorms[i]!);
@@ -233,6 +240,8 @@ export class PostingsEncoder implements StoredBlockSink {
     if (this.blockCount > 0) this.flushBlock();
     const docStart = this.docSink.length;
     const blocks = this.skipCount;
+    // Readers take a term of at most a block's docs for a single block.
+    if (blocks > 1 && this.docFreq <= POSTINGS_BLOCK_SIZE) throw new RangeError(`a term of ${this.docFreq} docs in ${blocks} blocks`);
     const { freqs, norms } = this.impacts;
     let maxFreq = 0;
     let minNorm = 255;
@@ -260,10 +269,12 @@ export class PostingsEncoder implements StoredBlockSink {
       writeImpacts(sink, freqs, norms, 0, starts[1]!);
       return;
     }
+    sink.writeVarint(blocks);
     let previousLastDoc = -1;
     for (let b = 0; b < blocks; b++) {
       sink.writeVarint(this.skipLastDocs[b]! - previousLastDoc - 1);
       previousLastDoc = this.skipLastDocs[b]!;
+      sink.writeVarint(POSTINGS_BLOCK_SIZE - this.skipCounts[b]!);
       sink.writeVarint(this.skipDocBytes[b]!);
       if (this.withPositions) sink.writeVarint(this.skipPosBytes[b]!);
       const start = starts[b]!;
@@ -314,6 +325,7 @@ export class PostingsEncoder implements StoredBlockSink {
     if (this.skipCount === this.skipLastDocs.length) this.growSkipArrays();
     const entry = this.skipCount++;
     this.skipLastDocs[entry] = previous;
+    this.skipCounts[entry] = count;
     this.skipDocBytes[entry] = sink.length - start;
     this.skipPosBytes[entry] = this.posSink.length - this.blockPosStart;
     const builder = this.impactsBuilder;
@@ -328,6 +340,7 @@ export class PostingsEncoder implements StoredBlockSink {
   private growSkipArrays(): void {
     const size = this.skipLastDocs.length * 2;
     this.skipLastDocs = grown(this.skipLastDocs, size);
+    this.skipCounts = grown(this.skipCounts, size);
     this.skipDocBytes = grown(this.skipDocBytes, size);
     this.skipPosBytes = grown(this.skipPosBytes, size);
     this.skipImpactStarts = grown(this.skipImpactStarts, size + 1);

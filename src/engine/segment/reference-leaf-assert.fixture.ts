@@ -21,17 +21,58 @@ function drain(cursor: PostingsCursor, withPositions: boolean): { docs: number[]
   return { docs, freqs, positions };
 }
 
-/** Compares advance / shallowAdvance / block-max answers of two cursors on random targets. */
-export function assertSameSkipping(actual: PostingsCursor, expected: PostingsCursor, maxDoc: number, seed: number, label: string): void {
+/**
+ * How block bounds are compared: `same`, the same blocks as the expected leaf's; `bounding`, any
+ * blocks (a merge may end blocks short) whose bounds hold for every doc of the term they span.
+ */
+export type BlockCheck = 'same' | 'bounding';
+
+/** A term's docs with their freqs and norms, to check block bounds against. */
+export interface TermDocs {
+  docs: number[];
+  freqs: number[];
+  norms: number[];
+}
+
+/** Checks the block `shallowAdvance(target)` moves to: it ends at a doc of the term at or past target's first, and bounds the freqs and norms of the docs it spans. */
+function assertBoundingBlock(actual: PostingsCursor, target: number, term: TermDocs, label: string): void {
+  const last = actual.shallowAdvance(target);
+  let index = term.docs.findIndex((doc) => doc >= target);
+  if (index < 0) {
+    assert.equal(last, NO_MORE_DOCS, `${label}: shallowAdvance(${target}) past the last doc`);
+    return;
+  }
+  assert.ok(last >= term.docs[index]! && term.docs.includes(last), `${label}: shallowAdvance(${target}) = ${last} ends at a doc of the term`);
+  const maxFreq = actual.blockMaxFreq();
+  const minNorm = actual.blockMinNorm();
+  for (; index < term.docs.length && term.docs[index]! <= last; index++) {
+    assert.ok(term.freqs[index]! <= maxFreq && term.norms[index]! >= minNorm, `${label}: the block at ${target} bounds doc ${term.docs[index]}`);
+  }
+}
+
+/** Compares advance / shallowAdvance / block-max answers of two cursors on random targets (block bounds by `blocks`; `term` needed for `bounding`). */
+export function assertSameSkipping(
+  actual: PostingsCursor,
+  expected: PostingsCursor,
+  maxDoc: number,
+  seed: number,
+  label: string,
+  blocks: BlockCheck = 'same',
+  term?: TermDocs,
+): void {
   const random = seededRandom(seed);
   let target = 0;
   for (;;) {
     target += 1 + Math.floor(random() * Math.max(1, maxDoc / 20));
-    const shallowExpected = expected.shallowAdvance(target);
-    assert.equal(actual.shallowAdvance(target), shallowExpected, `${label}: shallowAdvance(${target})`);
-    if (shallowExpected !== NO_MORE_DOCS) {
-      assert.equal(actual.blockMaxFreq(), expected.blockMaxFreq(), `${label}: blockMaxFreq at ${target}`);
-      assert.equal(actual.blockMinNorm(), expected.blockMinNorm(), `${label}: blockMinNorm at ${target}`);
+    if (blocks === 'bounding') {
+      assertBoundingBlock(actual, target, term!, label);
+    } else {
+      const shallowExpected = expected.shallowAdvance(target);
+      assert.equal(actual.shallowAdvance(target), shallowExpected, `${label}: shallowAdvance(${target})`);
+      if (shallowExpected !== NO_MORE_DOCS) {
+        assert.equal(actual.blockMaxFreq(), expected.blockMaxFreq(), `${label}: blockMaxFreq at ${target}`);
+        assert.equal(actual.blockMinNorm(), expected.blockMinNorm(), `${label}: blockMinNorm at ${target}`);
+      }
     }
     const doc = expected.advance(target);
     assert.equal(actual.advance(target), doc, `${label}: advance(${target})`);
@@ -48,8 +89,8 @@ export function assertSameSkipping(actual: PostingsCursor, expected: PostingsCur
   assert.equal(actual.next(), NO_MORE_DOCS, `${label}: stays exhausted`);
 }
 
-/** Asserts that `actual` exposes exactly what `expected` does. */
-export function assertLeafMatches(actual: LeafReader, expected: LeafReader): void {
+/** Asserts that `actual` exposes exactly what `expected` does (block bounds compared by `blocks`). */
+export function assertLeafMatches(actual: LeafReader, expected: LeafReader, blocks: BlockCheck = 'same'): void {
   assert.equal(actual.maxDoc, expected.maxDoc, 'maxDoc');
   assert.equal(actual.numLiveDocs(), expected.numLiveDocs(), 'numLiveDocs');
   for (let doc = 0; doc < expected.maxDoc; doc++) assert.equal(actual.isLive(doc), expected.isLive(doc), `isLive(${doc})`);
@@ -81,7 +122,12 @@ export function assertLeafMatches(actual: LeafReader, expected: LeafReader): voi
     for (const [index, term] of allTerms.entries()) {
       assert.equal(actual.docFreq(field, term), expected.docFreq(field, term), `docFreq(${field}, ${term})`);
       if (index % 7 === 0 || expected.docFreq(field, term) > 128) {
-        assertSameSkipping(actual.postings(field, term)!, expected.postings(field, term)!, expected.maxDoc, index, `${field}:${term}`);
+        let termDocs: TermDocs | undefined;
+        if (blocks === 'bounding') {
+          const { docs, freqs } = drain(expected.postings(field, term)!, false);
+          termDocs = { docs, freqs, norms: docs.map((doc) => expected.norm(field, doc)) };
+        }
+        assertSameSkipping(actual.postings(field, term)!, expected.postings(field, term)!, expected.maxDoc, index, `${field}:${term}`, blocks, termDocs);
       }
     }
     for (const missing of ['', 'zzzz-missing', `${allTerms[0] ?? ''}\u0000`]) {

@@ -17,9 +17,10 @@ import { ByteSink } from './byte-io.ts';
  * index, 3: LZ4 source blocks, 4: per-doc position byte lengths in postings blocks, 5: large
  * sources stored in pieces with an index of their top-level fields, 6: page checksum tables in
  * the term dictionary and postings files, read page by page, 7: each postings block's competitive
- * (freq, norm) pairs in its skip entry).
+ * (freq, norm) pairs in its skip entry, 8: each skip entry's doc count, so that a merge may end a
+ * block short before a block it copies as stored).
  */
-export const SEGMENT_FORMAT_VERSION = 7;
+export const SEGMENT_FORMAT_VERSION = 8;
 
 /** First format whose term dictionary and postings files end with a page checksum table. */
 export const PAGED_FORMAT_VERSION = 6;

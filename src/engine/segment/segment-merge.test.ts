@@ -55,7 +55,8 @@ test('merging three segments with deletions equals a leaf of the kept docs', asy
     try {
       const kept = docs.flat().filter((doc) => !doc.deleted);
       assert.equal(merged.maxDoc, kept.length);
-      assertLeafMatches(merged, new TestLeaf(kept, ['views']));
+      // Blocks copied as stored end the blocks before them short: bounds are checked against the docs they span.
+      assertLeafMatches(merged, new TestLeaf(kept, ['views']), 'bounding');
       assert.equal(merged.segmentMeta.liveDocs, kept.length);
       assert.ok(!fs.readdirSync(path.join(dir, 'seg_000004')).some((file) => file.startsWith('live.')));
     } finally {
@@ -76,7 +77,7 @@ test('a merge that keeps deleted docs writes live.0 and keeps them deleted', asy
       const all = docs.flat();
       assert.ok(fs.existsSync(path.join(dir, 'seg_000004', 'live.0')));
       assert.equal(merged.segmentMeta.liveDocs, all.filter((doc) => !doc.deleted).length);
-      assertLeafMatches(merged, new TestLeaf(all, ['views']));
+      assertLeafMatches(merged, new TestLeaf(all, ['views']), 'bounding');
     } finally {
       merged.close();
     }

@@ -35,7 +35,7 @@ import {
 import type { SegmentMeta } from './segment-writer.ts';
 import { readTermDictionaries, type FieldTermDictionary } from './term-dictionary-reader.ts';
 import { openSegmentDataFile, type SegmentDataFile } from './paged-file.ts';
-import { BLOCK_IMPACTS_FORMAT_VERSION, POSITION_LENGTHS_FORMAT_VERSION } from './postings-cursor.ts';
+import { BLOCK_IMPACTS_FORMAT_VERSION, BLOCK_COUNTS_FORMAT_VERSION, POSITION_LENGTHS_FORMAT_VERSION } from './postings-cursor.ts';
 import { readNorms, type FieldNorms } from './norms-store.ts';
 import { readNumericColumns, SegmentInplaceColumn } from './numeric-columns.ts';
 import { readNumericRangeIndexes, type SegmentRangeIndex } from './numeric-range-index.ts';
@@ -153,6 +153,7 @@ export class SegmentReader implements LeafReader {
         positions: openData(SegmentFileName.positions, FileMagic.positions),
         positionLengths: meta.formatVersion >= POSITION_LENGTHS_FORMAT_VERSION,
         impacts: meta.formatVersion >= BLOCK_IMPACTS_FORMAT_VERSION,
+        blockCounts: meta.formatVersion >= BLOCK_COUNTS_FORMAT_VERSION,
       };
       dictionaries = parseFile(terms.path, () => readTermDictionaries(terms, streams));
     } catch (error) {

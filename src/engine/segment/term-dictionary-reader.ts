@@ -167,9 +167,11 @@ export class FieldTermDictionary {
     return null;
   }
 
-  /** Cursor over a term's postings. */
-  cursor(pointer: TermPostingsPointer): PostingsCursor {
-    return new SegmentPostingsCursor(this.streams, pointer, this.hasPositions);
+  /** Cursor over a term's postings: `reuse` moved to it when it is a segment cursor. */
+  cursor(pointer: TermPostingsPointer, reuse?: PostingsCursor): PostingsCursor {
+    if (!(reuse instanceof SegmentPostingsCursor)) return new SegmentPostingsCursor(this.streams, pointer, this.hasPositions);
+    reuse.reset(this.streams, pointer, this.hasPositions);
+    return reuse;
   }
 
   /** Sorted iterator over terms >= `from`. */
@@ -244,8 +246,9 @@ class SegmentTermsIterator implements TermsIterator {
     return this.scanner.docFreq;
   }
 
-  postings(): PostingsCursor {
-    return this.dictionary.cursor(this.scanner.pointer());
+  postings(reuse?: PostingsCursor): PostingsCursor {
+    // The cursor reads the pointer's fields when made, not later: the scanner itself serves.
+    return this.dictionary.cursor(this.scanner, reuse);
   }
 }
 
