@@ -630,8 +630,8 @@ export class SegmentPostingsCursor implements PostingsCursor {
       data = this.lastPosData = this.readBlockRange(posFile, start, end, true);
       this.posBase = this.rangeBase;
     }
-    this.posEnd = end - this.posBase;
-    this.posPointer = start - this.posBase;
+    this.posEnd = (end - this.posBase) | 0;
+    this.posPointer = (start - this.posBase) | 0;
     this.posData = data;
     return data;
   }
@@ -1050,7 +1050,8 @@ export class SegmentPostingsCursor implements PostingsCursor {
     this.positionsIndex = -1;
     this.locatedIndex = -1;
     this.positionLengthsOffset = -1;
-    const count = this.skip[base + COUNT]!;
+    // Skip data is a Float64Array: counts and in-buffer offsets taken from it are made small integers (`| 0`), so that the fields holding them stay so.
+    const count = this.skip[base + COUNT]! | 0;
     this.docsInBlock = count;
     const fileStart = this.skip[base + DOC_START]!;
     if (fileStart < 0) {
@@ -1075,8 +1076,8 @@ export class SegmentPostingsCursor implements PostingsCursor {
       }
     }
     const dataBase = this.docBase;
-    const start = fileStart - dataBase;
-    this.blockEnd = fileEnd - dataBase;
+    const start = (fileStart - dataBase) | 0;
+    this.blockEnd = (fileEnd - dataBase) | 0;
     const docBits = data[start]!;
     this.freqBits = data[start + 1]!;
     if (start + 2 > this.blockEnd || docBits > 32 || this.freqBits > 32 || start + 2 + packedBytes(count, docBits) + packedBytes(count, this.freqBits) > this.blockEnd) {
