@@ -7,6 +7,7 @@ import { EngineError } from '../errors.ts';
 import { executeQuery } from '../query/execute.ts';
 import { TEST_LEAF_FIELDS } from '../query/test-corpus.fixture.ts';
 import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type LeafReader } from './leaf-reader.ts';
+import { SegmentPostingsCursor } from './postings-cursor.ts';
 import { SEGMENT_FORMAT_VERSION, SegmentFileName } from './segment-file.ts';
 import { SegmentReader } from './segment-reader.ts';
 import { buildDocMaps, writeSegment, type SegmentMeta } from './segment-writer.ts';
@@ -37,6 +38,22 @@ function blockEnds(segment: SegmentReader, field: string, term: string): number[
   const ends: number[] = [];
   for (let end = cursor.shallowAdvance(0); end !== NO_MORE_DOCS; end = cursor.shallowAdvance(end + 1)) ends.push(end);
   return ends;
+}
+
+/** Blocks copied as stored (`takeStoredBlock` calls) while `run` runs. */
+async function countingTakes(run: () => Promise<void>): Promise<[number]> {
+  const original = SegmentPostingsCursor.prototype.takeStoredBlock;
+  let count = 0;
+  SegmentPostingsCursor.prototype.takeStoredBlock = function (this: SegmentPostingsCursor, ...args: Parameters<typeof original>): void {
+    count++;
+    original.apply(this, args);
+  };
+  try {
+    await run();
+  } finally {
+    SegmentPostingsCursor.prototype.takeStoredBlock = original;
+  }
+  return [count];
 }
 
 /** `count` docs holding the term `x` once. */
@@ -79,6 +96,38 @@ test('a merge ends a block short before a block it copies as stored; the term re
       }
     } finally {
       merged.close();
+      for (const source of sources) source.close();
+    }
+  });
+});
+
+test('a copied block whose first doc follows the term at another distance gets its first doc delta rewritten, when it fits the block', async () => {
+  await withTempDir(async (dir) => {
+    // x in 299 docs, not in the last; then in every other doc of 400: gaps of 1 (one bit), the first block's first gap 0 there and 1 merged.
+    const groups: TestDoc[][] = [
+      [...docsWithX(299, 'a'), { id: 'a-last', text: { body: ['y'] } }],
+      Array.from({ length: 400 }, (_, n) => ({ id: `b${n}`, text: { body: [n % 2 === 0 ? 'x' : `only${n}`] } })),
+    ];
+    groups.flat().forEach((doc, n) => (doc.seqNo = n));
+    const sources: SegmentReader[] = [];
+    for (const [i, group] of groups.entries()) {
+      const name = `seg_00000${i + 1}`;
+      sources.push(SegmentReader.open(path.join(dir, name), await write(dir, name, [new TestLeaf(group)]), INITIAL));
+    }
+    const direct = SegmentReader.open(path.join(dir, 'seg_000003'), await write(dir, 'seg_000003', [new TestLeaf(groups.flat())]), INITIAL);
+    let merged: SegmentReader | null = null;
+    try {
+      const [stored] = await countingTakes(async () => {
+        merged = SegmentReader.open(path.join(dir, 'seg_000004'), await write(dir, 'seg_000004', sources), INITIAL);
+      });
+      // Source one's two full blocks, and source two's first.
+      assert.equal(stored, 3);
+      const ends = blockEnds(merged!, 'body', 'x');
+      assert.equal(ends.length, 5, `blocks of 128, 128, 43, 128 and 72 docs (${ends})`);
+      assertLeafMatches(merged!, direct, 'bounding');
+    } finally {
+      (merged as SegmentReader | null)?.close();
+      direct.close();
       for (const source of sources) source.close();
     }
   });

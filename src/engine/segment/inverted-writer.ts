@@ -14,6 +14,7 @@ import { decodeNorm } from './norms.ts';
 import { EngineError } from '../errors.ts';
 import type { OutputFile } from './segment-file.ts';
 import { PostingsEncoder } from './postings-encoder.ts';
+import { bitsRequired } from './bitpack.ts';
 import { SegmentPostingsCursor, blockBuffers, type BlockBuffers } from './postings-cursor.ts';
 import { TermDictionaryWriter, type SegmentFieldKind } from './term-dictionary-writer.ts';
 import type { WriteContext } from './write-context.ts';
@@ -249,21 +250,24 @@ function copyEncodedPostings(
 }
 
 /**
- * Copies the cursor's next block as it is stored when that gives the bytes encoding would: a full
- * block whose docs, and those back to the doc its first delta counts from, all keep the same
- * distance to the term's last doc. The new term's current block then ends short before it (so a
- * source's blocks after its first line up, and are copied, whatever the sources before left). True
- * when copied.
+ * Copies the cursor's next block as it is stored when its docs are all kept and keep their
+ * distances: its first doc delta rewritten to follow the term's last doc (when the new delta
+ * fits the block's width), the new term's current block ending short before it. True when copied.
  */
 function copyStoredBlock(cursor: SegmentPostingsCursor, docMap: Int32Array, encoder: PostingsEncoder, withPositions: boolean): boolean {
   const lastDoc = cursor.nextStoredBlockLastDoc(withPositions);
   if (lastDoc < 0) return false;
-  const previous = cursor.nextBlockPreviousDoc;
-  const shift = encoder.termLastDoc - previous;
-  // The doc map is increasing over kept docs: both ends shifted alike means every doc between is kept and shifted alike.
-  if (docMap[previous + 1] !== previous + 1 + shift || docMap[lastDoc] !== lastDoc + shift) return false;
+  const firstGap = cursor.nextStoredBlockFirstDelta();
+  if (firstGap < 0) return false;
+  const firstDoc = cursor.nextBlockPreviousDoc + 1 + firstGap;
+  if (firstDoc > lastDoc) return false;
+  const newFirst = docMap[firstDoc]!;
+  // The doc map is increasing over kept docs: both ends kept and shifted alike means every doc between is too.
+  if (newFirst < 0 || docMap[lastDoc]! - newFirst !== lastDoc - firstDoc) return false;
+  const newGap = newFirst - encoder.termLastDoc - 1;
+  if (bitsRequired(newGap) > cursor.nextStoredBlockDeltaBits) return false;
   encoder.endBlockEarly();
-  cursor.takeStoredBlock(encoder, shift);
+  cursor.takeStoredBlock(encoder, newFirst - firstDoc, newGap);
   return true;
 }
 

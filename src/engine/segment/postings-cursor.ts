@@ -204,11 +204,13 @@ export interface PostingsStreams {
 /** Takes postings blocks as a segment stores them (PostingsEncoder). */
 export interface StoredBlockSink {
   /**
-   * A full block with its last doc, competitive pairs `impactFreqs` / `impactNorms` `[impactStart,
-   * impactEnd)`, bytes `docs[docStart, docEnd)` and positions `positions[posStart, posEnd)`.
+   * A full block with its last doc, its first doc delta (written over the stored one), competitive
+   * pairs `impactFreqs` / `impactNorms` `[impactStart, impactEnd)`, bytes `docs[docStart, docEnd)`
+   * and positions `positions[posStart, posEnd)`.
    */
   addStoredBlock(
     lastDoc: number,
+    firstDelta: number,
     impactFreqs: Int32Array,
     impactNorms: Uint8Array,
     impactStart: number,
@@ -308,6 +310,8 @@ export class SegmentPostingsCursor implements PostingsCursor {
   private storedBlocksCopyable = false;
   /** Where `storedBlockCount` found the term's skip entries to start (format 8 on). */
   private skipEntriesStart = 0;
+  /** Bit width of the doc deltas of the block `nextStoredBlockFirstDelta` read. */
+  nextStoredBlockDeltaBits = 0;
 
   constructor(streams: PostingsStreams, pointer: TermPostingsPointer, withPositions: boolean) {
     this.reset(streams, pointer, withPositions);
@@ -898,14 +902,23 @@ export class SegmentPostingsCursor implements PostingsCursor {
   }
 
   /**
-   * Moves past the next block (see `nextStoredBlockLastDoc`) without decoding it and hands it to
-   * `sink`, its last doc shifted by `docShift`: its bytes in postings.doc, its positions' bytes in
-   * postings.pos (none without positions), its competitive (freq, norm) pairs. Only the block's
-   * layout is checked (its bit widths against its size); its content is as the page checksums
-   * verified it. The cursor is then at the block's last doc, good for further blocks only.
+   * For merges, of the block `nextStoredBlockLastDoc` offered: its first doc delta, its first doc
+   * less `nextBlockPreviousDoc` and one (-1 when its doc delta width is malformed, which decoding
+   * the block reports). Its width is then `nextStoredBlockDeltaBits`.
    */
-  takeStoredBlock(sink: StoredBlockSink, docShift: number): void {
-    const block = this.block + 1;
+  nextStoredBlockFirstDelta(): number {
+    const data = this.storedBlockBytes(this.block + 1);
+    const start = (this.skip[(this.block + 1) * SKIP_STRIDE + DOC_START]! - this.docBase) | 0;
+    const width = data[start]!;
+    this.nextStoredBlockDeltaBits = width;
+    if (width > 32) return -1;
+    // The first value's bits are the low `width` bits of the 4 bytes after the two widths (ranges are padded).
+    const word = data[start + 2]! | (data[start + 3]! << 8) | (data[start + 4]! << 16) | (data[start + 5]! << 24);
+    return width === 32 ? word >>> 0 : word & ((1 << width) - 1);
+  }
+
+  /** The bytes of the stored block `block` in postings.doc, read into docData unless it holds them already. */
+  private storedBlockBytes(block: number): Uint8Array {
     const base = block * SKIP_STRIDE;
     const fileStart = this.skip[base + DOC_START]!;
     const fileEnd = block + 1 < this.blockCountTotal ? this.skip[base + SKIP_STRIDE + DOC_START]! : this.termDocEnd;
@@ -915,8 +928,23 @@ export class SegmentPostingsCursor implements PostingsCursor {
       data = this.docData = this.docFile.read(fileStart, fileEnd);
       this.docBase = this.docFile.base;
     }
-    const start = fileStart - this.docBase;
-    const end = fileEnd - this.docBase;
+    return data;
+  }
+
+  /**
+   * Moves past the next block (see `nextStoredBlockLastDoc`) without decoding it and hands it to
+   * `sink`, its last doc shifted by `docShift` and its first doc delta to be `firstDelta` (one
+   * that fits the block's width): its bytes in postings.doc, its positions' bytes in
+   * postings.pos (none without positions), its competitive (freq, norm) pairs. Only the block's
+   * layout is checked (its bit widths against its size); its content is as the page checksums
+   * verified it. The cursor is then at the block's last doc, good for further blocks only.
+   */
+  takeStoredBlock(sink: StoredBlockSink, docShift: number, firstDelta: number): void {
+    const block = this.block + 1;
+    const base = block * SKIP_STRIDE;
+    const data = this.storedBlockBytes(block);
+    const start = (this.skip[base + DOC_START]! - this.docBase) | 0;
+    const end = ((block + 1 < this.blockCountTotal ? this.skip[base + SKIP_STRIDE + DOC_START]! : this.termDocEnd) - this.docBase) | 0;
     this.block = block;
     this.docsInBlock = 0;
     this.index = -1;
@@ -934,14 +962,14 @@ export class SegmentPostingsCursor implements PostingsCursor {
     const { freqs, norms, size } = this.blockImpacts(block);
     if (posFile === null) {
       if (!widthsValid || layoutEnd !== end) throw corruptFile(this.docFile.path, `block ${block} is malformed`);
-      sink.addStoredBlock(this.doc + docShift, freqs, norms, 0, size, data, start, end, EMPTY, 0, 0);
+      sink.addStoredBlock(this.doc + docShift, firstDelta, freqs, norms, 0, size, data, start, end, EMPTY, 0, 0);
       return;
     }
     widthsValid &&= layoutEnd < end && data[layoutEnd]! <= 31;
     if (widthsValid) layoutEnd += 1 + packedBytes(POSTINGS_BLOCK_SIZE, data[layoutEnd]!);
     if (!widthsValid || layoutEnd !== end) throw corruptFile(this.docFile.path, `block ${block} is malformed`);
     const posData = this.readBlockPositions(posFile);
-    sink.addStoredBlock(this.doc + docShift, freqs, norms, 0, size, data, start, end, posData, this.posPointer, this.posEnd);
+    sink.addStoredBlock(this.doc + docShift, firstDelta, freqs, norms, 0, size, data, start, end, posData, this.posPointer, this.posEnd);
   }
 
   private encodedPositions(posFile: SegmentDataFile, data: Uint8Array, count: number): EncodedPositions {

@@ -182,13 +182,15 @@ export class PostingsEncoder implements StoredBlockSink {
   }
 
   /**
-   * Appends a full block as another segment stored it, for docs that follow the term's last doc
-   * exactly as they followed the doc its first delta counts from there (call at a block start):
-   * its competitive pairs `impactFreqs` / `impactNorms` `[impactStart, impactEnd)`, its bytes
-   * `docs[docStart, docEnd)` and positions `positions[posStart, posEnd)` as they are.
+   * Appends a full block as another segment stored it (call at a block start): its docs keep their
+   * distances, and the first follows the term's last doc by `firstDelta` + 1, written over the
+   * stored delta (it must fit the block's delta width); its competitive pairs `impactFreqs` /
+   * `impactNorms` `[impactStart, impactEnd)`, its bytes `docs[docStart, docEnd)` and positions
+   * `positions[posStart, posEnd)` as they are.
    */
   addStoredBlock(
     lastDoc: number,
+    firstDelta: number,
     impactFreqs: Int32Array,
     impactNorms: Uint8Array,
     impactStart: number,
@@ -204,7 +206,7 @@ export class PostingsEncoder implements StoredBlockSink {
     if (lastDoc < this.lastDoc + POSTINGS_BLOCK_SIZE) {
       throw new RangeError(`postings out of order: a block ending at ${lastDoc} after ${this.lastDoc}`);
     }
-    this.blockBytes.writeRange(docs, docStart, docEnd);
+    this.writeStoredDocs(docs, docStart, docEnd, firstDelta);
     if (this.withPositions) this.posSink.writeRange(positions, posStart, posEnd);
     if (this.skipCount === this.skipLastDocs.length) this.growSkipArrays();
     const entry = this.skipCount++;
@@ -218,6 +220,21 @@ export class PostingsEncoder implements StoredBlockSink {
     this.lastDoc = lastDoc;
     this.blockPrevDoc = lastDoc;
     this.blockPosStart = this.posSink.length;
+  }
+
+  /** Appends a stored block's bytes with its first doc delta (the low bits of its packed deltas, after the two widths) replaced. */
+  private writeStoredDocs(docs: Uint8Array, docStart: number, docEnd: number, firstDelta: number): void {
+    const width = docs[docStart]!;
+    if (firstDelta < 0 || bitsRequired(firstDelta) > width) throw new RangeError(`a first doc delta of ${firstDelta} does not fit ${width} bits`);
+    const sink = this.blockBytes;
+    const deltasStart = docStart + 2;
+    const firstBytes = Math.ceil(width / 8);
+    sink.writeRange(docs, docStart, deltasStart);
+    let word = 0;
+    for (let i = 0; i < firstBytes; i++) word |= docs[deltasStart + i]! << (8 * i);
+    word = width === 32 ? firstDelta : (word & ~((1 << width) - 1)) | firstDelta;
+    for (let i = 0; i < firstBytes; i++) sink.writeByte((word >>> (8 * i)) & 0xff);
+    sink.writeRange(docs, deltasStart + firstBytes, docEnd);
   }
 
   /** Ends the term: writes skip data and blocks, returns what the term dictionary needs. */

@@ -252,8 +252,8 @@ test('a malformed block copied as it is stored fails the merge with corrupt_inde
         position++;
         position = skipVarint(body, position);
       }
-      // The first block's doc delta width: 40 bits cannot be.
-      body.writeUInt8(40, position);
+      // The first block's freq width (after its doc delta width, which the copy reads first): 40 bits cannot be.
+      body.writeUInt8(40, position + 1);
       return body;
     });
     let error: unknown = null;
