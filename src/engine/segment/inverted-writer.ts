@@ -3,9 +3,9 @@
  * sources' sorted terms; each term's postings are the sources' postings concatenated in source
  * order with doc ids remapped (doc maps are monotonic, so the result stays sorted) and dropped
  * docs skipped. From a segment, postings are read block by block with their positions left
- * encoded and copied as they are; a block that would encode to the same bytes (full, its docs all
- * kept and shifted alike) is copied whole, the new term's block before it ending short. Also derives each
- * field's BM25 statistics: the sources' statistics minus the contribution of dropped docs (a
+ * encoded and copied as they are; a full block whose docs are all kept and shifted alike is copied
+ * whole, its first doc delta rewritten and the new term's block before it ending short. Also
+ * derives each field's BM25 statistics: the sources' statistics minus the contribution of dropped docs (a
  * dropped doc's length is the sum of its freqs for positional fields, where that sum is the token
  * count, and the length its norm stands for otherwise).
  */
