@@ -178,9 +178,10 @@ export class PagedDataFile implements SegmentDataFile, PageOwner {
     if (start === end) return;
     if (this.closed) throw new EngineError('shard_closed', `segment file ${this.path} is closed`);
     const pageBytes = this.pageBytes;
+    const firstPage = Math.floor(start / pageBytes);
     const lastPage = Math.floor((end - 1) / pageBytes);
-    const buffer = new Uint8Array(Math.min(SEQUENTIAL_READ_PAGES, lastPage + 1) * pageBytes);
-    for (let page = Math.floor(start / pageBytes); page <= lastPage; ) {
+    const buffer = new Uint8Array(Math.min(SEQUENTIAL_READ_PAGES, lastPage + 1 - firstPage) * pageBytes);
+    for (let page = firstPage; page <= lastPage; ) {
       const pages = Math.min(SEQUENTIAL_READ_PAGES, lastPage + 1 - page);
       const position = page * pageBytes;
       const length = Math.min(pages * pageBytes, this.bodyEnd - position);
