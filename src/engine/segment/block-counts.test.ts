@@ -1,36 +1,24 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { EngineError } from '../errors.ts';
 import { executeQuery } from '../query/execute.ts';
 import { TEST_LEAF_FIELDS } from '../query/test-corpus.fixture.ts';
-import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type LeafReader } from './leaf-reader.ts';
+import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE } from './leaf-reader.ts';
 import { SegmentPostingsCursor } from './postings-cursor.ts';
 import { SEGMENT_FORMAT_VERSION, SegmentFileName } from './segment-file.ts';
 import { SegmentReader } from './segment-reader.ts';
-import { buildDocMaps, writeSegment, type SegmentMeta } from './segment-writer.ts';
-import { TEST_FIELDS, TestLeaf, generateTestDocs, type TestDoc } from './reference-leaf.fixture.ts';
+import type { SegmentMeta } from './segment-writer.ts';
+import { TestLeaf, generateTestDocs, type TestDoc } from './reference-leaf.fixture.ts';
 import { assertLeafMatches } from './reference-leaf-assert.fixture.ts';
 import { damageWithValidChecksum } from './segment-damage.fixture.ts';
+import { withTempDir, writeLeaves } from './segment-dir.fixture.ts';
 
 const INITIAL = { liveDocsGen: 0, inplaceGens: {} };
 
-async function withTempDir(run: (dir: string) => Promise<void>): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-block-counts-'));
-  try {
-    await run(dir);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
-async function write(dir: string, name: string, leaves: LeafReader[]): Promise<SegmentMeta> {
-  const docMaps = buildDocMaps(leaves);
-  const sources = leaves.map((reader, i) => ({ reader, docMap: docMaps[i]! }));
-  return writeSegment({ dir: path.join(dir, name), name, sources, fields: TEST_FIELDS, inplaceFields: [] });
-}
+const write = writeLeaves;
 
 /** The last docs of a term's blocks, as shallowAdvance walks them. */
 function blockEnds(segment: SegmentReader, field: string, term: string): number[] {
@@ -62,7 +50,7 @@ function docsWithX(count: number, prefix: string): TestDoc[] {
 }
 
 test('a merge ends a block short before a block it copies as stored; the term reads as it was written', async () => {
-  await withTempDir(async (dir) => {
+  await withTempDir('trove-block-counts-', async (dir) => {
     // 299 docs with x and one without, then 400 with x: the second source's first block keeps no distance to the
     // first's last x (decoded), its next blocks line up once the block before them ends short (copied).
     const groups = [[...docsWithX(299, 'a'), { id: 'a-last', text: { body: ['y'] } }], docsWithX(400, 'b')];
@@ -102,7 +90,7 @@ test('a merge ends a block short before a block it copies as stored; the term re
 });
 
 test('a copied block whose first doc follows the term at another distance gets its first doc delta rewritten, when it fits the block', async () => {
-  await withTempDir(async (dir) => {
+  await withTempDir('trove-block-counts-', async (dir) => {
     // x in 299 docs, not in the last; then in every other doc of 400: gaps of 1 (one bit), the first block's first gap 0 there and 1 merged.
     const groups: TestDoc[][] = [
       [...docsWithX(299, 'a'), { id: 'a-last', text: { body: ['y'] } }],
@@ -134,7 +122,7 @@ test('a copied block whose first doc follows the term at another distance gets i
 });
 
 test('a pinned format 7 segment (blocks of 128 docs but the last) answers as the same docs written in the current format, and merges into it', async () => {
-  await withTempDir(async (dir) => {
+  await withTempDir('trove-block-counts-', async (dir) => {
     // Written by the format 7 writer from generateTestDocs(600, 71), `views` inplace.
     const pinned = new URL('./fixtures/format-7/', import.meta.url);
     fs.cpSync(new URL('seg_000001', pinned), path.join(dir, 'seg_000001'), { recursive: true });
@@ -168,7 +156,7 @@ test('a pinned format 7 segment (blocks of 128 docs but the last) answers as the
 });
 
 test('a block count or a block doc count that does not add up is corrupt_index naming postings.doc', async () => {
-  await withTempDir(async (dir) => {
+  await withTempDir('trove-block-counts-', async (dir) => {
     const skipVarint = (body: Buffer, position: number): number => {
       while (body[position]! >= 0x80) position++;
       return position + 1;

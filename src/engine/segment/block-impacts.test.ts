@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { EngineError } from '../errors.ts';
 import { Bm25Scoring } from '../query/bm25.ts';
@@ -9,30 +8,19 @@ import { executeQuery } from '../query/execute.ts';
 import { TEST_LEAF_FIELDS } from '../query/test-corpus.fixture.ts';
 import { ByteSink } from './byte-io.ts';
 import { ImpactList, ImpactsBuilder, MAX_BLOCK_IMPACTS, readImpacts, skipImpacts, writeImpacts } from './block-impacts.ts';
-import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE, type LeafReader } from './leaf-reader.ts';
+import { NO_MORE_DOCS, POSTINGS_BLOCK_SIZE } from './leaf-reader.ts';
 import { SEGMENT_FORMAT_VERSION, SegmentFileName } from './segment-file.ts';
 import { SegmentReader } from './segment-reader.ts';
 import { buildDocMaps, writeSegment, type SegmentMeta } from './segment-writer.ts';
 import { TEST_FIELDS, TestLeaf, generateTestDocs, seededRandom, type TestDoc } from './reference-leaf.fixture.ts';
 import { assertLeafMatches } from './reference-leaf-assert.fixture.ts';
 import { damageWithValidChecksum } from './segment-damage.fixture.ts';
+import { withTempDir, writeLeaves } from './segment-dir.fixture.ts';
 
 const INITIAL = { liveDocsGen: 0, inplaceGens: {} };
 
-async function withTempDir(run: (dir: string) => Promise<void>): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-impacts-'));
-  try {
-    await run(dir);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
-async function write(dir: string, name: string, leaves: LeafReader[]): Promise<SegmentMeta> {
-  const docMaps = buildDocMaps(leaves);
-  const sources = leaves.map((reader, i) => ({ reader, docMap: docMaps[i]! }));
-  return writeSegment({ dir: path.join(dir, name), name, sources, fields: TEST_FIELDS, inplaceFields: [] });
-}
+const write = writeLeaves;
 
 /** The pairs no other pair dominates (a freq at least as high with a norm at least as low), by brute force. */
 function frontier(freqs: number[], norms: number[]): [number, number][] {
@@ -150,7 +138,7 @@ test('impacts: malformed pairs are rejected', () => {
 });
 
 test('a segment block bound is at least every score of its docs, exact up to the cap and no looser than (max freq, min norm)', async () => {
-  await withTempDir(async (dir) => {
+  await withTempDir('trove-impacts-', async (dir) => {
     const meta = await write(dir, 'seg_000001', [new TestLeaf(generateTestDocs(3000, 5))]);
     assert.equal(meta.formatVersion, SEGMENT_FORMAT_VERSION);
     const segment = SegmentReader.open(path.join(dir, 'seg_000001'), meta, INITIAL);
@@ -212,7 +200,7 @@ function firstEntryVarintsEnd(body: Buffer): number {
 }
 
 test('a corrupt skip entry pair count is corrupt_index naming postings.doc, for a term of several blocks and of one', async () => {
-  await withTempDir(async (dir) => {
+  await withTempDir('trove-impacts-', async (dir) => {
     const cases = [
       // Several blocks: the block count, the first entry's varints (last doc delta, docs short of 128, doc bytes, position bytes, max freq), min norm, then the count.
       { count: 300, countOffset: (body: Buffer): number => firstEntryVarintsEnd(body) + 1 },
@@ -270,7 +258,7 @@ function corruptError(run: () => unknown, file: string): EngineError {
 }
 
 test('a malformed pair is corrupt_index naming postings.doc when its block bound is asked for or a merge copies the block', async () => {
-  await withTempDir(async (dir) => {
+  await withTempDir('trove-impacts-', async (dir) => {
     const cases = [
       // Several blocks: the block count, the first entry's varints, min norm and pair count, then the first pair's freq delta.
       { count: 300, pairOffset: (body: Buffer): number => firstEntryVarintsEnd(body) + 2 },
@@ -320,7 +308,7 @@ test('a malformed pair is corrupt_index naming postings.doc when its block bound
 });
 
 test('a pinned format 6 segment (one pair per block) answers as the same docs written in the current format, and merges into it', async () => {
-  await withTempDir(async (dir) => {
+  await withTempDir('trove-impacts-', async (dir) => {
     // Written by the format 6 writer from generateTestDocs(300, 67).
     const pinned = new URL('./fixtures/format-6/', import.meta.url);
     fs.cpSync(new URL('seg_000001', pinned), path.join(dir, 'seg_000001'), { recursive: true });

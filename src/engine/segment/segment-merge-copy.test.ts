@@ -1,39 +1,24 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { EngineError } from '../errors.ts';
 import type { LeafReader, PostingsCursor, TermsIterator } from './leaf-reader.ts';
 import { SegmentPostingsCursor } from './postings-cursor.ts';
 import { HEADER_BYTES, SegmentFileName } from './segment-file.ts';
 import { SegmentReader } from './segment-reader.ts';
-import { buildDocMaps, writeSegment, type SegmentMeta } from './segment-writer.ts';
+import type { SegmentMeta } from './segment-writer.ts';
 import { StoredSourceWriter } from './stored-source.ts';
-import { TEST_FIELDS, TestLeaf, generateTestDocs, seededRandom, type TestDoc } from './reference-leaf.fixture.ts';
+import { TestLeaf, generateTestDocs, seededRandom, type TestDoc } from './reference-leaf.fixture.ts';
 import { assertLeafMatches } from './reference-leaf-assert.fixture.ts';
 import { damageWithValidChecksum } from './segment-damage.fixture.ts';
+import { withTempDir, writeLeaves } from './segment-dir.fixture.ts';
 
 const INITIAL = { liveDocsGen: 0, inplaceGens: {} };
 
-async function withTempDir(run: (dir: string) => Promise<void>): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trove-merge-copy-'));
-  try {
-    await run(dir);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
-async function write(dir: string, name: string, leaves: LeafReader[]): Promise<SegmentMeta> {
-  const docMaps = buildDocMaps(leaves);
-  return writeSegment({
-    dir: path.join(dir, name),
-    name,
-    sources: leaves.map((reader, index) => ({ reader, docMap: docMaps[index]! })),
-    fields: TEST_FIELDS,
-    inplaceFields: ['views'],
-  });
+function write(dir: string, name: string, leaves: LeafReader[]): Promise<SegmentMeta> {
+  return writeLeaves(dir, name, leaves, ['views']);
 }
 
 async function merge(dir: string, name: string, leaves: LeafReader[]): Promise<SegmentReader> {
@@ -85,7 +70,7 @@ async function buildSources(dir: string): Promise<{ segments: SegmentReader[]; d
 }
 
 test('a merge copies whole source blocks and encoded postings, with and without deletions, and reads back doc by doc and term by term', async () => {
-  await withTempDir(async (dir) => {
+  await withTempDir('trove-merge-copy-', async (dir) => {
     const { segments, docs } = await buildSources(dir);
     const fresh = generateTestDocs(120, 24, 'd');
     const mutable = new TestLeaf(fresh, ['views']);
@@ -150,7 +135,7 @@ function decodingView(segment: SegmentReader): LeafReader {
 }
 
 test('postings written from encoded and stored blocks read as those written by decoding every posting; positions and norms equal byte for byte', async () => {
-  await withTempDir(async (dir) => {
+  await withTempDir('trove-merge-copy-', async (dir) => {
     const { segments } = await buildSources(dir);
     try {
       const copied = await merge(dir, 'seg_000004', segments);
@@ -187,7 +172,7 @@ async function mergeError(dir: string, segmentDir: string, meta: SegmentMeta): P
 }
 
 test('a corrupt block met while copying fails the merge with corrupt_index naming the source file', async () => {
-  await withTempDir(async (dir) => {
+  await withTempDir('trove-merge-copy-', async (dir) => {
     // One term in ten docs, one position each (layout as in postings-positions.test.ts); sources
     // that do not compress much, so that the source file has pages past the first, read only by the copy.
     const random = seededRandom(5);
@@ -233,7 +218,7 @@ test('a corrupt block met while copying fails the merge with corrupt_index namin
 });
 
 test('a malformed block copied as it is stored fails the merge with corrupt_index naming postings.doc', async () => {
-  await withTempDir(async (dir) => {
+  await withTempDir('trove-merge-copy-', async (dir) => {
     // One term in 300 docs, one position each: three blocks (128, 128, 44 docs) behind the varint
     // block count and their skip entries (varints: last doc delta, docs short of 128, doc bytes,
     // position bytes, max freq; then the min norm byte and the varint count of further (freq, norm)
