@@ -215,6 +215,24 @@ test('sorted ids list the terms in UTF-16 code unit order and follow new terms',
   assert.deepEqual(order().slice(0, 5), ['', 'B', 'a', 'aa', 'ab']);
 });
 
+test('sorted ids match a string sort over thousands of terms with shared prefixes, surrogates and long runs', () => {
+  const next = random(0x5eed);
+  const alphabet = ['a', 'b', 'z', 'A', '0', 'é', 'ß', '\u{1F600}', '\uD7FF', '\uE000', '\uFFFF'];
+  const terms = new Set<string>(['']);
+  for (const length of [40, 300]) terms.add('p'.repeat(length));
+  while (terms.size < 6000) {
+    const prefix = next() < 0.3 ? 'prefix-shared-' : next() < 0.5 ? 'pre' : '';
+    let term = prefix;
+    const length = Math.floor(next() * 9);
+    for (let index = 0; index < length; index++) term += alphabet[Math.floor(next() * alphabet.length)]!;
+    terms.add(term);
+  }
+  const table = new TermTable();
+  for (const term of terms) table.intern(term);
+  const sorted = [...table.sortedIds()].map((id) => table.terms[id]!);
+  assert.deepEqual(sorted, [...terms].sort());
+});
+
 test('copyTo streams the same postings as the cursor accessors, in batches', () => {
   const { field, expected } = randomField(31, 2000, 200, true);
   for (const [term, postings] of expected) {

@@ -165,12 +165,7 @@ export class FieldPostings {
   /** Term ids in term order (UTF-16 code unit order). */
   sortedIds(): Int32Array {
     if (this.sorted !== null && this.sorted.length === this.table.size) return this.sorted;
-    const terms = this.table.terms;
-    const ordered = terms.slice().sort();
-    const ids = new Int32Array(ordered.length);
-    for (let index = 0; index < ordered.length; index++) ids[index] = this.table.lookup(ordered[index]!);
-    this.sorted = ids;
-    return ids;
+    return (this.sorted = this.table.sortedIds());
   }
 }
 

@@ -27,9 +27,11 @@ export class TermTable {
   /** The probe reads one slot (one cache line) and, on a hash and length match, the term's code units. */
   private slots = new Int32Array(INITIAL_SLOTS * SLOT_INTS);
   private mask = INITIAL_SLOTS - 1;
-  /** Code units of every term, back to back. */
+  /** Code units of every term, back to back in id order. */
   private chars = new Uint16Array(INITIAL_SLOTS * 8);
   private charsUsed = 0;
+  /** Where each term's code units start in `chars`, by id; a term ends where the next one starts. */
+  private starts = new Int32Array(INITIAL_SLOTS);
 
   /** Number of terms. */
   get size(): number {
@@ -47,6 +49,14 @@ export class TermTable {
   /** Id of `term`, adding it when new. */
   intern(term: string): number {
     return this.internSpan(term, 0, term.length);
+  }
+
+  /** Term ids in UTF-16 code unit order (the order of `<` on the terms). */
+  sortedIds(): Int32Array {
+    const ids = new Int32Array(this.terms.length);
+    for (let id = 0; id < ids.length; id++) ids[id] = id;
+    sortTermIds(ids, this.chars, this.starts);
+    return ids;
   }
 
   /** Id of `term`, or -1 when the field does not have it. */
@@ -92,6 +102,13 @@ export class TermTable {
     const offset = this.charsUsed;
     for (let index = 0; index < length; index++) this.chars[offset + index] = text.charCodeAt(start + index);
     this.charsUsed += length;
+    if (id + 1 >= this.starts.length) {
+      const starts = new Int32Array(this.starts.length * 2);
+      starts.set(this.starts);
+      this.starts = starts;
+    }
+    this.starts[id] = offset;
+    this.starts[id + 1] = this.charsUsed;
     const at = slot * SLOT_INTS;
     this.slots[at] = hash;
     this.slots[at + 1] = id + 1;
@@ -116,4 +133,104 @@ export class TermTable {
     this.slots = slots;
     this.mask = mask;
   }
+}
+
+/** Partitions at most this long are sorted by insertion. */
+const INSERTION_SORT_MAX = 12;
+
+/**
+ * Sorts term ids by their code units (`chars` from `starts[id]` to `starts[id + 1]`): a multikey
+ * quicksort (Bentley and Sedgewick) that partitions three ways on the code unit at one depth and
+ * compares each unit once per level, on typed arrays only. Partitions wait on an explicit stack,
+ * so a long shared prefix costs no recursion.
+ */
+function sortTermIds(ids: Int32Array, chars: Uint16Array, starts: Int32Array): void {
+  let stack = new Int32Array(96);
+  let top = 0;
+  const push = (low: number, high: number, depth: number): void => {
+    if (high - low < 2) return;
+    if (top + 3 > stack.length) {
+      const grown = new Int32Array(stack.length * 2);
+      grown.set(stack);
+      stack = grown;
+    }
+    stack[top++] = low;
+    stack[top++] = high;
+    stack[top++] = depth;
+  };
+  push(0, ids.length, 0);
+  while (top > 0) {
+    const depth = stack[--top]!;
+    let high = stack[--top]!;
+    let low = stack[--top]!;
+    if (high - low <= INSERTION_SORT_MAX) {
+      insertionSort(ids, low, high, depth, chars, starts);
+      continue;
+    }
+    const pivot = medianUnit(ids, low, high, depth, chars, starts);
+    // ids[low, less) < pivot, ids[less, index) = pivot, ids(greater, high) > pivot.
+    let less = low;
+    let index = low;
+    let greater = high - 1;
+    while (index <= greater) {
+      const id = ids[index]!;
+      const unit = unitAt(id, depth, chars, starts);
+      if (unit < pivot) {
+        ids[index++] = ids[less]!;
+        ids[less++] = id;
+      } else if (unit > pivot) {
+        ids[index] = ids[greater]!;
+        ids[greater--] = id;
+      } else {
+        index++;
+      }
+    }
+    push(low, less, depth);
+    push(greater + 1, high, depth);
+    // Terms are distinct: at most one ends at this depth, so an equal partition ending here is one id.
+    if (pivot >= 0) push(less, greater + 1, depth + 1);
+  }
+}
+
+/** The code unit of term `id` at `depth`, -1 past its end (a prefix sorts first). */
+function unitAt(id: number, depth: number, chars: Uint16Array, starts: Int32Array): number {
+  const at = starts[id]! + depth;
+  return at < starts[id + 1]! ? chars[at]! : -1;
+}
+
+/** The median of the code units at `depth` of the first, middle and last ids of a partition. */
+function medianUnit(ids: Int32Array, low: number, high: number, depth: number, chars: Uint16Array, starts: Int32Array): number {
+  const a = unitAt(ids[low]!, depth, chars, starts);
+  const b = unitAt(ids[(low + high) >>> 1]!, depth, chars, starts);
+  const c = unitAt(ids[high - 1]!, depth, chars, starts);
+  if (a < b) return b < c ? b : a < c ? c : a;
+  return a < c ? a : b < c ? c : b;
+}
+
+/** Sorts ids[low, high), whose terms share their first `depth` code units, by insertion. */
+function insertionSort(ids: Int32Array, low: number, high: number, depth: number, chars: Uint16Array, starts: Int32Array): void {
+  for (let index = low + 1; index < high; index++) {
+    const id = ids[index]!;
+    let at = index;
+    while (at > low && compareFrom(ids[at - 1]!, id, depth, chars, starts) > 0) {
+      ids[at] = ids[at - 1]!;
+      at--;
+    }
+    ids[at] = id;
+  }
+}
+
+/** Compares two terms by their code units from `depth` on. */
+function compareFrom(left: number, right: number, depth: number, chars: Uint16Array, starts: Int32Array): number {
+  let a = starts[left]! + depth;
+  let b = starts[right]! + depth;
+  const aEnd = starts[left + 1]!;
+  const bEnd = starts[right + 1]!;
+  while (a < aEnd && b < bEnd) {
+    const difference = chars[a]! - chars[b]!;
+    if (difference !== 0) return difference;
+    a++;
+    b++;
+  }
+  return aEnd - a - (bEnd - b);
 }
