@@ -248,6 +248,22 @@ test('copyTo streams the same postings as the cursor accessors, in batches', () 
     }
     assert.deepEqual(seen, postings);
   }
+  // After docs read with next() (positions read for some of them), copyTo goes on from the next doc.
+  for (const [term, postings] of expected) {
+    const cursor = field.cursor(field.table.lookup(term));
+    const skipped = Math.floor(postings.length / 3);
+    for (let index = 0; index < skipped; index++) {
+      cursor.next();
+      if (index % 2 === 1) assert.deepEqual(Array.from(cursor.positions()), postings[index]!.positions);
+    }
+    const seen: Posting[] = [];
+    let calls = 0;
+    while (!cursor.copyTo((doc, freq, positions) => seen.push({ doc, positions: Array.from(positions!) }), 5)) {
+      calls++;
+      assert.ok(calls <= postings.length, 'copyTo ends');
+    }
+    assert.deepEqual(seen, postings.slice(skipped));
+  }
   const keywords = randomField(37, 300, 20, false);
   for (const [term, postings] of keywords.expected) {
     const cursor = keywords.field.cursor(keywords.field.table.lookup(term));

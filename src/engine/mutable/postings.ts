@@ -8,7 +8,18 @@
  */
 import { NO_MORE_DOCS, type FieldStats, type PostingsCursor } from '../segment/leaf-reader.ts';
 import { ByteVector } from './growable.ts';
-import { CHUNK_BITS, CHUNK_MASK, IntSlicePool, SliceReader, STREAM_END, STREAM_HEAD, STREAM_TAIL, emptyStream, openSlice } from './int-slices.ts';
+import {
+  CHUNK_BITS,
+  CHUNK_MASK,
+  IntSlicePool,
+  SliceReader,
+  STREAM_END,
+  STREAM_HEAD,
+  STREAM_TAIL,
+  emptyStream,
+  openSlice,
+  sliceEntries,
+} from './int-slices.ts';
 import { TermTable } from './term-table.ts';
 
 /**
@@ -281,34 +292,81 @@ export class MutablePostingsCursor implements PostingsCursor {
    * cursor is exhausted.
    */
   copyTo(visit: PostingsVisitor, limit: number): boolean {
-    const reader = this.reader;
-    for (let copied = 0; copied < limit; copied++) {
-      const doc = this.next();
-      if (doc === NO_MORE_DOCS) return true;
-      if (!this.withPositions) {
+    if (!this.withPositions) {
+      for (let copied = 0; copied < limit; copied++) {
+        const doc = this.next();
+        if (doc === NO_MORE_DOCS) return true;
         visit(doc, 1, null);
-        continue;
       }
-      const freq = reader.value(1);
-      visit(doc, freq, this.scratchPositions(reader.value(2), freq));
+      return false;
     }
+    if (this.next() === NO_MORE_DOCS) return true;
+    // The docs' entries and their positions are read in one pass with the two readers' state in
+    // locals: a doc's positions follow the previous doc's in the position stream.
+    const reader = this.reader;
+    const positions = this.positionReaderAt(reader.value(2));
+    const chunks = this.pool.chunks;
+    const last = Math.min(this.docFreq, this.index + limit) - 1;
+    let address = reader.address;
+    let sliceEnd = reader.sliceEnd;
+    let level = reader.level;
+    let positionAddress = positions.address;
+    let positionEnd = positions.sliceEnd;
+    let positionLevel = positions.level;
+    let index = this.index;
+    let doc = -1;
+    let positionIndex = this.positionIndex;
+    for (;;) {
+      const chunk = chunks[address >>> CHUNK_BITS]!;
+      const offset = address & CHUNK_MASK;
+      doc = chunk[offset]!;
+      const freq = chunk[offset + 1]!;
+      if (scratch.length < freq) {
+        scratch = new Int32Array(freq * 2);
+        scratchViews = [];
+      }
+      const into = scratch;
+      for (let copied = 0; copied < freq; copied++) {
+        if (positionAddress === positionEnd) {
+          positionAddress = chunks[positionEnd >>> CHUNK_BITS]![positionEnd & CHUNK_MASK]!;
+          positionLevel++;
+          positionEnd = positionAddress + sliceEntries(positionLevel);
+        }
+        into[copied] = chunks[positionAddress >>> CHUNK_BITS]![positionAddress & CHUNK_MASK]!;
+        positionAddress++;
+      }
+      positionIndex += freq;
+      let view = scratchViews[freq];
+      if (view === undefined) view = scratchViews[freq] = into.subarray(0, freq);
+      visit(doc, freq, view);
+      if (index === last) break;
+      index++;
+      address += 3;
+      if (address === sliceEnd) {
+        address = chunks[sliceEnd >>> CHUNK_BITS]![sliceEnd & CHUNK_MASK]!;
+        level++;
+        sliceEnd = address + sliceEntries(level) * 3;
+      }
+    }
+    reader.address = address;
+    reader.sliceEnd = sliceEnd;
+    reader.level = level;
+    positions.address = positionAddress;
+    positions.sliceEnd = positionEnd;
+    positions.level = positionLevel;
+    this.positionIndex = positionIndex;
+    if (index === this.docFreq - 1) {
+      this.index = this.docFreq;
+      this.doc = NO_MORE_DOCS;
+      return true;
+    }
+    this.index = index;
+    this.doc = doc;
     return false;
   }
 
-  /** Reads `freq` positions from index `start` of the position stream into shared scratch. */
-  private scratchPositions(start: number, freq: number): Int32Array {
-    if (scratch.length < freq) {
-      scratch = new Int32Array(freq * 2);
-      scratchViews = [];
-    }
-    this.fillPositions(start, freq, scratch);
-    let view = scratchViews[freq];
-    if (view === undefined) view = scratchViews[freq] = scratch.subarray(0, freq);
-    return view;
-  }
-
-  /** Copies `freq` positions from index `start` of the term's position stream into `into`. */
-  private fillPositions(start: number, freq: number, into: Int32Array | number[]): void {
+  /** The position reader, moved to index `start` of the term's position stream (it may rest on a link). */
+  private positionReaderAt(start: number): SliceReader {
     let positions = this.positionReader;
     if (positions === null || start < this.positionIndex) {
       positions ??= this.positionReader = new SliceReader(this.pool, 1);
@@ -317,6 +375,13 @@ export class MutablePostingsCursor implements PostingsCursor {
     }
     // Sequential reads (every doc's positions, as an epoch reads them) skip nothing.
     if (start !== this.positionIndex) positions.skip(start - this.positionIndex);
+    this.positionIndex = start;
+    return positions;
+  }
+
+  /** Copies `freq` positions from index `start` of the term's position stream into `into`. */
+  private fillPositions(start: number, freq: number, into: Int32Array | number[]): void {
+    const positions = this.positionReaderAt(start);
     const chunks = this.pool.chunks;
     for (let copied = 0; copied < freq; ) {
       positions.settle();
