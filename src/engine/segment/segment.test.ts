@@ -115,3 +115,30 @@ test('writeSegment rejects doc maps that do not number kept docs in order', asyn
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('term lookups answer alike in any order, terms repeated within and beyond the lookups a dictionary keeps', async () => {
+  const dir = tempDir();
+  try {
+    const docs = generateTestDocs(400, 11);
+    const leaf = new TestLeaf(docs, ['views']);
+    const segment = await writeFrom(dir, 'seg_000001', [leaf]);
+    try {
+      const terms: string[] = [];
+      const iterator = leaf.terms('body');
+      for (let term = iterator.next(); term !== null && terms.length < 40; term = iterator.next()) terms.push(term);
+      assert.equal(terms.length, 40, 'the test needs 40 terms');
+      const asked = [...terms, 'absent-a', ...terms.slice(0, 3), 'absent-a', ...terms.slice(0, 20).reverse(), ...terms.slice(5, 9), ...terms.slice(5, 9)];
+      for (const term of [...asked, ...asked]) {
+        assert.equal(segment.docFreq('body', term), leaf.docFreq('body', term), term);
+        const cursor = segment.postings('body', term);
+        const expected = leaf.postings('body', term);
+        assert.equal(cursor?.docFreq ?? 0, expected?.docFreq ?? 0, term);
+        assert.equal(cursor?.next() ?? NO_MORE_DOCS, expected?.next() ?? NO_MORE_DOCS, term);
+      }
+    } finally {
+      segment.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

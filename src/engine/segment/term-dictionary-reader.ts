@@ -120,6 +120,9 @@ class TermBlockScanner implements TermPostingsPointer {
   }
 }
 
+/** Lookups a field's dictionary remembers (a phrase of up to this many terms finds them all again). */
+const RECENT_LOOKUPS = 8;
+
 /** One field's term dictionary. */
 export class FieldTermDictionary {
   termCount = 0;
@@ -133,6 +136,10 @@ export class FieldTermDictionary {
   norms: Uint8Array | null = null;
   private lookupScanner: TermBlockScanner | null = null;
   private lookupTarget = new Uint8Array(64);
+  /** The last RECENT_LOOKUPS terms looked up and their pointers (null: absent), oldest overwritten first. */
+  private readonly recentTerms: (string | null)[] = new Array<string | null>(RECENT_LOOKUPS).fill(null);
+  private readonly recentPointers: (TermPostingsPointer | null)[] = new Array<TermPostingsPointer | null>(RECENT_LOOKUPS).fill(null);
+  private recentNext = 0;
 
   constructor(
     readonly name: string,
@@ -148,8 +155,23 @@ export class FieldTermDictionary {
     return block + 1 < this.blockOffsets.length ? this.blockOffsets[block + 1]! : this.lastBlockEnd;
   }
 
-  /** Postings pointer of a term, or null when absent. */
+  /**
+   * Postings pointer of a term, or null when absent. A query asks for a term's statistics when it
+   * is weighed and for its postings when it is scored, so the last few answers are kept.
+   */
   lookup(term: string): TermPostingsPointer | null {
+    const recentTerms = this.recentTerms;
+    for (let index = 0; index < RECENT_LOOKUPS; index++) {
+      if (recentTerms[index] === term) return this.recentPointers[index]!;
+    }
+    const pointer = this.find(term);
+    recentTerms[this.recentNext] = term;
+    this.recentPointers[this.recentNext] = pointer;
+    this.recentNext = (this.recentNext + 1) % RECENT_LOOKUPS;
+    return pointer;
+  }
+
+  private find(term: string): TermPostingsPointer | null {
     const block = this.blockFor(term);
     if (block < 0) return null;
     // Lookups run synchronously to completion, so one scanner and target buffer serve them all.
