@@ -306,6 +306,7 @@ export class MutablePostingsCursor implements PostingsCursor {
     const reader = this.reader;
     const positions = this.positionReaderAt(reader.value(2));
     const chunks = this.pool.chunks;
+    const width = reader.width;
     const last = Math.min(this.docFreq, this.index + limit) - 1;
     let address = reader.address;
     let sliceEnd = reader.sliceEnd;
@@ -341,11 +342,11 @@ export class MutablePostingsCursor implements PostingsCursor {
       visit(doc, freq, view);
       if (index === last) break;
       index++;
-      address += 3;
+      address += width;
       if (address === sliceEnd) {
         address = chunks[sliceEnd >>> CHUNK_BITS]![sliceEnd & CHUNK_MASK]!;
         level++;
-        sliceEnd = address + sliceEntries(level) * 3;
+        sliceEnd = address + sliceEntries(level) * width;
       }
     }
     reader.address = address;
