@@ -159,15 +159,21 @@ function sortTermIds(ids: Int32Array, chars: Uint16Array, starts: Int32Array): v
     stack[top++] = depth;
   };
   push(0, ids.length, 0);
+  // Pivots come from random places, so that no order of terms makes the sort quadratic.
+  let random = (Math.random() * 0x7fffffff) | 1;
   while (top > 0) {
     const depth = stack[--top]!;
-    let high = stack[--top]!;
-    let low = stack[--top]!;
+    const high = stack[--top]!;
+    const low = stack[--top]!;
     if (high - low <= INSERTION_SORT_MAX) {
       insertionSort(ids, low, high, depth, chars, starts);
       continue;
     }
-    const pivot = medianUnit(ids, low, high, depth, chars, starts);
+    const size = high - low;
+    const first = ids[low + ((random = nextRandom(random)) >>> 0) % size]!;
+    const second = ids[low + ((random = nextRandom(random)) >>> 0) % size]!;
+    const third = ids[low + ((random = nextRandom(random)) >>> 0) % size]!;
+    const pivot = medianOf(unitAt(first, depth, chars, starts), unitAt(second, depth, chars, starts), unitAt(third, depth, chars, starts));
     // ids[low, less) < pivot, ids[less, index) = pivot, ids(greater, high) > pivot.
     let less = low;
     let index = low;
@@ -198,11 +204,15 @@ function unitAt(id: number, depth: number, chars: Uint16Array, starts: Int32Arra
   return at < starts[id + 1]! ? chars[at]! : -1;
 }
 
-/** The median of the code units at `depth` of the first, middle and last ids of a partition. */
-function medianUnit(ids: Int32Array, low: number, high: number, depth: number, chars: Uint16Array, starts: Int32Array): number {
-  const a = unitAt(ids[low]!, depth, chars, starts);
-  const b = unitAt(ids[(low + high) >>> 1]!, depth, chars, starts);
-  const c = unitAt(ids[high - 1]!, depth, chars, starts);
+/** The next state of a xorshift32 generator (never 0 from a state that is not 0). */
+function nextRandom(state: number): number {
+  state ^= state << 13;
+  state ^= state >>> 17;
+  return state ^ (state << 5);
+}
+
+/** The median of three numbers. */
+function medianOf(a: number, b: number, c: number): number {
   if (a < b) return b < c ? b : a < c ? c : a;
   return a < c ? a : b < c ? c : b;
 }
