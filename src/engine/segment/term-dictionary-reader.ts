@@ -162,7 +162,7 @@ export class FieldTermDictionary {
   lookup(term: string): TermPostingsPointer | null {
     const recentTerms = this.recentTerms;
     for (let index = 0; index < RECENT_LOOKUPS; index++) {
-      if (recentTerms[index] === term) return this.recentPointers[index]!;
+      if (recentTerms[index] === term) return this.recentPointers[index] ?? null;
     }
     const pointer = this.find(term);
     recentTerms[this.recentNext] = term;
