@@ -142,3 +142,35 @@ test('term lookups answer alike in any order, terms repeated within and beyond t
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('exact lookups find every term of blocks of shared prefixes and multi-byte characters, and no neighbour of them', async () => {
+  const dir = tempDir();
+  try {
+    const stems = ['a', 'ab', 'abc', 'abd', 'abda', 'abé', 'ab😀', 'ab\uFFFF', 'ac', 'b', 'ba', 'bé', 'é', 'éa', '😀', '😀a', '\uFFFF'];
+    const tags = stems.flatMap((stem) => [stem, `${stem}q`, `${stem}qq`, `${stem}qé`, `${stem}z`]);
+    const docs = tags.map((tag, n): TestDoc => ({ id: `doc-${n}`, keyword: { tag: n % 3 === 0 ? [tag] : [tag, tags[(n * 7) % tags.length]!] } }));
+    const leaf = new TestLeaf(docs, []);
+    const segment = await writeFrom(dir, 'seg_000001', [leaf]);
+    try {
+      const asked = new Set<string>(['', 'aa', 'abb', 'abdb', 'abz', 'zz', '\u{1F601}']);
+      for (const tag of tags) {
+        asked.add(tag);
+        asked.add(`${tag}a`);
+        asked.add(tag.slice(0, -1));
+        asked.add(`${tag.slice(0, -1)}r`);
+      }
+      let found = 0;
+      for (const term of asked) {
+        const expected = leaf.docFreq('tag', term);
+        if (expected > 0) found++;
+        assert.equal(segment.docFreq('tag', term), expected, JSON.stringify(term));
+        assert.equal(segment.postings('tag', term)?.docFreq ?? 0, expected, JSON.stringify(term));
+      }
+      assert.equal(found, new Set(tags).size, 'every tag is found');
+    } finally {
+      segment.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

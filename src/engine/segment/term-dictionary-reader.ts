@@ -69,6 +69,49 @@ class TermBlockScanner implements TermPostingsPointer {
     for (let i = prefix; i < length; i++) termBytes[i] = data[from++]!;
     reader.pos = from;
     this.termLength = length;
+    this.readStats(reader);
+    return true;
+  }
+
+  /**
+   * Scans the rest of the block for the term whose UTF-8 bytes are `target[0..length)`: true with
+   * the scanner on its entry (its term bytes are not kept), false when the block lacks it. An
+   * entry shares `prefix` bytes with the one before, so only an entry that shares exactly as many
+   * bytes with the target as the one before did can equal it; the others are skipped without
+   * looking at their bytes.
+   */
+  seekInBlock(target: Uint8Array, length: number): boolean {
+    const reader = this.reader;
+    const data = reader.data;
+    // Bytes the last entry shares with the target.
+    let matched = 0;
+    while (this.remainingInBlock > 0) {
+      this.remainingInBlock--;
+      const prefix = reader.readVarint();
+      const suffix = reader.readVarint();
+      const from = reader.pos;
+      if (from + suffix > data.length) throw new RangeError('term entry past end of data');
+      if (prefix === matched) {
+        let same = 0;
+        while (same < suffix && matched + same < length && data[from + same] === target[matched + same]) same++;
+        matched += same;
+        if (matched === length && same === suffix) {
+          reader.pos = from + suffix;
+          this.termLength = length;
+          this.readStats(reader);
+          return true;
+        }
+      } else if (prefix < matched) {
+        matched = prefix;
+      }
+      reader.pos = from + suffix;
+      this.skipStats(reader);
+    }
+    return false;
+  }
+
+  /** Reads the current entry's statistics and postings offsets. */
+  private readStats(reader: ByteReader): void {
     this.docFreq = reader.readVarint();
     this.docStart = this.nextDocStart;
     this.posStart = this.nextPosStart;
@@ -88,20 +131,24 @@ class TermBlockScanner implements TermPostingsPointer {
     if (this.dictionary.hasPositions) this.nextPosStart += reader.readVarint();
     this.docEnd = this.nextDocStart;
     this.posEnd = this.nextPosStart;
-    return true;
+  }
+
+  /** Moves past an entry's statistics, counting its postings bytes. */
+  private skipStats(reader: ByteReader): void {
+    if (reader.readVarint() === 1) {
+      reader.readVarint();
+      reader.readVarint();
+    } else {
+      reader.readVarint();
+      reader.readByte();
+      this.nextDocStart += reader.readVarint();
+    }
+    if (this.dictionary.hasPositions) this.nextPosStart += reader.readVarint();
   }
 
   /** The current entry's term as a string. */
   term(): string {
     return this.termBytes.toString('utf8', 0, this.termLength);
-  }
-
-  /** Whether the current entry's UTF-8 bytes equal `bytes[0..length)`. */
-  termEquals(bytes: Uint8Array, length: number): boolean {
-    if (this.termLength !== length) return false;
-    const termBytes = this.termBytes;
-    for (let i = 0; i < length; i++) if (termBytes[i] !== bytes[i]) return false;
-    return true;
   }
 
   /** A snapshot of the current entry's postings pointer. */
@@ -180,9 +227,7 @@ export class FieldTermDictionary {
     const length = utf8Encoder.encodeInto(term, this.lookupTarget).written;
     try {
       scanner.enterBlock(block);
-      while (scanner.nextEntry()) {
-        if (scanner.termEquals(this.lookupTarget, length)) return scanner.pointer();
-      }
+      if (scanner.seekInBlock(this.lookupTarget, length)) return scanner.pointer();
     } catch (error) {
       throw asCorrupt(this.file, error);
     }
