@@ -8,6 +8,7 @@ import { SegmentReader } from './segment-reader.ts';
 import { buildDocMaps, writeSegment } from './segment-writer.ts';
 import { TEST_FIELDS, TestLeaf, generateTestDocs, type TestDoc } from './reference-leaf.fixture.ts';
 import { assertLeafMatches } from './reference-leaf-assert.fixture.ts';
+import { withTempDir } from './segment-dir.fixture.ts';
 
 
 function tempDir(): string {
@@ -116,9 +117,8 @@ test('writeSegment rejects doc maps that do not number kept docs in order', asyn
   }
 });
 
-test('term lookups answer alike in any order, terms repeated within and beyond the lookups a dictionary keeps', async () => {
-  const dir = tempDir();
-  try {
+test('term lookups answer alike in any order, terms repeated within and beyond the lookups a dictionary keeps', () =>
+  withTempDir('trove-segment-', async (dir) => {
     const docs = generateTestDocs(400, 11);
     const leaf = new TestLeaf(docs, ['views']);
     const segment = await writeFrom(dir, 'seg_000001', [leaf]);
@@ -138,14 +138,10 @@ test('term lookups answer alike in any order, terms repeated within and beyond t
     } finally {
       segment.close();
     }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('exact lookups find every term of blocks of shared prefixes and multi-byte characters, and no neighbour of them', async () => {
-  const dir = tempDir();
-  try {
+test('exact lookups find every term of blocks of shared prefixes and multi-byte characters, and no neighbour of them', () =>
+  withTempDir('trove-segment-', async (dir) => {
     const stems = ['a', 'ab', 'abc', 'abd', 'abda', 'abé', 'ab😀', 'ab\uFFFF', 'ac', 'b', 'ba', 'bé', 'é', 'éa', '😀', '😀a', '\uFFFF'];
     const tags = stems.flatMap((stem) => [stem, `${stem}q`, `${stem}qq`, `${stem}qé`, `${stem}z`]);
     const docs = tags.map((tag, n): TestDoc => ({ id: `doc-${n}`, keyword: { tag: n % 3 === 0 ? [tag] : [tag, tags[(n * 7) % tags.length]!] } }));
@@ -170,7 +166,4 @@ test('exact lookups find every term of blocks of shared prefixes and multi-byte 
     } finally {
       segment.close();
     }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));

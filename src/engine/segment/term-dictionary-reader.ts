@@ -97,7 +97,6 @@ class TermBlockScanner implements TermPostingsPointer {
         matched += same;
         if (matched === length && same === suffix) {
           reader.pos = from + suffix;
-          this.termLength = length;
           this.readStats(reader);
           return true;
         }
