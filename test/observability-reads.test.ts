@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { call, ndjson, startServer, type TroveServer } from './harness.ts';
+import { waitForJob } from './compaction.fixture.ts';
 
 let server: TroveServer;
 
@@ -206,6 +207,27 @@ test('node stats count the work done, per lane and per update path', async () =>
   } else assert.equal(typeof steal.error, 'string');
 });
 
+const glibc = process.platform === 'linux' && (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime !== undefined;
+
+test('after an epoch, a quiet shard thread frees its buffers and returns the pages: node stats count it', { skip: !glibc && 'needs glibc' }, async () => {
+  const release = async (): Promise<{ trims: number; collections: number; collection_time_in_millis: number }> =>
+    (await call(server, 'GET', '/_node/_local/stats')).body.process.memory_release;
+  const before = await release();
+  const compact = await call(server, 'POST', '/products/_compact');
+  assert.equal(compact.status, 200, compact.text);
+  assert.equal((await waitForJob(server, compact.body.nodes[0].job_id)).state, 'done');
+  const deadline = Date.now() + 20_000;
+  let after = await release();
+  while (Date.now() < deadline && !(after.collections > before.collections && after.trims > before.trims)) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    after = await release();
+  }
+  // The compaction's epochs froze the in-memory layers and nothing allocates since: the threads ran a collection each.
+  assert.ok(after.collections > before.collections, `collections ${before.collections} -> ${after.collections}`);
+  assert.ok(after.trims > before.trims, `trims ${before.trims} -> ${after.trims}`);
+  assert.ok(after.collection_time_in_millis >= before.collection_time_in_millis);
+});
+
 test('GET /_metrics is Prometheus text with the same counters', async () => {
   const stats = (await call(server, 'GET', '/_node/_local/stats')).body;
   const metrics = await call(server, 'GET', '/_metrics');
@@ -225,5 +247,6 @@ test('GET /_metrics is Prometheus text with the same counters', async () => {
   assert.equal(value('trove_search_lane_max_queue{lane="default"}'), stats.search.lanes.default.max_queue);
   assert.equal(value('trove_segments'), stats.segments.count);
   assert.equal(value('trove_shards'), 3);
+  assert.equal(value('trove_memory_release_collections_total'), stats.process.memory_release.collections);
   assert.ok(value('trove_cpu_steal_percent{window="current"}') >= 0 || !existsSync('/proc/stat'));
 });

@@ -13,6 +13,7 @@ import type { Searcher } from '../engine/shard/searcher.ts';
 import { Shard, type EngineSettings } from '../engine/shard/shard.ts';
 import type { WriteOp, WriteResult } from '../engine/shard/operations.ts';
 import type { Mapping } from '../engine/mapping/mapping.ts';
+import type { HeapReleaseStats } from '../engine/memory/heap-release.ts';
 import { EngineError } from '../engine/errors.ts';
 import { parseBatch, type PreparedBatch, type WriteBatchRequest } from './write-batch.ts';
 import {
@@ -396,4 +397,9 @@ export class InThreadShardHost implements ShardHost {
 
   /** Nothing to stop: the shards' owner closes each handle. */
   async close(): Promise<void> {}
+
+  /** The shards run in the caller's thread, which reports its own releases. */
+  async threadStats(): Promise<HeapReleaseStats[]> {
+    return [];
+  }
 }

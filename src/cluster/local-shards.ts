@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { Catalog, CatalogEvent, CollectionMeta } from './catalog.ts';
 import type { Coordinator } from './coordinator.ts';
 import { flattenMapping, type FlatField } from '../engine/mapping/mapping.ts';
+import type { HeapReleaseStats } from '../engine/memory/heap-release.ts';
 import type { ShardFaultSpec } from '../engine/shard/fault-points.ts';
 import type { EngineSettings, ShardStats } from '../engine/shard/shard.ts';
 import { BudgetedReaders, type ReaderBudget } from './reader-budget.ts';
@@ -147,6 +148,11 @@ export class LocalShards {
     for (const hosted of this.hosted.values()) {
       for (const local of hosted.shards) local?.handle?.updateSettings(settings).catch((error: unknown) => this.logShardError(local, error, 'updating engine settings failed'));
     }
+  }
+
+  /** The heap releases of the threads the shard host runs copies in, besides this one. */
+  threadStats(): Promise<HeapReleaseStats[]> {
+    return this.options.host.threadStats();
   }
 
   /** The figures of every started local shard copy, ordered by collection and shard. */

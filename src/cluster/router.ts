@@ -6,6 +6,7 @@
 import { buildAliasIndex, writeMember, type AliasIndex } from './aliases.ts';
 import { inSyncOf, type NodeRecord } from './catalog.ts';
 import { CatalogError } from './catalog-error.ts';
+import type { HeapReleaseStats } from '../engine/memory/heap-release.ts';
 import type { HostedCollection, LocalShards, StartedShardStats } from './local-shards.ts';
 import { shardFor } from './routing.ts';
 import type { ReaderUse, ShardHandle } from './shard-handle.ts';
@@ -217,6 +218,11 @@ export class Router {
   /** The figures of every started shard copy this node serves. */
   startedStats(): Promise<StartedShardStats[]> {
     return this.shards.startedStats();
+  }
+
+  /** The heap releases of the threads this node's shard copies run in, besides this one. */
+  shardThreadStats(): Promise<HeapReleaseStats[]> {
+    return this.shards.threadStats();
   }
 
   private unavailableReason(collection: HostedCollection, shardId: number): string {

@@ -12,6 +12,7 @@
  */
 import type { EngineError } from '../engine/errors.ts';
 import type { Mapping } from '../engine/mapping/mapping.ts';
+import type { HeapReleaseStats } from '../engine/memory/heap-release.ts';
 import type { ShardHit, ShardQueryResult, ShardSearchRequest } from '../engine/query/search-request.ts';
 import type { LiveShardCheck } from '../engine/directory/live-shard-verify.ts';
 import type { ShardFaultSpec } from '../engine/shard/fault-points.ts';
@@ -250,4 +251,6 @@ export interface ShardHost {
   open(spec: ShardOpenSpec): Promise<ShardHandle>;
   /** Closes every shard still open and stops the host. */
   close(): Promise<void>;
+  /** The heap releases of each thread the host runs shards in besides the caller's (none in thread). */
+  threadStats(): Promise<HeapReleaseStats[]>;
 }

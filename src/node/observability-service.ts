@@ -10,6 +10,7 @@ import type { Coordinator, CoordinatorConnectivity } from '../cluster/coordinato
 import type { HostedCollection } from '../cluster/local-shards.ts';
 import type { Router } from '../cluster/router.ts';
 import type { NodeConfig, NodeSettingValues } from '../config/load-config.ts';
+import { heapReleaseStats } from '../engine/memory/heap-release.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { NodeOps, NodeStatsInputs } from '../ops/node-ops.ts';
 import type { AuthCountersSnapshot } from '../ops/security/auth-counters.ts';
@@ -163,7 +164,7 @@ export class ObservabilityService {
   }
 
   private async statsInputs(security: AuthCountersSnapshot | null): Promise<NodeStatsInputs> {
-    const started = await this.router.startedStats();
+    const [started, shardThreads] = await Promise.all([this.router.startedStats(), this.router.shardThreadStats()]);
     return {
       nodeId: this.nodeId,
       nodeName: this.config.values['node.name'],
@@ -172,6 +173,7 @@ export class ObservabilityService {
       security,
       openFeeds: this.changeFeeds.heldResources().feeds,
       dataPath: this.config.values['path.data'],
+      memoryRelease: [heapReleaseStats(), ...shardThreads],
     };
   }
 

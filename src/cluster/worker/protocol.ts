@@ -52,6 +52,12 @@ export interface CloseRequest {
   uuid: string;
 }
 
+/** Asks for the worker thread's own figures (its heap releases); the reply is a `HeapReleaseStats`. */
+export interface ThreadStatsRequest {
+  type: 'thread_stats';
+  id: number;
+}
+
 /** Resolves the wait of request `id` now (no reply of its own). */
 export interface CancelMessage {
   type: 'cancel';
@@ -59,7 +65,7 @@ export interface CancelMessage {
 }
 
 /** Main thread → worker. */
-export type ToWorkerMessage = OpenRequest | CallRequest | WaitRequest | CloseRequest | CancelMessage;
+export type ToWorkerMessage = OpenRequest | CallRequest | WaitRequest | CloseRequest | ThreadStatsRequest | CancelMessage;
 
 /** An error as it crosses the thread boundary; `code` is set for an `EngineError`. */
 export interface WireError {

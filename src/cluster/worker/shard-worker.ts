@@ -8,6 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EngineError } from '../../engine/errors.ts';
+import { heapReleaseStats } from '../../engine/memory/heap-release.ts';
 import type { ShardHit, ShardSearchRequest } from '../../engine/query/search-request.ts';
 import { LocalShardHandle } from '../local-shard-handle.ts';
 import type { ReaderUse } from '../shard-handle.ts';
@@ -88,6 +89,8 @@ async function answer(message: Exclude<ToWorkerMessage, { type: 'cancel' }>): Pr
       shards.delete(message.uuid);
       return (await shard).handle.close();
     }
+    case 'thread_stats':
+      return heapReleaseStats();
   }
 }
 

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { EngineError } from '../../engine/errors.ts';
 import type { Mapping } from '../../engine/mapping/mapping.ts';
+import type { HeapReleaseStats } from '../../engine/memory/heap-release.ts';
 import type { EngineSettings } from '../../engine/shard/shard.ts';
 import type { ChangeBounds, ClosedShardFigures, ShardOpenSpec } from '../shard-handle.ts';
 import type { ShardCallMethod } from './protocol.ts';
@@ -111,6 +112,13 @@ export class WorkerPool implements ShardChannel, SlotEvents {
     } finally {
       this.forget(shard);
     }
+  }
+
+  /** The heap releases of every running worker thread since it started (a thread that fails to answer is left out). */
+  async threadStats(): Promise<HeapReleaseStats[]> {
+    const running = this.slots.filter((slot) => slot.deadReason === null);
+    const answers = await Promise.allSettled(running.map((slot) => slot.request(`(thread of slot ${slot.index})`, { type: 'thread_stats' }, 'call').reply));
+    return answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value as HeapReleaseStats] : []));
   }
 
   /** Fault injection for tests: terminates the worker thread running the shard. */

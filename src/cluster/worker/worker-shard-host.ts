@@ -4,6 +4,7 @@
  * that fails is replaced and its shards reopen from their write-ahead logs.
  */
 import type { Logger } from 'pino';
+import type { HeapReleaseStats } from '../../engine/memory/heap-release.ts';
 import type { ShardHandle, ShardHost, ShardOpenSpec } from '../shard-handle.ts';
 import { WorkerPool } from './worker-pool.ts';
 import { WorkerShardHandle } from './worker-shard-handle.ts';
@@ -34,6 +35,10 @@ export class WorkerShardHost implements ShardHost {
 
   close(): Promise<void> {
     return this.pool.close();
+  }
+
+  threadStats(): Promise<HeapReleaseStats[]> {
+    return this.pool.threadStats();
   }
 
   /**

@@ -9,29 +9,45 @@
  * when the engine drops them, and not all at the first collection after (backing stores are swept
  * on a background thread, and some buffers become garbage only later), so a release request trims
  * after every major collection of its thread for `RELEASE_WINDOW_MS`; requests in that time extend
- * it. Where glibc is not the C library, or the FFI module cannot load, requests do nothing.
+ * it, and so does a window in which a major collection came (the thread is still busy), up to
+ * `RELEASE_WINDOWS` in a row. A thread that goes quiet may run no major collection for minutes,
+ * and the buffers it dropped last would stay resident all that time: when a window ends without
+ * one, or the last window ends, the thread runs one itself and trims after it. Where glibc is not
+ * the C library, or the FFI module cannot load, requests do nothing.
  */
 import { createRequire } from 'node:module';
 import { PerformanceObserver, constants, type NodeGCPerformanceDetail, type PerformanceEntry } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 interface Koffi {
   load(library: string): { func(signature: string): (pad: number) => number };
 }
 
-/** Trims done by this thread and the time they took. */
+/** Trims done by this thread and the time they took; major collections it ran because none came in a window, and their time. */
 export interface HeapReleaseStats {
   trims: number;
   trimMs: number;
+  collections: number;
+  collectionMs: number;
 }
 
 /** How long after a release request major collections are followed by a trim. */
 export const RELEASE_WINDOW_MS = 1000;
+/** Windows in a row a busy thread keeps trimming after its own major collections before it runs one. */
+export const RELEASE_WINDOWS = 10;
 
-const stats: HeapReleaseStats = { trims: 0, trimMs: 0 };
+const stats: HeapReleaseStats = { trims: 0, trimMs: 0, collections: 0, collectionMs: 0 };
 let trim: ((pad: number) => number) | null | undefined;
+let collect: (() => void) | null | undefined;
 /** performance.now() until which major collections are followed by a trim. */
 let windowEnd = 0;
+/** Whether a major collection came in the current window. */
+let collectedInWindow = false;
+/** Windows left before the thread runs a major collection itself. */
+let windowsLeft = 0;
 let observer: PerformanceObserver | null = null;
+let windowTimer: NodeJS.Timeout | null = null;
 
 function loadTrim(): ((pad: number) => number) | null {
   if (trim !== undefined) return trim;
@@ -46,7 +62,19 @@ function loadTrim(): ((pad: number) => number) | null {
   return trim;
 }
 
+function loadCollect(): (() => void) | null {
+  if (collect !== undefined) return collect;
+  try {
+    setFlagsFromString('--expose-gc');
+    collect = runInNewContext('gc') as () => void;
+  } catch {
+    collect = null;
+  }
+  return collect;
+}
+
 function onMajorCollection(): void {
+  collectedInWindow = true;
   const now = performance.now();
   if (now > windowEnd) {
     observer?.disconnect();
@@ -69,10 +97,47 @@ function gcKind(entry: PerformanceEntry): number | undefined {
   return (entry as { detail?: NodeGCPerformanceDetail }).detail?.kind;
 }
 
-/** Asks for the heap's free pages to be returned after the major collections of the next `RELEASE_WINDOW_MS`. */
+function openWindow(): void {
+  windowEnd = performance.now() + RELEASE_WINDOW_MS;
+  collectedInWindow = false;
+  if (windowTimer === null) armWindowTimer(RELEASE_WINDOW_MS);
+  observe();
+}
+
+/** At the end of a window: opens the next while the thread collects on its own, else runs a major collection (the observer trims after it). */
+function onWindowEnd(): void {
+  windowTimer = null;
+  const left = windowEnd - performance.now();
+  if (left > 1) {
+    armWindowTimer(left);
+    return;
+  }
+  if (collectedInWindow && --windowsLeft > 0) {
+    openWindow();
+    return;
+  }
+  if (loadCollect() === null) return;
+  windowEnd = performance.now() + RELEASE_WINDOW_MS;
+  observe();
+  const start = performance.now();
+  collect!();
+  stats.collections++;
+  stats.collectionMs += performance.now() - start;
+}
+
+function armWindowTimer(ms: number): void {
+  windowTimer = setTimeout(onWindowEnd, ms);
+  windowTimer.unref();
+}
+
+/** Asks for the heap's free pages to be returned after the major collections of the next windows, and for one major collection at their end. */
 export function releaseFreedMemorySoon(): void {
   if (loadTrim() === null) return;
-  windowEnd = performance.now() + RELEASE_WINDOW_MS;
+  windowsLeft = RELEASE_WINDOWS;
+  openWindow();
+}
+
+function observe(): void {
   if (observer !== null) return;
   observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -85,7 +150,7 @@ export function releaseFreedMemorySoon(): void {
   observer.observe({ entryTypes: ['gc'] });
 }
 
-/** Trims done by this thread so far. */
+/** Trims and collections done by this thread so far. */
 export function heapReleaseStats(): HeapReleaseStats {
   return { ...stats };
 }

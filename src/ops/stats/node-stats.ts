@@ -7,6 +7,7 @@
  */
 import { statfs } from 'node:fs/promises';
 import { availableParallelism, freemem, loadavg, totalmem, uptime } from 'node:os';
+import type { HeapReleaseStats } from '../../engine/memory/heap-release.ts';
 import type { MaintenanceStats } from './maintenance-stats.ts';
 import type { HostFiles } from '../host/host-files.ts';
 import type { LaneStats, SearchLanes } from '../lanes/search-lanes.ts';
@@ -57,6 +58,12 @@ export interface NodeStats {
     cpu_system_ms: number;
     open_file_descriptors: number | null;
     event_loop_lag: EventLoopLag;
+    /**
+     * Free C-heap pages handed back to the system after epochs and merges, and the major
+     * collections run to free their buffers when none came on its own, summed over the node's
+     * threads since each started (see src/engine/memory/heap-release.ts).
+     */
+    memory_release: { trims: number; trim_time_in_millis: number; collections: number; collection_time_in_millis: number };
   };
   os: {
     cpus: number;
@@ -84,9 +91,12 @@ export interface NodeStatsSources {
   eventLoop: EventLoopProbe;
   files: HostFiles;
   dataPath: string;
+  /** Heap releases of this thread and of each thread shard copies run in. */
+  memoryRelease: readonly HeapReleaseStats[];
 }
 
 const round = (value: number): number => Math.round(value);
+const sum = <T>(items: readonly T[], pick: (item: T) => number): number => items.reduce((total, item) => total + pick(item), 0);
 
 function searchStats(lanes: Record<string, LaneStats>): SearchStats {
   const totals: SearchStats = { query_total: 0, query_failed: 0, rejected: 0, timed_out: 0, slow: 0, query_time_in_millis: 0, lanes };
@@ -150,6 +160,12 @@ export async function collectNodeStats(sources: NodeStatsSources): Promise<NodeS
       cpu_system_ms: round(cpuUsage.system / 1000),
       open_file_descriptors: openFds,
       event_loop_lag: sources.eventLoop.read(),
+      memory_release: {
+        trims: sum(sources.memoryRelease, (thread) => thread.trims),
+        trim_time_in_millis: round(sum(sources.memoryRelease, (thread) => thread.trimMs)),
+        collections: sum(sources.memoryRelease, (thread) => thread.collections),
+        collection_time_in_millis: round(sum(sources.memoryRelease, (thread) => thread.collectionMs)),
+      },
     },
     os: {
       cpus: availableParallelism(),

@@ -59,11 +59,16 @@ test('the exporter renders the node stats with types, labels and the same values
     eventLoop,
     files,
     dataPath: tmpdir(),
+    memoryRelease: [
+      { trims: 2, trimMs: 3.4, collections: 1, collectionMs: 12.2 },
+      { trims: 5, trimMs: 1.1, collections: 0, collectionMs: 0 },
+    ],
   });
   eventLoop.stop();
   assert.equal(stats.search.query_total, 1);
   assert.equal(stats.search.timed_out, 1);
   assert.equal(stats.cpu.steal_percent.current, null);
+  assert.deepEqual(stats.process.memory_release, { trims: 7, trim_time_in_millis: 5, collections: 1, collection_time_in_millis: 12 });
 
   const exporter = new PrometheusExporter();
   const text = await exporter.render(stats);
@@ -79,6 +84,8 @@ test('the exporter renders the node stats with types, labels and the same values
   assert.match(text, /^trove_segments 3$/m);
   assert.match(text, /^trove_compaction_jobs\{state="done"\} 1$/m);
   assert.match(text, /^trove_security_refusals_total\{status="401"\} 3$/m);
+  assert.match(text, /^trove_memory_release_trims_total 7$/m);
+  assert.match(text, /^trove_memory_release_collection_seconds_total 0\.012$/m);
   assert.doesNotMatch(text, /^trove_cpu_steal_percent\{/m);
 
   // A second render reflects new values (nothing accumulates across scrapes).

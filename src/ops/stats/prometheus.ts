@@ -80,6 +80,10 @@ const METRICS: readonly MetricSpec[] = [
   ),
   gauge('trove_process_resident_memory_bytes', 'Resident set size of the process.', (s) => s.process.rss_bytes),
   gauge('trove_process_heap_used_bytes', 'V8 heap in use.', (s) => s.process.heap_used_bytes),
+  counter('trove_memory_release_trims_total', 'Free C-heap pages handed back to the system after epochs and merges.', (s) => s.process.memory_release.trims),
+  counter('trove_memory_release_trim_seconds_total', 'Time spent handing free C-heap pages back.', (s) => ms(s.process.memory_release.trim_time_in_millis)),
+  counter('trove_memory_release_collections_total', 'Major collections run to free the buffers of epochs and merges when none came on its own.', (s) => s.process.memory_release.collections),
+  counter('trove_memory_release_collection_seconds_total', 'Time spent in those collections.', (s) => ms(s.process.memory_release.collection_time_in_millis)),
   counter('trove_process_cpu_seconds_total', 'CPU time of the process.', (s) => [[{ mode: 'user' }, ms(s.process.cpu_user_ms)], [{ mode: 'system' }, ms(s.process.cpu_system_ms)]], ['mode']),
   gauge(
     'trove_process_event_loop_lag_seconds',
