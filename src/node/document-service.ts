@@ -3,6 +3,7 @@
  * src/api/routes/{documents,bulk,mget}.ts). Thin wrappers over documents.ts, bulk.ts and
  * multi-get.ts, each run as a tracked request.
  */
+import { releaseFreedMemoryWhenQuiet } from '../engine/memory/heap-release.ts';
 import { bulk, type BulkDefaults, type BulkItem, type BulkItemResult, type BulkResponse } from './bulk.ts';
 import {
   executeWrite,
@@ -119,7 +120,10 @@ export class DocumentService {
   bulk(items: readonly BulkItem[], defaults: BulkDefaults = {}, requireNamespace?: NamespaceCheck): Promise<BulkResponse> {
     return this.requests.track(async () => {
       const answer = await this.writeItems(items, defaults, requireNamespace);
-      return withMirrors(this.context, items, answer, (mirrors) => this.writeItems(mirrors, {}, requireNamespace), defaults.routing);
+      const response = await withMirrors(this.context, items, answer, (mirrors) => this.writeItems(mirrors, {}, requireNamespace), defaults.routing);
+      // The request's body and parsed items are garbage now: a thread the bulk load leaves quiet frees them.
+      releaseFreedMemoryWhenQuiet();
+      return response;
     });
   }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { heapReleaseStats, releaseFreedMemorySoon, RELEASE_WINDOW_MS, RELEASE_WINDOWS } from './heap-release.ts';
+import { heapReleaseStats, releaseFreedMemorySoon, releaseFreedMemoryWhenQuiet, RELEASE_WINDOW_MS, RELEASE_WINDOWS } from './heap-release.ts';
 
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
@@ -92,6 +92,31 @@ test('a thread that runs no major collection after a request runs one itself and
 
   assert.equal(heapReleaseStats().collections, before.collections + 1);
   assert.ok(heapReleaseStats().trims > before.trims);
+  assert.ok(returned() > 128 * MIB, `only ${(returned() / MIB).toFixed(0)} MiB returned of 256 MiB freed`);
+  held = { chunks: null, pins: [] };
+});
+
+test('quiet-path requests collect and trim nothing while they come, and once after they stop', { skip: !glibc && 'needs glibc' }, async () => {
+  await new Promise((resolve) => setTimeout(resolve, RELEASE_WINDOW_MS + 50));
+  let held: { chunks: Buffer[] | null; pins: Buffer[] } = await pinnedChunks();
+  const whileHeld = process.memoryUsage().rss;
+  const before = heapReleaseStats();
+  // Requests every tenth of a window for two windows, dropping a large buffer each time, as bulk requests do.
+  for (let i = 0; i < 20; i++) {
+    releaseFreedMemoryWhenQuiet();
+    if (i === 0) held.chunks = null;
+    await new Promise((resolve) => setTimeout(resolve, RELEASE_WINDOW_MS / 10));
+  }
+  const whileComing = heapReleaseStats();
+  assert.equal(whileComing.collections, before.collections);
+  assert.equal(whileComing.trims, before.trims);
+
+  const returned = (): number => whileHeld - process.memoryUsage().rss;
+  const deadline = performance.now() + 5 * RELEASE_WINDOW_MS;
+  while (!(heapReleaseStats().collections > before.collections && returned() > 128 * MIB) && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(heapReleaseStats().collections, before.collections + 1);
   assert.ok(returned() > 128 * MIB, `only ${(returned() / MIB).toFixed(0)} MiB returned of 256 MiB freed`);
   held = { chunks: null, pins: [] };
 });

@@ -12,8 +12,11 @@
  * it, and so does a window in which a major collection came (the thread is still busy), up to
  * `RELEASE_WINDOWS` in a row. A thread that goes quiet may run no major collection for minutes,
  * and the buffers it dropped last would stay resident all that time: when a window ends without
- * one, or the last window ends, the thread runs one itself and trims after it. Where glibc is not
- * the C library, or the FFI module cannot load, requests do nothing.
+ * one, or the last window ends, the thread runs one itself and trims after it. Work that drops
+ * large buffers many times a second (bulk requests in the HTTP thread) asks for the quiet path
+ * only: one collection and trim once no request has come for `RELEASE_WINDOW_MS`, none while
+ * they come (trimming a busy thread hands back pages its next requests fault in again). Where
+ * glibc is not the C library, or the FFI module cannot load, requests do nothing.
  */
 import { createRequire } from 'node:module';
 import { PerformanceObserver, constants, type NodeGCPerformanceDetail, type PerformanceEntry } from 'node:perf_hooks';
@@ -48,6 +51,9 @@ let collectedInWindow = false;
 let windowsLeft = 0;
 let observer: PerformanceObserver | null = null;
 let windowTimer: NodeJS.Timeout | null = null;
+/** performance.now() until which the quiet path waits (each request moves it). */
+let quietAt = 0;
+let quietTimer: NodeJS.Timeout | null = null;
 
 function loadTrim(): ((pad: number) => number) | null {
   if (trim !== undefined) return trim;
@@ -116,6 +122,11 @@ function onWindowEnd(): void {
     openWindow();
     return;
   }
+  collectAndTrim();
+}
+
+/** Runs a major collection and trims after it (and after any other in the next `RELEASE_WINDOW_MS`). */
+function collectAndTrim(): void {
   if (loadCollect() === null) return;
   windowEnd = performance.now() + RELEASE_WINDOW_MS;
   observe();
@@ -126,8 +137,19 @@ function onWindowEnd(): void {
 }
 
 function armWindowTimer(ms: number): void {
-  windowTimer = setTimeout(onWindowEnd, ms);
-  windowTimer.unref();
+  windowTimer = unrefTimer(onWindowEnd, ms);
+}
+
+function onQuiet(): void {
+  const left = quietAt - performance.now();
+  quietTimer = left > 1 ? unrefTimer(onQuiet, left) : null;
+  if (quietTimer === null) collectAndTrim();
+}
+
+function unrefTimer(callback: () => void, ms: number): NodeJS.Timeout {
+  const timer = setTimeout(callback, ms);
+  timer.unref();
+  return timer;
 }
 
 /** Asks for the heap's free pages to be returned after the major collections of the next windows, and for one major collection at their end. */
@@ -135,6 +157,13 @@ export function releaseFreedMemorySoon(): void {
   if (loadTrim() === null) return;
   windowsLeft = RELEASE_WINDOWS;
   openWindow();
+}
+
+/** Asks for one major collection and trim once no such request has come for `RELEASE_WINDOW_MS`; nothing is trimmed while they keep coming. */
+export function releaseFreedMemoryWhenQuiet(): void {
+  if (loadTrim() === null) return;
+  quietAt = performance.now() + RELEASE_WINDOW_MS;
+  quietTimer ??= unrefTimer(onQuiet, RELEASE_WINDOW_MS);
 }
 
 function observe(): void {
