@@ -50,10 +50,10 @@ let collectedInWindow = false;
 /** Windows left before the thread runs a major collection itself. */
 let windowsLeft = 0;
 let observer: PerformanceObserver | null = null;
-let windowTimer: NodeJS.Timeout | null = null;
+let windowArmed = false;
 /** performance.now() until which the quiet path waits (each request moves it). */
 let quietAt = 0;
-let quietTimer: NodeJS.Timeout | null = null;
+let quietArmed = false;
 
 function loadTrim(): ((pad: number) => number) | null {
   if (trim !== undefined) return trim;
@@ -106,18 +106,16 @@ function gcKind(entry: PerformanceEntry): number | undefined {
 function openWindow(): void {
   windowEnd = performance.now() + RELEASE_WINDOW_MS;
   collectedInWindow = false;
-  if (windowTimer === null) armWindowTimer(RELEASE_WINDOW_MS);
+  if (!windowArmed) {
+    windowArmed = true;
+    afterDeadline(() => windowEnd, onWindowEnd);
+  }
   observe();
 }
 
 /** At the end of a window: opens the next while the thread collects on its own, else runs a major collection (the observer trims after it). */
 function onWindowEnd(): void {
-  windowTimer = null;
-  const left = windowEnd - performance.now();
-  if (left > 1) {
-    armWindowTimer(left);
-    return;
-  }
+  windowArmed = false;
   if (collectedInWindow && --windowsLeft > 0) {
     openWindow();
     return;
@@ -136,20 +134,11 @@ function collectAndTrim(): void {
   stats.collectionMs += performance.now() - start;
 }
 
-function armWindowTimer(ms: number): void {
-  windowTimer = unrefTimer(onWindowEnd, ms);
-}
-
-function onQuiet(): void {
-  const left = quietAt - performance.now();
-  quietTimer = left > 1 ? unrefTimer(onQuiet, left) : null;
-  if (quietTimer === null) collectAndTrim();
-}
-
-function unrefTimer(callback: () => void, ms: number): NodeJS.Timeout {
-  const timer = setTimeout(callback, ms);
-  timer.unref();
-  return timer;
+/** Calls `due` once `deadline()` has passed; the deadline may move later while it waits, and the wait keeps no process alive. */
+function afterDeadline(deadline: () => number, due: () => void): void {
+  const left = deadline() - performance.now();
+  if (left > 1) setTimeout(() => afterDeadline(deadline, due), left).unref();
+  else due();
 }
 
 /** Asks for the heap's free pages to be returned after the major collections of the next windows, and for one major collection at their end. */
@@ -163,7 +152,15 @@ export function releaseFreedMemorySoon(): void {
 export function releaseFreedMemoryWhenQuiet(): void {
   if (loadTrim() === null) return;
   quietAt = performance.now() + RELEASE_WINDOW_MS;
-  quietTimer ??= unrefTimer(onQuiet, RELEASE_WINDOW_MS);
+  if (quietArmed) return;
+  quietArmed = true;
+  afterDeadline(
+    () => quietAt,
+    () => {
+      quietArmed = false;
+      collectAndTrim();
+    },
+  );
 }
 
 function observe(): void {
