@@ -33,11 +33,11 @@ export interface NemesisCluster {
   cleanup(): Promise<void>;
 }
 
-/** Starts etcd and `count` nodes with node TTL `ttlMs`; waits until every node sees all of them. */
-export async function startNemesisCluster(options: { count: number; ttlMs: number; name: string }): Promise<NemesisCluster> {
+/** Starts etcd and `count` nodes with node TTL `ttlMs` (and extra environment `env`); waits until every node sees all of them. */
+export async function startNemesisCluster(options: { count: number; ttlMs: number; name: string; env?: Record<string, string> }): Promise<NemesisCluster> {
   const etcd = await startEtcd();
   const starts = Array.from({ length: options.count }, (_, index) =>
-    startServer({ settings: { 'cluster.etcd': etcd.endpoint, 'cluster.name': options.name, 'node.name': `node-${index + 1}`, 'cluster.node_ttl_ms': String(options.ttlMs) } }),
+    startServer({ settings: { 'cluster.etcd': etcd.endpoint, 'cluster.name': options.name, 'node.name': `node-${index + 1}`, 'cluster.node_ttl_ms': String(options.ttlMs) }, env: options.env }),
   );
   const started = await Promise.allSettled(starts);
   const failed = started.find((outcome) => outcome.status === 'rejected');

@@ -84,6 +84,8 @@ export interface LocalShardsOptions {
   custodian: ShardCustodian;
   /** Fault points armed on a shard UUID (tests only, see src/node/faults.ts). */
   faults?: (shardUuid: string) => ShardFaultSpec | undefined;
+  /** Fault point (tests only): how long answers to `replica.position` are delayed. */
+  replicaPositionDelayMs?: number;
   /** The node's count of open scroll and point-in-time reader contexts, which every copy opened here counts in (absent: not counted). */
   readerBudget?: ReaderBudget;
   /** How copies reach the other nodes for replication; absent on a single node. */
@@ -109,6 +111,7 @@ export class LocalShards {
       environment: options.replication,
       collections: () => this.hosted.values(),
       reopen: (hosted, local, replace) => this.reopenShard(hosted, local, replace),
+      positionDelayMs: options.replicaPositionDelayMs,
     });
   }
 

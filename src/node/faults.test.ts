@@ -8,7 +8,14 @@ test('no TROVE_FAULTS means no fault anywhere', () => {
   const faults = parseFaults(undefined);
   assert.deepEqual(faults.active, []);
   assert.equal(faults.failCompaction, false);
+  assert.equal(faults.replicaPositionDelayMs, 0);
   assert.equal(faults.shardFaults('any'), undefined);
+});
+
+test('a slow replica position delays by the milliseconds given', () => {
+  assert.equal(parseFaults('replication.slow_position:3000').replicaPositionDelayMs, 3000);
+  assert.throws(() => parseFaults('replication.slow_position'), /needs a delay in ms/);
+  assert.throws(() => parseFaults('replication.slow_position:soon'), /needs a delay in ms/);
 });
 
 test('fault points target the shard they name and nothing else', () => {

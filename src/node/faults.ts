@@ -8,6 +8,7 @@
  * | `compaction.fail_shard:<shard uuid>` | every compaction pass on that shard fails before it merges anything (`fault_injected`) |
  * | `compaction.crash_shard:<shard uuid>` | the process is killed (SIGKILL) once a compaction pass on that shard has begun merging and written its first segment file |
  * | `compaction.fail_node` | this node refuses compaction requests: its row of `POST /{collection}/_compact` fails |
+ * | `replication.slow_position:<ms>` | this node answers a primary asking where its replica copies stand (`replica.position`) only after `<ms>` ms; it stays registered and serves everything else |
  * | `worker.exit_after_writes:<n>` | a shard worker thread exits at its n-th write request (once; the pool restarts it, see src/cluster/worker) |
  * | `trash.<operation>.<point>` | the process is killed (SIGKILL) when a trash delete, restore or purge reaches that point (list in src/trash/trash-faults.ts) |
  * | `trash.delete.fail_intent` | a trash failure point: the step throws `fault_injected` there, as a failed file operation would (list in src/trash/trash-faults.ts) |
@@ -27,6 +28,8 @@ export interface NodeFaults {
   readonly active: readonly string[];
   /** True when compaction requests to this node must fail. */
   readonly failCompaction: boolean;
+  /** How long this node delays its answers to `replica.position` (0: not delayed). */
+  readonly replicaPositionDelayMs: number;
   /** The fault points armed on the shard with this UUID, if any point targets it. */
   shardFaults(shardUuid: string): ShardFaultSpec | undefined;
   /** Kills the process (SIGKILL, like `kill -9`) when the trash crash point is armed. */
@@ -43,6 +46,7 @@ export function parseFaults(spec: string | undefined): NodeFaults {
   const crashPoints = new Set<string>();
   const failurePoints = new Set<string>();
   let failCompaction = false;
+  let replicaPositionDelayMs = 0;
   for (const entry of active) {
     const separator = entry.indexOf(':');
     const point = separator < 0 ? entry : entry.slice(0, separator);
@@ -50,6 +54,10 @@ export function parseFaults(spec: string | undefined): NodeFaults {
     switch (point) {
       case 'compaction.fail_node':
         failCompaction = true;
+        break;
+      case 'replication.slow_position':
+        if (!/^[1-9]\d*$/.test(argument)) throw new Error(`${FAULTS_ENV}: [${point}] needs a delay in ms, e.g. ${point}:3000`);
+        replicaPositionDelayMs = Number(argument);
         break;
       case 'worker.exit_after_writes':
         if (!/^[1-9]\d*$/.test(argument)) throw new Error(`${FAULTS_ENV}: [${point}] needs a positive count, e.g. ${point}:100`);
@@ -68,6 +76,7 @@ export function parseFaults(spec: string | undefined): NodeFaults {
   return {
     active,
     failCompaction,
+    replicaPositionDelayMs,
     crashAt(point: TrashFaultPoint): void {
       if (crashPoints.has(point)) process.kill(process.pid, 'SIGKILL');
     },

@@ -235,6 +235,7 @@ export class NodeService {
         logger: engineLogger,
         custodian: trash.store,
         faults: (uuid) => faults.shardFaults(uuid),
+        replicaPositionDelayMs: faults.replicaPositionDelayMs,
         readerBudget: new ReaderBudget(() => ({ scroll: ops.settings.values()['search.max_open_scroll_context'], pit: ops.settings.values()['search.max_open_pit_context'] })),
       });
       await shards.start(coordinator);

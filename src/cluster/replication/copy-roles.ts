@@ -51,6 +51,8 @@ export interface CopyRolesOptions {
   collections: () => Iterable<HostedCollection>;
   /** Closes a copy, runs `replace` on its directory and opens it again. */
   reopen: (hosted: HostedCollection, local: LocalShard, replace: () => Promise<void>) => Promise<ShardHandle>;
+  /** Fault point (tests only): answers to `replica.position` are delayed this long (src/node/faults.ts). */
+  positionDelayMs?: number;
 }
 
 /** A recovery of a replica copy on this node (`GET /{collection}/_recovery`). */
@@ -210,7 +212,8 @@ export class CopyRoles {
   }
 
   /** Node method `replica.position`: where the replica copy `uuid` stands. */
-  replicaPosition(uuid: string, term: number): Promise<HistoryPosition> {
+  async replicaPosition(uuid: string, term: number): Promise<HistoryPosition> {
+    if (this.options.positionDelayMs) await sleep(this.options.positionDelayMs);
     return this.replicaCopy(uuid).position(term);
   }
 
