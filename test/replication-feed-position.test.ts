@@ -53,14 +53,14 @@ function cursorSeq(cursor: string): number {
 
 /**
  * A normal `_changes` request, repeated while the shard is unavailable (503: still opening, or its
- * feed has no safe end yet), at most FEED_CALL_MS in all; fails the test on any other answer.
+ * feed has no safe end yet), at most FEED_CALL_MS and 200 times in all; fails the test on any other answer.
  */
 async function feed(node: { url: string }, since: string): Promise<{ feed: Feed; ms: number; refused: number }> {
   const started = Date.now();
   let refused = 0;
-  for (;;) {
+  for (let attempt = 1; ; attempt++) {
     const answer = await timedCall(node, 'GET', `/feedpos/_changes?since=${encodeURIComponent(since)}&limit=1000`, undefined, FEED_CALL_MS);
-    if (!('failure' in answer) && answer.status === 503 && Date.now() - started < FEED_CALL_MS) {
+    if (!('failure' in answer) && answer.status === 503 && attempt < 200 && Date.now() - started < FEED_CALL_MS) {
       refused++;
       await sleep(100);
       continue;
