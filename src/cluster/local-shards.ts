@@ -111,7 +111,7 @@ export class LocalShards {
       environment: options.replication,
       collections: () => this.hosted.values(),
       reopen: (hosted, local, replace) => this.reopenShard(hosted, local, replace),
-      positionDelayMs: options.replicaPositionDelayMs,
+      replicaPositionDelayMs: options.replicaPositionDelayMs,
     });
   }
 

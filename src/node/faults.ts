@@ -56,11 +56,10 @@ export function parseFaults(spec: string | undefined): NodeFaults {
         failCompaction = true;
         break;
       case 'replication.slow_position':
-        if (!/^[1-9]\d*$/.test(argument)) throw new Error(`${FAULTS_ENV}: [${point}] needs a delay in ms, e.g. ${point}:3000`);
-        replicaPositionDelayMs = Number(argument);
+        replicaPositionDelayMs = positiveArgument(point, argument, 'a delay in ms', 3000);
         break;
       case 'worker.exit_after_writes':
-        if (!/^[1-9]\d*$/.test(argument)) throw new Error(`${FAULTS_ENV}: [${point}] needs a positive count, e.g. ${point}:100`);
+        positiveArgument(point, argument, 'a positive count', 100);
         break;
       case 'compaction.fail_shard':
       case 'compaction.crash_shard':
@@ -89,4 +88,10 @@ export function parseFaults(spec: string | undefined): NodeFaults {
       return undefined;
     },
   };
+}
+
+/** The positive integer argument of `point`; throws naming what it needs, with an example. */
+function positiveArgument(point: string, argument: string, what: string, example: number): number {
+  if (!/^[1-9]\d*$/.test(argument)) throw new Error(`${FAULTS_ENV}: [${point}] needs ${what}, e.g. ${point}:${example}`);
+  return Number(argument);
 }

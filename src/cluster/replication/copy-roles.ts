@@ -52,7 +52,7 @@ export interface CopyRolesOptions {
   /** Closes a copy, runs `replace` on its directory and opens it again. */
   reopen: (hosted: HostedCollection, local: LocalShard, replace: () => Promise<void>) => Promise<ShardHandle>;
   /** Fault point (tests only): answers to `replica.position` are delayed this long (src/node/faults.ts). */
-  positionDelayMs?: number;
+  replicaPositionDelayMs?: number;
 }
 
 /** A recovery of a replica copy on this node (`GET /{collection}/_recovery`). */
@@ -213,7 +213,7 @@ export class CopyRoles {
 
   /** Node method `replica.position`: where the replica copy `uuid` stands. */
   async replicaPosition(uuid: string, term: number): Promise<HistoryPosition> {
-    if (this.options.positionDelayMs) await sleep(this.options.positionDelayMs);
+    if (this.options.replicaPositionDelayMs) await sleep(this.options.replicaPositionDelayMs);
     return this.replicaCopy(uuid).position(term);
   }
 
